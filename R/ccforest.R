@@ -1,0 +1,269 @@
+#' Fit a canonical correlation forest
+#'
+#' Grows an ensemble of canonical correlation trees (Rainforth and Wood,
+#' 2017). At each node, `mtry` features are sampled, a canonical correlation
+#' analysis between them and the outputs is fitted on a bootstrap sample of
+#' the node's rows (projection bootstrapping), and the node is split on the
+#' best hyperplane among the canonical directions, searched exhaustively over
+#' all of the node's rows.
+#'
+#' @section Data handling:
+#' Unordered factors are expanded to 1-of-K indicator columns that are sampled
+#' together as one feature; ordered factors and integers are ordinal;
+#' logicals become 0/1; character columns are treated as factors (with a
+#' message). Every column is z-scored with statistics stored in the fitted
+#' object and reused at prediction. A factor level not seen at fit time gives
+#' an all-zero indicator group at prediction, with a warning.
+#'
+#' @section Missing values:
+#' With `na_action = "impute_random"` (the paper's choice), each tree replaces
+#' each missing z-score by its own standard normal draw, at fit and at
+#' prediction time. The draw is keyed on the tree, the column and the row's
+#' content, never its position, so a row always gets the same prediction.
+#' `"impute_mean"` replaces missing values by the training mean, `"fail"`
+#' stops with an error, and `"omit"` drops incomplete rows at fit time (and
+#' imputes at random at prediction). Missing outputs are never imputed: they
+#' are an error unless `na_action = "omit"`.
+#'
+#' @section Several outputs:
+#' `y` may be a data.frame of several factors (multi-output classification)
+#' or of several numeric columns (multivariate regression); in a formula,
+#' write `cbind(y1, y2) ~ .`, which keeps factors intact. Each output
+#' contributes its own 1-of-K block (or standardised column) to the CCA, and
+#' the split criterion averages the impurities over outputs.
+#'
+#' @section Reproducibility:
+#' Each tree draws from its own random stream derived from `seed` and the tree
+#' index, so a forest is identical for any number of threads. With
+#' `seed = NULL` one seed is drawn from R's generator, so `set.seed()` governs
+#' the fit.
+#'
+#' @param x A data.frame or a numeric matrix of features, or a two-sided
+#'   formula (the formula interface).
+#' @param y The outputs: a factor (classification), a numeric vector
+#'   (regression), or a data.frame of several outputs, all factors or all
+#'   numeric.
+#' @param formula A formula such as `y ~ .`; `.` and `-` are supported, and
+#'   `cbind(y1, y2) ~ .` gives several outputs.
+#' @param data A data.frame holding the variables of `formula`.
+#' @param n_tree Number of trees.
+#' @param mtry Number of features sampled at each node, or a function of the
+#'   number of features D returning it. Default `ceiling(log2(D) + 1)`, and 2
+#'   when D = 3 (a factor counts as one feature).
+#' @param min_split Nodes with fewer rows are not split. Default 2 for
+#'   classification, 6 for regression.
+#' @param min_leaf Minimum number of rows in a leaf. Default 1 for
+#'   classification, 3 for regression.
+#' @param max_depth Maximum depth of a tree; `NULL` (default) for unlimited.
+#' @param split_rule `"entropy"` (default) or `"gini"` for classification,
+#'   `"variance"` for regression.
+#' @param sampling `"auto"` (default) uses projection bootstrapping when
+#'   `mtry` is less than the number of features and bagging of whole trees
+#'   otherwise, as in the paper; `"projection"` or `"bagging"` force one.
+#' @param na_action How to treat missing values in the features:
+#'   `"impute_random"` (default), `"impute_mean"`, `"fail"` or `"omit"`. See
+#'   the section on missing values.
+#' @param n_thread Number of threads; `NULL` takes
+#'   `getOption("ccforest.n_thread")`, then the environment variable
+#'   `CCFOREST_N_THREAD`, then 2. 0 means all cores.
+#' @param seed Master seed, a whole number in \[0, 2^31 - 1\]; `NULL` draws one
+#'   from R's random number generator.
+#' @param verbose Show progress on long fits.
+#' @param ... Not used; a misspelled argument is an error.
+#' @return An object of class `"ccforest"`: a plain list holding the trees as
+#'   flat vectors, the blueprint of the data (names, levels, scaling), the
+#'   resolved options and seed, the task, the call, the training time and the
+#'   package version. It can be saved with [saveRDS()].
+#' @references Rainforth, T. and Wood, F. (2017). Canonical correlation
+#'   forests. arXiv:1507.05444.
+#' @seealso [predict.ccforest()]
+#' @examples
+#' fit <- ccforest(Species ~ ., data = iris, n_tree = 50, seed = 1)
+#' fit
+#' predict(fit, iris[c(1, 51, 101), ])
+#'
+#' # x/y interface, regression
+#' reg <- ccforest(mtcars[, -1], mtcars$mpg, n_tree = 50, seed = 1)
+#' predict(reg, mtcars[1:3, ])
+#' @export
+ccforest <- function(x, ...) {
+  if (missing(x)) {
+    return(ccforest.formula(...))
+  }
+  UseMethod("ccforest")
+}
+
+#' @rdname ccforest
+#' @export
+ccforest.formula <- function(formula, data, ...) {
+  if (missing(data)) {
+    stop("`data` is missing: the formula interface needs a data.frame.", call. = FALSE)
+  }
+  parts <- formula_data(formula, data, env = parent.frame())
+  fit <- ccforest.default(parts$x, parts$y, ...)
+  fit$formula <- parts$terms_info
+  fit$call <- match.call()
+  fit
+}
+
+#' @rdname ccforest
+#' @export
+ccforest.default <- function(x, y, n_tree = 500L, mtry = NULL, min_split = NULL,
+                             min_leaf = NULL, max_depth = NULL, split_rule = NULL,
+                             sampling = "auto", na_action = "impute_random",
+                             n_thread = NULL, seed = NULL, verbose = interactive(), ...) {
+  call <- match.call()
+  check_dots(list(...), valid = names(formals(ccforest.default)), fn = "ccforest")
+  if (missing(y)) {
+    stop("`y` is missing: give the outputs, or use the formula interface.", call. = FALSE)
+  }
+  n_tree <- check_count(n_tree, "n_tree", min = 1L)
+  na_action <- check_choice(na_action, "na_action",
+                            c("impute_random", "impute_mean", "fail", "omit"))
+  sampling <- check_choice(sampling, "sampling", c("auto", "projection", "bagging"))
+  verbose <- check_flag(verbose, "verbose")
+  n_thread <- resolve_n_thread(n_thread)
+  seed <- resolve_seed(seed)
+
+  x <- as_feature_frame(x, "x")
+  check_same_rows(x, y)
+  if (na_action == "omit") {
+    keep <- stats::complete.cases(x) & response_row_ok(y)
+    if (!any(keep)) {
+      stop("No complete rows remain after na_action = \"omit\".", call. = FALSE)
+    }
+    x <- x[keep, , drop = FALSE]
+    y <- subset_rows(y, keep)
+  }
+  response <- prepare_response(y, "y")
+  blueprint <- new_blueprint(x, "x")
+  x_impute <- if (na_action == "omit") "fail" else na_action
+  matrix_x <- apply_blueprint(blueprint, x, na_action = x_impute, arg = "x")
+
+  task <- response$task
+  split_rule <- resolve_split_rule(split_rule, task)
+  n_feature <- length(blueprint$feature_names)
+  mtry <- resolve_mtry(mtry, n_feature)
+  min_split <- check_count(min_split %||% if (task == "classification") 2L else 6L,
+                           "min_split", min = 1L)
+  min_leaf <- check_count(min_leaf %||% if (task == "classification") 1L else 3L,
+                          "min_leaf", min = 1L)
+  max_depth <- if (is.null(max_depth)) 0L else check_count(max_depth, "max_depth", min = 1L)
+  bagging <- sampling == "bagging" || (sampling == "auto" && mtry >= n_feature)
+
+  options <- list(
+    n_tree = n_tree, mtry = mtry, min_split = min_split, min_leaf = min_leaf,
+    max_depth = max_depth, split_rule = split_rule,
+    sampling = if (bagging) "bagging" else "projection",
+    na_action = na_action
+  )
+  y_class <- if (task == "classification") response$codes else matrix(0L, nrow(matrix_x), 0L)
+  y_real <- if (task == "regression") response$values else matrix(0, nrow(matrix_x), 0L)
+  n_class <- if (task == "classification") response$n_class else integer(0)
+
+  started <- proc.time()[["elapsed"]]
+  forest <- ccf_train_cpp(
+    matrix_x, as.integer(blueprint$feature_start), y_class, as.integer(n_class), y_real,
+    list(
+      n_tree = n_tree, seed = seed, mtry = mtry, min_split = min_split,
+      min_leaf = min_leaf, max_depth = max_depth,
+      split_rule = match(split_rule, c("entropy", "gini", "variance")) - 1L,
+      projection_bootstrap = !bagging, bagging = bagging,
+      impute_random = na_action %in% c("impute_random", "omit")
+    ),
+    n_thread, verbose
+  )
+  train_time <- proc.time()[["elapsed"]] - started
+
+  new_ccforest(
+    forest = forest, task = task, blueprint = blueprint,
+    response = response_blueprint(response), options = options, seed = seed,
+    n_obs = nrow(matrix_x), train_time = train_time, call = call
+  )
+}
+
+#' Build the fitted object: plain data only, so it saves and reloads as is
+#' @noRd
+new_ccforest <- function(forest, task, blueprint, response, options, seed, n_obs,
+                         train_time, call) {
+  structure(
+    list(
+      forest = forest,
+      task = task,
+      blueprint = blueprint,
+      response = response,
+      options = options,
+      seed = seed,
+      n_obs = n_obs,
+      train_time = train_time,
+      call = call,
+      formula = NULL,
+      version = as.character(utils::packageVersion("ccforest"))
+    ),
+    class = "ccforest"
+  )
+}
+
+#' What prediction needs to know about the outputs, without the data
+#' @noRd
+response_blueprint <- function(response) {
+  keep <- c("task", "names", "n_output", "levels", "n_class", "center", "scale")
+  response[intersect(keep, names(response))]
+}
+
+`%||%` <- function(a, b) if (is.null(a)) b else a
+
+#' The paper's default mtry, or the user's number or function of D
+#' @noRd
+resolve_mtry <- function(mtry, n_feature) {
+  if (is.null(mtry)) {
+    if (n_feature == 3L) {
+      return(2L)
+    }
+    return(as.integer(min(n_feature, ceiling(log2(n_feature) + 1))))
+  }
+  if (is.function(mtry)) {
+    value <- tryCatch(
+      mtry(n_feature),
+      error = function(e) {
+        stop(sprintf("`mtry` function failed for D = %d: %s", n_feature,
+                     conditionMessage(e)), call. = FALSE)
+      }
+    )
+    return(check_count(value, sprintf("mtry(%d)", n_feature), min = 1L, max = n_feature))
+  }
+  check_count(mtry, "mtry", min = 1L, max = n_feature)
+}
+
+#' Split rules belong to tasks; say which when they do not match
+#' @noRd
+resolve_split_rule <- function(split_rule, task) {
+  if (is.null(split_rule)) {
+    return(if (task == "classification") "entropy" else "variance")
+  }
+  split_rule <- check_choice(split_rule, "split_rule", c("entropy", "gini", "variance"))
+  if (task == "classification" && split_rule == "variance") {
+    stop("split_rule = \"variance\" is for regression, but `y` is categorical; ",
+         "use \"entropy\" or \"gini\".", call. = FALSE)
+  }
+  if (task == "regression" && split_rule != "variance") {
+    stop(sprintf("split_rule = \"%s\" is for classification, but `y` is numeric; ", split_rule),
+         "use \"variance\", or convert `y` to a factor for classification.", call. = FALSE)
+  }
+  split_rule
+}
+
+#' x and y must describe the same rows
+#' @noRd
+check_same_rows <- function(x, y) {
+  n_y <- if (is.data.frame(y) || is.matrix(y)) nrow(y) else length(y)
+  if (nrow(x) != n_y) {
+    stop(sprintf("`x` has %d rows but `y` has %d; they must match.", nrow(x), n_y),
+         call. = FALSE)
+  }
+}
+
+#' @noRd
+subset_rows <- function(y, keep) {
+  if (is.data.frame(y) || is.matrix(y)) y[keep, , drop = FALSE] else y[keep]
+}

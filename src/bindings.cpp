@@ -1,0 +1,153 @@
+// The package's only R entry points. Everything here converts between R
+// objects and the core's views; the algorithms live in core/.
+#include <Rcpp.h>
+
+#include <vector>
+
+#include "core/Cca.h"
+#include "core/Data.h"
+#include "core/Forest.h"
+#include "core/Options.h"
+#include "core/Predictor.h"
+#include "core/SplitSearch.h"
+#include "parallel.h"
+#include "serialize.h"
+
+using namespace ccforest;
+
+namespace {
+
+MatrixMap map_matrix(const Rcpp::NumericMatrix& m) {
+  return MatrixMap(m.begin(), m.nrow(), m.ncol());
+}
+
+IntMatrixMap map_int_matrix(const Rcpp::IntegerMatrix& m) {
+  return IntMatrixMap(m.begin(), m.nrow(), m.ncol());
+}
+
+template <typename T>
+T option(const Rcpp::List& options, const char* name) {
+  if (!options.containsElementNamed(name)) {
+    Rcpp::stop(std::string("internal error: option `") + name + "` is missing");
+  }
+  return Rcpp::as<T>(options[name]);
+}
+
+Rcpp::NumericMatrix to_r(const Eigen::MatrixXd& m) {
+  Rcpp::NumericMatrix out(m.rows(), m.cols());
+  std::copy(m.data(), m.data() + m.size(), out.begin());
+  return out;
+}
+
+}  // namespace
+
+// [[Rcpp::export(rng = false)]]
+Rcpp::List ccf_train_cpp(const Rcpp::NumericMatrix& x, const Rcpp::IntegerVector& feature_start,
+                         const Rcpp::IntegerMatrix& y_class, const Rcpp::IntegerVector& n_class,
+                         const Rcpp::NumericMatrix& y_real, const Rcpp::List& options,
+                         int n_thread, bool verbose) {
+  const Data data(map_matrix(x), Rcpp::as<std::vector<int>>(feature_start), map_int_matrix(y_class),
+                  Rcpp::as<std::vector<int>>(n_class), map_matrix(y_real));
+  const TreeOptions tree(option<int>(options, "mtry"), option<int>(options, "min_split"),
+                         option<int>(options, "min_leaf"), option<int>(options, "max_depth"),
+                         static_cast<SplitRule>(option<int>(options, "split_rule")),
+                         option<bool>(options, "projection_bootstrap"),
+                         option<bool>(options, "bagging"), option<bool>(options, "impute_random"));
+  const ForestOptions forest(option<int>(options, "n_tree"),
+                             static_cast<uint64_t>(option<double>(options, "seed")), tree);
+  const std::vector<Tree> trees =
+      train_forest(data, forest, r_runtime(n_thread, verbose, "Growing trees"));
+  return forest_to_list(trees);
+}
+
+// [[Rcpp::export(rng = false)]]
+Rcpp::NumericMatrix ccf_predict_cpp(const Rcpp::List& forest, const Rcpp::NumericMatrix& x,
+                                    int n_value, int n_tree, double seed, bool impute_random,
+                                    int n_thread) {
+  const ForestView view = forest_view(forest, x.ncol(), n_value);
+  if (n_tree < 1 || n_tree > view.n_tree) Rcpp::stop("internal error: n_tree out of range");
+  PredictOptions options;
+  options.seed = static_cast<uint64_t>(seed);
+  options.impute_random = impute_random;
+  options.n_tree = n_tree;
+  options.n_value = static_cast<size_t>(n_value);
+  return to_r(predict_forest(view, map_matrix(x), options, r_runtime(n_thread, false, "")));
+}
+
+// [[Rcpp::export(rng = false)]]
+Rcpp::IntegerMatrix ccf_leaves_cpp(const Rcpp::List& forest, const Rcpp::NumericMatrix& x,
+                                   int n_value, int n_tree, double seed, bool impute_random,
+                                   int n_thread) {
+  const ForestView view = forest_view(forest, x.ncol(), n_value);
+  if (n_tree < 1 || n_tree > view.n_tree) Rcpp::stop("internal error: n_tree out of range");
+  PredictOptions options;
+  options.seed = static_cast<uint64_t>(seed);
+  options.impute_random = impute_random;
+  options.n_tree = n_tree;
+  options.n_value = static_cast<size_t>(n_value);
+  const Eigen::MatrixXi leaves =
+      predict_leaves(view, map_matrix(x), options, r_runtime(n_thread, false, ""));
+  Rcpp::IntegerMatrix out(leaves.rows(), leaves.cols());
+  std::copy(leaves.data(), leaves.data() + leaves.size(), out.begin());
+  return out;
+}
+
+// Test hooks: expose core kernels so testthat can compare them with
+// independent R references.
+
+// [[Rcpp::export(rng = false)]]
+Rcpp::List ccf_cca_cpp(const Rcpp::NumericMatrix& x, const Rcpp::NumericMatrix& y,
+                       double tolerance) {
+  const Eigen::MatrixXd xm = map_matrix(x), ym = map_matrix(y);
+  const CcaResult result = cca(xm, ym, tolerance);
+  return Rcpp::List::create(Rcpp::Named("directions") = to_r(result.directions),
+                            Rcpp::Named("cor") = to_r(result.correlations));
+}
+
+// [[Rcpp::export(rng = false)]]
+Rcpp::List ccf_cca_classes_cpp(const Rcpp::NumericMatrix& x, const Rcpp::IntegerVector& codes,
+                               int n_class, double tolerance) {
+  const Eigen::MatrixXd xm = map_matrix(x);
+  const CcaResult result = cca_classes(xm, codes.begin(), n_class, tolerance);
+  return Rcpp::List::create(Rcpp::Named("directions") = to_r(result.directions),
+                            Rcpp::Named("cor") = to_r(result.correlations));
+}
+
+// [[Rcpp::export(rng = false)]]
+Rcpp::List ccf_split_cpp(const Rcpp::NumericVector& u, const Rcpp::IntegerMatrix& classes,
+                         const Rcpp::NumericMatrix& values, int n_value, int split_rule,
+                         int min_leaf, double seed) {
+  const size_t n = static_cast<size_t>(u.size());
+  const bool is_class = classes.ncol() > 0;
+  const size_t width = static_cast<size_t>(is_class ? classes.ncol() : values.ncol());
+  std::vector<int> class_rows(is_class ? n * width : 0);
+  std::vector<double> value_rows(is_class ? 0 : n * width);
+  for (size_t m = 0; m < width; ++m) {
+    double mean = 0.0;
+    if (!is_class) {
+      for (size_t i = 0; i < n; ++i) mean += values(i, m);
+      mean /= static_cast<double>(n);
+    }
+    for (size_t i = 0; i < n; ++i) {
+      if (is_class) {
+        class_rows[i * width + m] = classes(i, m);
+      } else {
+        value_rows[i * width + m] = values(i, m) - mean;
+      }
+    }
+  }
+  NodeTargets targets;
+  targets.classes = class_rows.data();
+  targets.values = value_rows.data();
+  targets.n = n;
+  targets.width = width;
+  SplitSearch search(static_cast<SplitRule>(split_rule), static_cast<size_t>(n_value), n);
+  const double base = search.set_node(targets);
+  Rng rng(static_cast<uint64_t>(seed), 0);
+  BestSplit best;
+  search.sweep(u.begin(), static_cast<size_t>(min_leaf), 0, rng, best);
+  return Rcpp::List::create(
+      Rcpp::Named("found") = best.direction >= 0, Rcpp::Named("gain") = best.gain,
+      Rcpp::Named("threshold") = best.threshold, Rcpp::Named("n_left") = static_cast<int>(best.n_left),
+      Rcpp::Named("base") = base, Rcpp::Named("tolerance") = search.tolerance());
+}

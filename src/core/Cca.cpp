@@ -1,0 +1,112 @@
+#include "Cca.h"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+namespace ccforest {
+
+namespace {
+
+using Eigen::Index;
+using Eigen::MatrixXd;
+
+/** Orthonormal basis of the centred columns, reduced to numerical rank. */
+struct ReducedQr {
+  MatrixXd q;               // n x rank
+  MatrixXd r;               // rank x rank, upper triangular
+  Eigen::VectorXi columns;  // original column of each pivoted position
+  Index rank = 0;
+};
+
+ReducedQr reduced_qr(MatrixXd centred, double tolerance) {
+  ReducedQr out;
+  const Index n = centred.rows(), p = centred.cols();
+  if (n == 0 || p == 0) return out;
+  Eigen::ColPivHouseholderQR<MatrixXd> qr(centred);
+  const MatrixXd& packed = qr.matrixQR();
+  const Index k = std::min(n, p);
+  const double r11 = std::abs(packed(0, 0));
+  if (!(r11 > 0.0) || !std::isfinite(r11)) return out;
+  Index rank = 0;
+  while (rank < k && std::abs(packed(rank, rank)) > tolerance * r11) ++rank;
+  out.rank = rank;
+  out.q = qr.householderQ() * MatrixXd::Identity(n, rank);
+  out.r = packed.topLeftCorner(rank, rank).triangularView<Eigen::Upper>();
+  out.columns = qr.colsPermutation().indices();
+  return out;
+}
+
+MatrixXd centre(const MatrixXd& m) {
+  return m.rowwise() - m.colwise().mean();
+}
+
+/** A = R^{-1} U, then rows put back in the original column order. */
+MatrixXd back_substitute(const ReducedQr& qr, const MatrixXd& u, Index p) {
+  const MatrixXd reduced = qr.r.triangularView<Eigen::Upper>().solve(u);
+  MatrixXd directions = MatrixXd::Zero(p, u.cols());
+  for (Index j = 0; j < qr.rank; ++j) directions.row(qr.columns(j)) = reduced.row(j);
+  return directions;
+}
+
+CcaResult empty_result(Index p) {
+  CcaResult out;
+  out.directions = MatrixXd::Zero(p, 0);
+  out.correlations = Eigen::VectorXd::Zero(0);
+  return out;
+}
+
+}  // namespace
+
+CcaResult cca(const MatrixXd& x, const MatrixXd& y, double tolerance) {
+  const Index p = x.cols();
+  const ReducedQr qx = reduced_qr(centre(x), tolerance);
+  const ReducedQr qy = reduced_qr(centre(y), tolerance);
+  const Index n_dir = std::min(qx.rank, qy.rank);
+  if (n_dir == 0) return empty_result(p);
+  // Only the x-side singular vectors are needed, so decompose the r_x x r_y
+  // cross product whichever way round it is.
+  const MatrixXd cross = qx.q.transpose() * qy.q;
+  Eigen::JacobiSVD<MatrixXd> svd(cross, Eigen::ComputeThinU);
+  CcaResult out;
+  out.directions = back_substitute(qx, svd.matrixU().leftCols(n_dir), p);
+  out.correlations = svd.singularValues().head(n_dir).cwiseMin(1.0);
+  return out;
+}
+
+CcaResult cca_classes(const MatrixXd& x, const int* codes, int n_class, double tolerance) {
+  const Index p = x.cols();
+  const ReducedQr qx = reduced_qr(centre(x), tolerance);
+  if (qx.rank == 0) return empty_result(p);
+  const Index n = x.rows(), r = qx.rank;
+
+  MatrixXd class_sums = MatrixXd::Zero(r, n_class);
+  std::vector<Index> counts(n_class, 0);
+  for (Index i = 0; i < n; ++i) ++counts[codes[i]];
+  for (Index j = 0; j < r; ++j) {
+    const double* qj = qx.q.col(j).data();
+    for (Index i = 0; i < n; ++i) class_sums(j, codes[i]) += qj[i];
+  }
+  Index present = 0;
+  MatrixXd gram = MatrixXd::Zero(r, r);
+  for (int k = 0; k < n_class; ++k) {
+    if (counts[k] == 0) continue;
+    ++present;
+    gram.selfadjointView<Eigen::Lower>().rankUpdate(class_sums.col(k),
+                                                    1.0 / static_cast<double>(counts[k]));
+  }
+  const Index n_dir = std::min(r, present - 1);
+  if (n_dir <= 0) return empty_result(p);
+
+  Eigen::SelfAdjointEigenSolver<MatrixXd> eigen(gram.selfadjointView<Eigen::Lower>());
+  // Eigenvalues come in increasing order; the canonical pairs are the largest.
+  const MatrixXd vectors = eigen.eigenvectors().rowwise().reverse().leftCols(n_dir);
+  const Eigen::VectorXd values = eigen.eigenvalues().reverse().head(n_dir);
+
+  CcaResult out;
+  out.directions = back_substitute(qx, vectors, p);
+  out.correlations = values.cwiseMax(0.0).cwiseSqrt().cwiseMin(1.0);
+  return out;
+}
+
+}  // namespace ccforest

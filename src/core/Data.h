@@ -1,0 +1,91 @@
+#ifndef CCFOREST_DATA_H_
+#define CCFOREST_DATA_H_
+
+#include <Eigen/Dense>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "Rng.h"
+
+namespace ccforest {
+
+using MatrixMap = Eigen::Map<const Eigen::MatrixXd>;
+using IntMatrixMap = Eigen::Map<const Eigen::MatrixXi>;
+
+/**
+ * Hashes each row of `x` from its bit patterns (NaN canonicalised), so that
+ * random imputation can be keyed on a row's content instead of its position.
+ * Rows without missing values never need a hash; they get 0.
+ */
+inline std::vector<uint64_t> row_hashes(const MatrixMap& x) {
+  const Eigen::Index n = x.rows(), p = x.cols();
+  std::vector<uint64_t> hash(n, 0);
+  std::vector<char> has_na(n, 0);
+  for (Eigen::Index j = 0; j < p; ++j) {
+    for (Eigen::Index i = 0; i < n; ++i) {
+      if (std::isnan(x(i, j))) has_na[i] = 1;
+    }
+  }
+  for (Eigen::Index i = 0; i < n; ++i) {
+    if (!has_na[i]) continue;
+    uint64_t h = 0x6a09e667f3bcc909ULL;
+    for (Eigen::Index j = 0; j < p; ++j) {
+      const double v = x(i, j);
+      uint64_t bits = 0x7ff8000000000000ULL;
+      if (!std::isnan(v)) std::memcpy(&bits, &v, sizeof bits);
+      h = mix64(h, bits);
+    }
+    hash[i] = h;
+  }
+  return hash;
+}
+
+/**
+ * Training data as the core sees it: non-owning, column-major views of
+ * memory owned by the caller.
+ *
+ * Columns of `x` are grouped into features: feature d owns columns
+ * [feature_start[d], feature_start[d + 1]). A 1-of-K encoded factor is one
+ * feature of K columns, so it is sampled as a single feature. Missing values
+ * are NaN.
+ *
+ * Outputs are either class codes (0-based, one column per output, output m
+ * having n_class[m] classes) or real values (one column per output, already
+ * standardised by the caller).
+ */
+struct Data {
+  Data(MatrixMap x, std::vector<int> feature_start, IntMatrixMap y_class,
+       std::vector<int> n_class, MatrixMap y_real)
+      : x(x), feature_start(std::move(feature_start)), y_class(y_class),
+        n_class(std::move(n_class)), y_real(y_real), row_hash(row_hashes(x)) {
+    class_offset.assign(this->n_class.size() + 1, 0);
+    for (size_t m = 0; m < this->n_class.size(); ++m) {
+      class_offset[m + 1] = class_offset[m] + this->n_class[m];
+    }
+  }
+
+  bool is_classification() const { return !n_class.empty(); }
+  size_t n_row() const { return static_cast<size_t>(x.rows()); }
+  size_t n_feature() const { return feature_start.size() - 1; }
+  size_t n_output() const {
+    return static_cast<size_t>(is_classification() ? y_class.cols() : y_real.cols());
+  }
+  /** Width of a leaf's value vector: all classes of all outputs, or the outputs. */
+  size_t n_value() const {
+    return is_classification() ? static_cast<size_t>(class_offset.back()) : n_output();
+  }
+
+  MatrixMap x;
+  std::vector<int> feature_start;
+  IntMatrixMap y_class;
+  std::vector<int> n_class;
+  std::vector<int> class_offset;
+  MatrixMap y_real;
+  std::vector<uint64_t> row_hash;
+};
+
+}  // namespace ccforest
+
+#endif  // CCFOREST_DATA_H_

@@ -1,0 +1,59 @@
+#ifndef CCFOREST_OPTIONS_H_
+#define CCFOREST_OPTIONS_H_
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+namespace ccforest {
+
+enum class SplitRule { kEntropy = 0, kGini = 1, kVariance = 2 };
+
+/** Settings for growing one tree; the constructor enforces the invariants. */
+struct TreeOptions {
+  TreeOptions(int mtry, int min_split, int min_leaf, int max_depth, SplitRule split_rule,
+              bool projection_bootstrap, bool bagging, bool impute_random,
+              double rank_tolerance = 1e-4)
+      : mtry(mtry), min_split(min_split), min_leaf(min_leaf), max_depth(max_depth),
+        split_rule(split_rule), projection_bootstrap(projection_bootstrap), bagging(bagging),
+        impute_random(impute_random), rank_tolerance(rank_tolerance) {
+    if (mtry < 1) throw std::invalid_argument("mtry must be >= 1");
+    if (min_split < 1) throw std::invalid_argument("min_split must be >= 1");
+    if (min_leaf < 1) throw std::invalid_argument("min_leaf must be >= 1");
+    if (max_depth < 0) throw std::invalid_argument("max_depth must be >= 0 (0 = unlimited)");
+    if (!(rank_tolerance > 0.0 && rank_tolerance < 1.0)) {
+      throw std::invalid_argument("rank_tolerance must lie in (0, 1)");
+    }
+  }
+
+  int mtry;
+  int min_split;
+  int min_leaf;
+  int max_depth;  // 0 means unlimited
+  SplitRule split_rule;
+  bool projection_bootstrap;
+  bool bagging;
+  bool impute_random;
+  double rank_tolerance;
+};
+
+/** Settings for a whole forest. */
+struct ForestOptions {
+  ForestOptions(int n_tree, uint64_t seed, TreeOptions tree)
+      : n_tree(n_tree), seed(seed), tree(tree) {
+    if (n_tree < 1) throw std::invalid_argument("n_tree must be >= 1");
+  }
+
+  int n_tree;
+  uint64_t seed;
+  TreeOptions tree;
+};
+
+/** The key of tree t's imputation draws: distinct from its training stream. */
+inline uint64_t tree_impute_key(uint64_t seed, uint64_t tree) {
+  return seed * 0x9e3779b97f4a7c15ULL + tree * 0xc2b2ae3d27d4eb4fULL + 0x165667b19e3779f9ULL;
+}
+
+}  // namespace ccforest
+
+#endif  // CCFOREST_OPTIONS_H_

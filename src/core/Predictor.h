@@ -1,0 +1,53 @@
+#ifndef CCFOREST_PREDICTOR_H_
+#define CCFOREST_PREDICTOR_H_
+
+#include <Eigen/Dense>
+#include <cstdint>
+
+#include "Data.h"
+#include "Runtime.h"
+
+namespace ccforest {
+
+/**
+ * A read-only view of a stored forest: the trees' flat arrays concatenated,
+ * tree t owning nodes [node_start[t], node_start[t + 1]). Child indices are
+ * local to their tree; payload offsets are global. Nothing is copied.
+ */
+struct ForestView {
+  int n_tree = 0;
+  const int* node_start = nullptr;
+  const int* child_left = nullptr;
+  const double* threshold = nullptr;
+  const int* payload_start = nullptr;
+  const int* payload_index = nullptr;
+  const double* payload_value = nullptr;
+};
+
+/** How to fill in missing values of new rows. */
+struct PredictOptions {
+  uint64_t seed = 0;           // the forest's master seed (keys the imputation)
+  bool impute_random = true;   // otherwise NaN counts as the training mean
+  int n_tree = 0;              // use trees [0, n_tree)
+  size_t n_value = 0;          // width of the leaf value vectors
+};
+
+/**
+ * Averages the leaf values of the first n_tree trees for each row of x.
+ * Each row sums its trees in tree order, so results do not depend on threads.
+ *
+ * @return n x n_value matrix of class probabilities or (standardised) means.
+ */
+Eigen::MatrixXd predict_forest(const ForestView& forest, const MatrixMap& x,
+                               const PredictOptions& options, const Runtime& runtime);
+
+/**
+ * Index of the leaf (local to the tree) that each row reaches in each tree:
+ * an n x n_tree matrix.
+ */
+Eigen::MatrixXi predict_leaves(const ForestView& forest, const MatrixMap& x,
+                               const PredictOptions& options, const Runtime& runtime);
+
+}  // namespace ccforest
+
+#endif  // CCFOREST_PREDICTOR_H_

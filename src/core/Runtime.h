@@ -1,0 +1,36 @@
+#ifndef CCFOREST_RUNTIME_H_
+#define CCFOREST_RUNTIME_H_
+
+#include <cstddef>
+#include <functional>
+
+namespace ccforest {
+
+/**
+ * What the host (R, or a plain C++ test) lends the core. The core never
+ * includes R: bindings fill these in. Defaults run serially and silently.
+ */
+struct Runtime {
+  /** Calls body(i) for every i in [begin, end), possibly on several threads. */
+  std::function<void(size_t begin, size_t end, const std::function<void(size_t)>& body)>
+      parallel_for = [](size_t begin, size_t end, const std::function<void(size_t)>& body) {
+        for (size_t i = begin; i < end; ++i) body(i);
+      };
+  /** Called on the calling thread between batches; may throw to abort. */
+  std::function<void()> check_interrupt = [] {};
+  /** Called on the calling thread between batches with work done so far. */
+  std::function<void(size_t done, size_t total)> progress = [](size_t, size_t) {};
+  /** Work items per batch: a batch is the unit between interrupt checks. */
+  size_t batch_size = 4;
+};
+
+/**
+ * Runs body over [0, n) in batches through the runtime, checking for
+ * interrupts and reporting progress between batches. Exceptions thrown by the
+ * body on worker threads are kept and rethrown here, on the calling thread.
+ */
+void run_batched(const Runtime& runtime, size_t n, const std::function<void(size_t)>& body);
+
+}  // namespace ccforest
+
+#endif  // CCFOREST_RUNTIME_H_

@@ -1,0 +1,69 @@
+#ifndef CCFOREST_TREE_TRAINER_H_
+#define CCFOREST_TREE_TRAINER_H_
+
+#include <Eigen/Dense>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "Data.h"
+#include "Options.h"
+#include "Rng.h"
+#include "SplitSearch.h"
+#include "Tree.h"
+
+namespace ccforest {
+
+/**
+ * Grows one canonical correlation tree (the paper's Algorithms 4 and 5).
+ *
+ * Nodes are grown breadth first from a queue rather than by recursion, so a
+ * deep tree cannot overflow the stack, and nodes are finished in index order.
+ * All randomness comes from the tree's own stream, in a fixed order.
+ */
+class TreeTrainer {
+ public:
+  TreeTrainer(const Data& data, const TreeOptions& options, uint64_t seed, uint64_t tree_index);
+
+  Tree grow();
+
+ private:
+  using FeatureSet = std::shared_ptr<const std::vector<int>>;
+  struct NodeTask {
+    size_t begin, end;
+    int depth;
+    FeatureSet features;
+  };
+
+  void grow_node(const NodeTask& task, std::vector<NodeTask>& next);
+  void gather_targets(size_t begin, size_t end);
+  bool targets_pure() const;
+  void make_leaf(size_t begin, size_t end);
+  FeatureSet select_features(const NodeTask& task);
+  bool gather_feature(int feature, size_t begin, size_t end);
+  Eigen::MatrixXd find_directions(size_t n);
+  Eigen::MatrixXd directions_on(const Eigen::MatrixXd& x, const std::vector<size_t>* rows);
+  double value(size_t row, int column) const;
+
+  const Data& data_;
+  const TreeOptions& options_;
+  Rng rng_;
+  uint64_t impute_key_;
+  Tree tree_;
+  SplitSearch search_;
+
+  std::vector<int> rows_;           // sample indices; each node owns a contiguous range
+  std::vector<int> classes_;        // node targets, row-major (classification)
+  std::vector<double> values_;      // node targets, row-major and centred (regression)
+  std::vector<double> node_mean_;   // node means of the outputs (regression)
+  std::vector<int> selected_;       // features sampled at the node
+  std::vector<int> columns_;        // their matrix columns
+  std::vector<int> dropped_;        // features found constant at the node
+  std::vector<double> xs_;          // node rows x selected columns, column-major
+  std::vector<double> projection_;  // node rows x directions, column-major
+  std::vector<int> scratch_rows_;
+};
+
+}  // namespace ccforest
+
+#endif  // CCFOREST_TREE_TRAINER_H_
