@@ -10,6 +10,7 @@
 
 #include "Options.h"
 #include "Rng.h"
+#include "SortKeys.h"
 
 namespace ccforest {
 
@@ -53,34 +54,36 @@ class SplitSearch {
    * @param n_max largest node size that will be searched.
    */
   SplitSearch(SplitRule rule, size_t n_value, size_t n_max)
-      : rule_(rule), left_(n_value, 0.0), right_(n_value, 0.0) {
+      : rule_(rule), node_count_(n_value, 0), left_count_(n_value, 0),
+        right_count_(n_value, 0), left_value_(n_value, 0.0) {
     if (rule_ == SplitRule::kEntropy) {
-      xlogx_.resize(n_max + 1, 0.0);
-      for (size_t c = 1; c <= n_max; ++c) {
+      xlogx_.assign(n_max + 2, 0.0);
+      for (size_t c = 1; c < xlogx_.size(); ++c) {
         xlogx_[c] = static_cast<double>(c) * std::log(static_cast<double>(c));
       }
+      step_.resize(n_max + 1);
+      for (size_t c = 0; c <= n_max; ++c) step_[c] = xlogx_[c + 1] - xlogx_[c];
     }
   }
 
   /** Sets the node whose rows will be split; returns its base impurity (times n). */
   double set_node(const NodeTargets& targets) {
     targets_ = targets;
+    const size_t entries = targets.n * targets.width;
     const double n = static_cast<double>(targets.n);
     const double width = static_cast<double>(targets.width);
-    std::fill(right_.begin(), right_.end(), 0.0);
     if (rule_ == SplitRule::kVariance) {
       double sum_sq = 0.0;
-      for (size_t i = 0; i < targets.n * targets.width; ++i) {
-        sum_sq += targets.values[i] * targets.values[i];
-      }
+      for (size_t i = 0; i < entries; ++i) sum_sq += targets.values[i] * targets.values[i];
       base_ = sum_sq / width;
-    } else {
-      for (size_t i = 0; i < targets.n * targets.width; ++i) right_[targets.classes[i]] += 1.0;
-      double total = 0.0;
-      for (double count : right_) total += class_term(count);
-      base_ = rule_ == SplitRule::kEntropy ? xlogx(targets.n) - total / width
-                                           : n - total / (width * n);
+      return base_;
     }
+    std::fill(node_count_.begin(), node_count_.end(), 0);
+    for (size_t i = 0; i < entries; ++i) ++node_count_[targets.classes[i]];
+    node_sum_ = 0.0;
+    for (int count : node_count_) node_sum_ += class_term(count);
+    base_ = rule_ == SplitRule::kEntropy ? xlogx_[targets.n] - node_sum_ / width
+                                         : n - node_sum_ / (width * n);
     return base_;
   }
 
@@ -95,29 +98,17 @@ class SplitSearch {
     const size_t n = targets_.n;
     order_.resize(n);
     for (size_t i = 0; i < n; ++i) order_[i] = {u[i], static_cast<int>(i)};
-    std::sort(order_.begin(), order_.end());
-    reset_sweep();
-    const double tol = tolerance();
-    for (size_t pos = 0; pos + 1 < n; ++pos) {
-      move_left(static_cast<size_t>(order_[pos].second));
-      const size_t n_left = pos + 1, n_right = n - n_left;
-      if (n_left < min_leaf) continue;
-      if (n_right < min_leaf) break;
-      const double lo = order_[pos].first, hi = order_[pos + 1].first;
-      if (!(lo < hi)) continue;
-      const double gain = gain_at(n_left, n_right);
-      if (gain > best.gain + tol) {
-        best.ties = 1;
-      } else if (gain >= best.gain - tol) {
-        ++best.ties;
-        if (rng.index(best.ties) != 0) continue;
-      } else {
-        continue;
-      }
-      best.gain = std::max(gain, best.gain);
-      best.threshold = midpoint(lo, hi);
-      best.direction = direction;
-      best.n_left = n_left;
+    sorter_.sort(order_);
+    switch (rule_) {
+      case SplitRule::kEntropy:
+        sweep_classes<true>(min_leaf, direction, rng, best);
+        break;
+      case SplitRule::kGini:
+        sweep_classes<false>(min_leaf, direction, rng, best);
+        break;
+      case SplitRule::kVariance:
+        sweep_values(min_leaf, direction, rng, best);
+        break;
     }
   }
 
@@ -128,69 +119,97 @@ class SplitSearch {
   }
 
  private:
-  double xlogx(size_t c) const { return xlogx_[c]; }
-
-  double class_term(double count) const {
-    return rule_ == SplitRule::kEntropy ? xlogx(static_cast<size_t>(count)) : count * count;
+  double class_term(int count) const {
+    const double c = static_cast<double>(count);
+    return rule_ == SplitRule::kEntropy ? xlogx_[static_cast<size_t>(count)] : c * c;
   }
 
-  void reset_sweep() {
-    left_sum_ = 0.0;
-    if (rule_ == SplitRule::kVariance) {
-      std::fill(left_.begin(), left_.end(), 0.0);
+  /** Offers the split after position `pos` of the sorted order. */
+  void offer(double gain, size_t pos, int direction, Rng& rng, BestSplit& best) const {
+    const double tol = 1e-10 * base_;
+    if (gain > best.gain + tol) {
+      best.ties = 1;
+    } else if (gain >= best.gain - tol) {
+      ++best.ties;
+      if (rng.index(best.ties) != 0) return;
+    } else {
       return;
     }
-    // Class counts of the whole node start on the right.
-    std::fill(left_.begin(), left_.end(), 0.0);
-    std::fill(right_.begin(), right_.end(), 0.0);
-    right_sum_ = 0.0;
-    for (size_t i = 0; i < targets_.n * targets_.width; ++i) right_[targets_.classes[i]] += 1.0;
-    for (double count : right_) right_sum_ += class_term(count);
+    best.gain = std::max(gain, best.gain);
+    best.threshold = midpoint(order_[pos].first, order_[pos + 1].first);
+    best.direction = direction;
+    best.n_left = pos + 1;
   }
 
-  void move_left(size_t row) {
-    const size_t w = targets_.width;
-    if (rule_ == SplitRule::kVariance) {
-      const double* v = targets_.values + row * w;
-      for (size_t m = 0; m < w; ++m) left_[m] += v[m];
-      return;
-    }
-    const int* c = targets_.classes + row * w;
-    for (size_t m = 0; m < w; ++m) {
-      double& l = left_[c[m]];
-      double& r = right_[c[m]];
-      left_sum_ += class_term(l + 1.0) - class_term(l);
-      right_sum_ += class_term(r - 1.0) - class_term(r);
-      l += 1.0;
-      r -= 1.0;
-    }
-  }
-
-  double gain_at(size_t n_left, size_t n_right) const {
-    const double width = static_cast<double>(targets_.width);
-    const double nl = static_cast<double>(n_left), nr = static_cast<double>(n_right);
-    switch (rule_) {
-      case SplitRule::kEntropy:
-        return base_ - (xlogx(n_left) + xlogx(n_right) - (left_sum_ + right_sum_) / width);
-      case SplitRule::kGini:
-        return base_ - (nl + nr - (left_sum_ / nl + right_sum_ / nr) / width);
-      case SplitRule::kVariance: {
-        // Values are centred at the node, so the right sums are minus the left ones.
-        double between = 0.0;
-        for (size_t m = 0; m < targets_.width; ++m) between += left_[m] * left_[m];
-        return between * (1.0 / nl + 1.0 / nr) / width;
+  // Class counts move one row at a time from the right child to the left, and
+  // the sums of c log c (entropy) or c^2 (gini) follow in O(outputs) per row.
+  template <bool kEntropy>
+  void sweep_classes(size_t min_leaf, int direction, Rng& rng, BestSplit& best) {
+    const size_t n = targets_.n, w = targets_.width;
+    const double width = static_cast<double>(w);
+    std::fill(left_count_.begin(), left_count_.end(), 0);
+    std::copy(node_count_.begin(), node_count_.end(), right_count_.begin());
+    double left_sum = 0.0, right_sum = node_sum_;
+    for (size_t pos = 0; pos + 1 < n; ++pos) {
+      const int* c = targets_.classes + static_cast<size_t>(order_[pos].second) * w;
+      for (size_t m = 0; m < w; ++m) {
+        const int l = left_count_[c[m]]++;
+        const int r = right_count_[c[m]]--;
+        if (kEntropy) {
+          left_sum += step_[l];
+          right_sum -= step_[r - 1];
+        } else {
+          left_sum += 2.0 * l + 1.0;
+          right_sum -= 2.0 * r - 1.0;
+        }
       }
+      const size_t n_left = pos + 1, n_right = n - n_left;
+      if (n_left < min_leaf) continue;
+      if (n_right < min_leaf) break;
+      if (!(order_[pos].first < order_[pos + 1].first)) continue;
+      double gain;
+      if (kEntropy) {
+        gain = base_ - (xlogx_[n_left] + xlogx_[n_right] - (left_sum + right_sum) / width);
+      } else {
+        const double nl = static_cast<double>(n_left), nr = static_cast<double>(n_right);
+        gain = base_ - (nl + nr - (left_sum / nl + right_sum / nr) / width);
+      }
+      offer(gain, pos, direction, rng, best);
     }
-    return 0.0;
+  }
+
+  // Values are centred at the node, so the right sums are minus the left ones
+  // and the decrease in squared error is |S_left|^2 (1/n_left + 1/n_right).
+  void sweep_values(size_t min_leaf, int direction, Rng& rng, BestSplit& best) {
+    const size_t n = targets_.n, w = targets_.width;
+    const double width = static_cast<double>(w);
+    std::fill(left_value_.begin(), left_value_.end(), 0.0);
+    for (size_t pos = 0; pos + 1 < n; ++pos) {
+      const double* v = targets_.values + static_cast<size_t>(order_[pos].second) * w;
+      for (size_t m = 0; m < w; ++m) left_value_[m] += v[m];
+      const size_t n_left = pos + 1, n_right = n - n_left;
+      if (n_left < min_leaf) continue;
+      if (n_right < min_leaf) break;
+      if (!(order_[pos].first < order_[pos + 1].first)) continue;
+      double between = 0.0;
+      for (size_t m = 0; m < w; ++m) between += left_value_[m] * left_value_[m];
+      const double gain = between *
+                          (1.0 / static_cast<double>(n_left) + 1.0 / static_cast<double>(n_right)) /
+                          width;
+      offer(gain, pos, direction, rng, best);
+    }
   }
 
   SplitRule rule_;
   NodeTargets targets_;
   double base_ = 0.0;
-  std::vector<double> xlogx_;
-  std::vector<double> left_, right_;
-  double left_sum_ = 0.0, right_sum_ = 0.0;
+  double node_sum_ = 0.0;
+  std::vector<double> xlogx_;  // c log c
+  std::vector<double> step_;   // (c + 1) log(c + 1) - c log c
+  std::vector<int> node_count_, left_count_, right_count_;
+  std::vector<double> left_value_;
   std::vector<std::pair<double, int>> order_;
+  KeySorter sorter_;
 };
 
 }  // namespace ccforest

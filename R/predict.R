@@ -1,0 +1,143 @@
+#' Predict with a canonical correlation forest
+#'
+#' @param object A `"ccforest"` fitted by [ccforest()].
+#' @param new_data A data.frame with the features used to fit the forest
+#'   (matched by name: order does not matter and extra columns are ignored),
+#'   or, for a forest fitted on a matrix, a matrix.
+#' @param type `"class"` (default for classification) for the most probable
+#'   class, `"prob"` for class probabilities, or `"response"` (default for
+#'   regression) for the predicted mean.
+#' @param n_tree Use only the first `n_tree` trees (default: all of them).
+#' @param n_thread Number of threads, as in [ccforest()].
+#' @param ... Not used; a misspelled argument is an error.
+#' @return One row (or element) per row of `new_data`, rows with missing
+#'   values included. For one output: a factor with the training levels
+#'   (`"class"`), a numeric matrix with one column per level (`"prob"`), or a
+#'   numeric vector (`"response"`). For several outputs: a data.frame
+#'   (`"class"`, `"response"`) or a named list of probability matrices
+#'   (`"prob"`).
+#' @details Predictions are deterministic: a row gets the same prediction on
+#'   every call, whatever other rows are predicted with it and however many
+#'   threads are used, including rows with missing values (see the section on
+#'   missing values in [ccforest()]).
+#' @examples
+#' fit <- ccforest(Species ~ ., data = iris, n_tree = 50, seed = 1)
+#' predict(fit, iris[c(1, 51, 101), ])
+#' predict(fit, iris[c(1, 51, 101), ], type = "prob")
+#' @export
+predict.ccforest <- function(object, new_data, type = NULL, n_tree = NULL,
+                             n_thread = NULL, ...) {
+  check_dots(list(...), valid = c("object", "new_data", "type", "n_tree", "n_thread"),
+             fn = "predict")
+  check_ccforest(object)
+  if (missing(new_data)) {
+    stop("`new_data` is missing: give the data to predict.", call. = FALSE)
+  }
+  task <- object$task
+  type <- type %||% if (task == "classification") "class" else "response"
+  type <- check_choice(type, "type", c("class", "prob", "response"))
+  if (task == "classification" && type == "response") {
+    stop("type = \"response\" is for regression forests; this one is a classifier: ",
+         "use \"class\" or \"prob\".", call. = FALSE)
+  }
+  if (task == "regression" && type != "response") {
+    stop(sprintf("type = \"%s\" is for classification forests; this one is a ", type),
+         "regression forest: use \"response\".", call. = FALSE)
+  }
+  n_total <- length(object$forest$node_start) - 1L
+  n_tree <- if (is.null(n_tree)) n_total else check_count(n_tree, "n_tree", min = 1L, max = n_total)
+  n_thread <- resolve_n_thread(n_thread)
+
+  matrix_x <- predictor_matrix(object, new_data)
+  values <- ccf_predict_cpp(
+    object$forest, matrix_x, n_value = prediction_width(object$response),
+    n_tree = n_tree, seed = object$seed,
+    impute_random = object$options$na_action %in% c("impute_random", "omit"),
+    n_thread = n_thread
+  )
+  if (task == "classification") {
+    format_classification(values, object$response, type)
+  } else {
+    format_regression(values, object$response)
+  }
+}
+
+#' The z-scored feature matrix of new data, through the stored blueprint
+#' @noRd
+predictor_matrix <- function(object, new_data) {
+  if (!is.null(object$formula)) {
+    new_data <- formula_new_data(object$formula, new_data, arg = "new_data")
+  }
+  na_action <- switch(object$options$na_action,
+    omit = "impute_random",
+    object$options$na_action
+  )
+  apply_blueprint(object$blueprint, new_data, na_action = na_action, arg = "new_data")
+}
+
+#' @noRd
+prediction_width <- function(response) {
+  if (response$task == "classification") sum(response$n_class) else response$n_output
+}
+
+#' @noRd
+format_classification <- function(values, response, type) {
+  offsets <- c(0L, cumsum(response$n_class))
+  per_output <- lapply(seq_len(response$n_output), function(m) {
+    block <- values[, offsets[[m]] + seq_len(response$n_class[[m]]), drop = FALSE]
+    colnames(block) <- response$levels[[m]]
+    block
+  })
+  names(per_output) <- response$names
+  if (type == "prob") {
+    return(if (response$n_output == 1L) per_output[[1L]] else per_output)
+  }
+  classes <- lapply(seq_len(response$n_output), function(m) {
+    levels <- response$levels[[m]]
+    block <- per_output[[m]]
+    # ties.method "first" keeps the choice deterministic (lowest level wins)
+    best <- if (nrow(block) > 0L) max.col(block, ties.method = "first") else integer(0)
+    factor(levels[best], levels = levels)
+  })
+  if (response$n_output == 1L) {
+    return(classes[[1L]])
+  }
+  names(classes) <- response$names
+  as.data.frame(classes, optional = TRUE)
+}
+
+#' @noRd
+format_regression <- function(values, response) {
+  values <- sweep(sweep(values, 2L, response$scale, `*`), 2L, response$center, `+`)
+  if (response$n_output == 1L) {
+    return(values[, 1L])
+  }
+  colnames(values) <- response$names
+  as.data.frame(values, optional = TRUE)
+}
+
+#' A fitted object must be ours, complete, and from a version we can read
+#' @noRd
+check_ccforest <- function(object, arg = "object") {
+  if (!inherits(object, "ccforest")) {
+    stop(sprintf("`%s` must be a ccforest fitted by ccforest(), not %s.", arg,
+                 class_label(object)), call. = FALSE)
+  }
+  needed <- c("forest", "task", "blueprint", "response", "options", "seed", "version")
+  absent <- setdiff(needed, names(object))
+  if (length(absent) > 0L || !is.list(object$forest)) {
+    stop(sprintf("`%s` is damaged: it lacks %s. Refit the forest.", arg,
+                 format_names(absent)), call. = FALSE)
+  }
+  fitted_version <- tryCatch(package_version(object$version), error = function(e) NULL)
+  if (is.null(fitted_version)) {
+    stop(sprintf("`%s` is damaged: its version is unreadable. Refit the forest.", arg),
+         call. = FALSE)
+  }
+  if (fitted_version > utils::packageVersion("ccforest")) {
+    stop(sprintf("`%s` was fitted with ccforest %s, newer than the installed %s; ", arg,
+                 object$version, utils::packageVersion("ccforest")),
+         "update ccforest to use it.", call. = FALSE)
+  }
+  invisible(object)
+}
