@@ -100,9 +100,14 @@ ccforest.formula <- function(formula, data, ...) {
     stop("`data` is missing: the formula interface needs a data.frame.", call. = FALSE)
   }
   parts <- formula_data(formula, data, env = parent.frame())
-  fit <- ccforest.default(parts$x, parts$y, ...)
+  y <- parts$y
+  if (!is.data.frame(y)) {
+    # One output: keep its name from the formula rather than "y".
+    y <- stats::setNames(data.frame(y, stringsAsFactors = FALSE), parts$terms_info$response_names)
+  }
+  fit <- ccforest.default(parts$x, y, ...)
   fit$formula <- parts$terms_info
-  fit$call <- match.call()
+  fit$call <- generic_call(match.call())
   fit
 }
 
@@ -112,7 +117,7 @@ ccforest.default <- function(x, y, n_tree = 500L, mtry = NULL, min_split = NULL,
                              min_leaf = NULL, max_depth = NULL, split_rule = NULL,
                              sampling = "auto", na_action = "impute_random",
                              n_thread = NULL, seed = NULL, verbose = interactive(), ...) {
-  call <- match.call()
+  call <- generic_call(match.call())
   check_dots(list(...), valid = names(formals(ccforest.default)), fn = "ccforest")
   if (missing(y)) {
     stop("`y` is missing: give the outputs, or use the formula interface.", call. = FALSE)
@@ -209,6 +214,13 @@ new_ccforest <- function(forest, task, blueprint, response, options, seed, n_obs
 response_blueprint <- function(response) {
   keep <- c("task", "names", "n_output", "levels", "n_class", "center", "scale")
   response[intersect(keep, names(response))]
+}
+
+#' Show calls as the user wrote them, through the generic
+#' @noRd
+generic_call <- function(call) {
+  call[[1L]] <- as.name("ccforest")
+  call
 }
 
 `%||%` <- function(a, b) if (is.null(a)) b else a

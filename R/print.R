@@ -1,0 +1,131 @@
+#' Print and summarise a canonical correlation forest
+#'
+#' `print()` shows what was fitted, in the spirit of ranger: the task, the
+#' number of trees, `mtry`, the sampling scheme, the data's size, the mean tree
+#' size and the training time. `summary()` adds the options and the spread of
+#' tree sizes and depths.
+#'
+#' @param x,object A `"ccforest"`.
+#' @param ... Not used.
+#' @return `print()` returns `x` invisibly; `summary()` returns an object of
+#'   class `"summary.ccforest"`, a list of the figures it prints.
+#' @examples
+#' fit <- ccforest(Species ~ ., data = iris, n_tree = 20, seed = 1)
+#' print(fit)
+#' summary(fit)
+#' @export
+print.ccforest <- function(x, ...) {
+  s <- summary.ccforest(x)
+  cat("Canonical correlation forest\n\n")
+  rows <- c(
+    "Call:" = paste(deparse(x$call, width.cutoff = 60L), collapse = paste0("\n", strrep(" ", 17L))),
+    "Task:" = s$task_label,
+    "Trees:" = format(s$n_tree),
+    "mtry:" = sprintf("%d of %d features", x$options$mtry, s$n_feature),
+    "Sampling:" = s$sampling_label,
+    "Split rule:" = x$options$split_rule,
+    "Rows:" = format(x$n_obs),
+    "Features:" = sprintf("%d (%d columns after encoding)", s$n_feature, s$n_column),
+    "Mean tree size:" = sprintf("%.1f leaves, depth %.1f", mean(s$leaves), mean(s$depth)),
+    "Training time:" = format_seconds(x$train_time)
+  )
+  cat(sprintf("%-16s %s", names(rows), rows), sep = "\n")
+  invisible(x)
+}
+
+#' @rdname print.ccforest
+#' @export
+summary.ccforest <- function(object, ...) {
+  check_ccforest(object)
+  forest <- object$forest
+  n_tree <- length(forest$node_start) - 1L
+  tree_of_node <- rep.int(seq_len(n_tree), diff(forest$node_start))
+  response <- object$response
+  task_label <- if (object$task == "classification") {
+    classes <- vapply(response$levels, length, integer(1))
+    if (response$n_output == 1L) {
+      sprintf("classification, %d classes", classes)
+    } else {
+      sprintf("multi-output classification, %d outputs (%s classes)", response$n_output,
+              paste(classes, collapse = ", "))
+    }
+  } else if (response$n_output == 1L) {
+    "regression"
+  } else {
+    sprintf("multivariate regression, %d outputs", response$n_output)
+  }
+  structure(
+    list(
+      task_label = task_label,
+      n_tree = n_tree,
+      n_feature = length(object$blueprint$feature_names),
+      n_column = length(object$blueprint$column_names),
+      sampling_label = if (object$options$sampling == "bagging") {
+        "bagging"
+      } else {
+        "projection bootstrap"
+      },
+      leaves = tabulate(tree_of_node[forest$child_left == 0L], n_tree),
+      depth = tree_depths(forest),
+      options = object$options,
+      seed = object$seed,
+      n_obs = object$n_obs,
+      train_time = object$train_time,
+      outputs = response$names
+    ),
+    class = "summary.ccforest"
+  )
+}
+
+#' @rdname print.ccforest
+#' @export
+print.summary.ccforest <- function(x, ...) {
+  cat("Canonical correlation forest:", x$task_label, "\n\n")
+  opts <- x$options
+  rows <- c(
+    "Outputs:" = paste(x$outputs, collapse = ", "),
+    "Trees:" = format(x$n_tree),
+    "Rows:" = format(x$n_obs),
+    "Features:" = sprintf("%d (%d columns after encoding)", x$n_feature, x$n_column),
+    "mtry:" = format(opts$mtry),
+    "Sampling:" = x$sampling_label,
+    "Split rule:" = opts$split_rule,
+    "min_split, min_leaf:" = sprintf("%d, %d", opts$min_split, opts$min_leaf),
+    "max_depth:" = if (opts$max_depth == 0L) "unlimited" else format(opts$max_depth),
+    "na_action:" = opts$na_action,
+    "Seed:" = format(x$seed, scientific = FALSE),
+    "Leaves per tree:" = five_numbers(x$leaves),
+    "Depth:" = five_numbers(x$depth),
+    "Training time:" = format_seconds(x$train_time)
+  )
+  cat(sprintf("%-21s %s", names(rows), rows), sep = "\n")
+  invisible(x)
+}
+
+#' Depth of every tree: nodes are stored breadth first, so one forward pass
+#' gives each node's depth from its parent's.
+#' @noRd
+tree_depths <- function(forest) {
+  n_tree <- length(forest$node_start) - 1L
+  vapply(seq_len(n_tree), function(t) {
+    nodes <- (forest$node_start[[t]] + 1L):forest$node_start[[t + 1L]]
+    left <- forest$child_left[nodes]
+    depth <- integer(length(nodes))
+    split <- which(left > 0L)
+    for (j in split) {
+      depth[left[[j]] + 1:2] <- depth[[j]] + 1L
+    }
+    max(depth)
+  }, numeric(1))
+}
+
+#' @noRd
+five_numbers <- function(x) {
+  q <- stats::quantile(x, c(0, 0.5, 1), names = FALSE)
+  sprintf("min %g, median %g, mean %.1f, max %g", q[[1L]], q[[2L]], mean(x), q[[3L]])
+}
+
+#' @noRd
+format_seconds <- function(seconds) {
+  if (seconds < 1) sprintf("%.0f ms", 1000 * seconds) else sprintf("%.2f s", seconds)
+}

@@ -1,0 +1,4 @@
+library(testthat)
+library(ccforest)
+
+test_check("ccforest")
