@@ -8,8 +8,11 @@
 #'
 #' @references Rainforth, T. and Wood, F. (2017). Canonical correlation
 #'   forests. arXiv:1507.05444.
+#' @docType package
+#' @name ccforest-package
+#' @aliases ccforest-package
 #' @keywords internal
 #' @useDynLib ccforest, .registration = TRUE
 #' @importFrom Rcpp sourceCpp
 #' @importFrom RcppParallel RcppParallelLibs
-"_PACKAGE"
+NULL

@@ -2,6 +2,11 @@
 #define CCFOREST_PARALLEL_H_
 
 #include <Rcpp.h>
+// RcppParallel's RMatrix derives from std::iterator, deprecated in C++17, and
+// this package never uses it: claim its include guard so it is left out.
+#ifndef __RCPP_PARALLEL_RMATRIX__
+#define __RCPP_PARALLEL_RMATRIX__
+#endif
 #include <RcppParallel.h>
 
 #include <chrono>

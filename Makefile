@@ -1,0 +1,76 @@
+# Developer and CI entry points for ccforest.
+#   make deps      install system + R dependencies (tools/install-deps.sh)
+#   make document  Rcpp::compileAttributes() + roxygen2 (man/, NAMESPACE)
+#   make build     R CMD build -> ccforest_<version>.tar.gz
+#   make install   deps + document + build + R CMD INSTALL of the tarball
+#   make demo      install, then Rscript tools/demo.R
+#   make test      install, testthat suite on the installed package,
+#                  then R CMD check --as-cran (fails on ERROR or WARNING)
+#   make clean
+
+R ?= R
+RSCRIPT ?= Rscript
+NCPUS ?= 2
+
+PKG := $(shell sed -n 's/^Package:[[:space:]]*//p' DESCRIPTION)
+VERSION := $(shell sed -n 's/^Version:[[:space:]]*//p' DESCRIPTION)
+TARBALL := $(PKG)_$(VERSION).tar.gz
+CHECK_DIR := check
+
+# Compile the C++ sources with all cores in every R step that builds them.
+PAR := MAKEFLAGS=-j$(NCPUS)
+
+# No network checks, and no failure because an optional Suggests package
+# is unavailable. The manual needs pdflatex: skip it when absent.
+CHECK_ENV := _R_CHECK_FORCE_SUGGESTS_=false _R_CHECK_SYSTEM_CLOCK_=0 \
+	_R_CHECK_CRAN_INCOMING_REMOTE_=false
+NO_MANUAL := $(if $(shell command -v pdflatex 2>/dev/null),,--no-manual)
+
+# Prerequisites are run in the order written (install before tests, ...).
+.NOTPARALLEL:
+.PHONY: all deps document build install demo test run-tests check clean
+
+all: install
+
+deps:
+	bash tools/install-deps.sh
+
+# compileAttributes() needs a NAMESPACE (it reads useDynLib's .registration);
+# bootstrap one from the roxygen tags if there is none yet.
+document:
+	test -f NAMESPACE || $(RSCRIPT) -e \
+		'roxygen2::roxygenise(roclets = "namespace", load_code = "source")'
+	$(RSCRIPT) -e 'Rcpp::compileAttributes()'
+	$(PAR) $(RSCRIPT) -e 'roxygen2::roxygenise()'
+
+build:
+	rm -f $(TARBALL)
+	$(PAR) $(R) CMD build .
+
+install: deps document build
+	$(PAR) $(R) CMD INSTALL $(TARBALL)
+
+demo: install
+	$(RSCRIPT) tools/demo.R
+
+# The test summary line is repeated last so it closes the output.
+test: install run-tests check
+	@echo
+	@cat $(CHECK_DIR)/test-summary.txt
+
+run-tests:
+	@mkdir -p $(CHECK_DIR)
+	$(RSCRIPT) tools/run-tests.R $(CHECK_DIR)/test-summary.txt
+
+# Checks the tarball left by `make build`/`make install`. R CMD check's own
+# exit status is kept and judged, with the log, by tools/check-log.sh.
+check:
+	@mkdir -p $(CHECK_DIR)
+	rm -rf $(CHECK_DIR)/$(PKG).Rcheck
+	status=0; $(CHECK_ENV) $(PAR) $(R) CMD check --as-cran $(NO_MANUAL) \
+		--output=$(CHECK_DIR) $(TARBALL) || status=$$?; \
+	bash tools/check-log.sh $(CHECK_DIR)/$(PKG).Rcheck/00check.log $$status
+
+clean:
+	rm -rf $(CHECK_DIR) $(PKG).Rcheck $(PKG)_*.tar.gz
+	find src \( -name '*.o' -o -name '*.so' -o -name '*.dll' \) -delete

@@ -1,0 +1,493 @@
+# The predictor data contract. `new_blueprint()` records how training
+# features become the numeric matrix the C++ core sees; `apply_blueprint()`
+# repeats exactly that on any later data, so predictions never depend on
+# column order, on the levels present in a batch, or on the batch's own
+# means. Columns are z-scored with the training statistics so that the
+# CCA's rank tolerance does not depend on the features' units.
+
+#' Turn a user's `x` into a plain data.frame of features
+#'
+#' Records whether `x` was a matrix and whether it had column names, so that
+#' at predict time an unnamed matrix can be matched by position.
+#'
+#' @param x A data.frame (tibbles included) or a numeric, integer or logical
+#'   matrix.
+#' @param arg Name of the argument, for messages.
+#' @return A data.frame with attributes `ccforest_input` ("matrix" or
+#'   "data.frame") and `ccforest_had_colnames`. The user's object is left as
+#'   it was.
+#' @noRd
+as_feature_frame <- function(x, arg = "x") {
+  if (is.data.frame(x)) {
+    # Built column by column rather than with list2DF(), which refuses
+    # data.frame columns before new_blueprint() can explain the problem.
+    out <- lapply(seq_along(x), function(j) .subset2(x, j))
+    out <- structure(
+      out,
+      names = names(x),
+      row.names = .set_row_names(nrow(x)),
+      class = "data.frame"
+    )
+    attr(out, "ccforest_input") <- "data.frame"
+    attr(out, "ccforest_had_colnames") <- TRUE
+    return(out)
+  }
+  if (!is.matrix(x)) {
+    stop(
+      sprintf("`%s` must be a data.frame or a matrix, not %s.", arg, class_label(x)),
+      call. = FALSE
+    )
+  }
+  if (!typeof(x) %in% c("double", "integer", "logical")) {
+    stop(
+      sprintf(
+        "`%s` must be a data.frame or a numeric, integer or logical matrix, not %s.",
+        arg, class_label(x)
+      ),
+      call. = FALSE
+    )
+  }
+  column_names <- colnames(x)
+  had_colnames <- !is.null(column_names)
+  if (!had_colnames) {
+    column_names <- paste0("X", seq_len(ncol(x)))
+  }
+  columns <- lapply(seq_len(ncol(x)), function(j) unname(x[, j]))
+  out <- list2DF(columns, nrow = nrow(x))
+  names(out) <- column_names
+  attr(out, "ccforest_input") <- "matrix"
+  attr(out, "ccforest_had_colnames") <- had_colnames
+  out
+}
+
+#' What kind of feature column is `col`?
+#'
+#' The kinds the core can use are "numeric", "integer", "logical", "factor",
+#' "ordered" and "character"; the rest ("data.frame", "list", "matrix",
+#' "other") are rejected by `check_feature_kind()`.
+#' @noRd
+feature_kind <- function(col) {
+  if (is.data.frame(col)) {
+    return("data.frame")
+  }
+  if (is.list(col)) {
+    return("list")
+  }
+  if (!is.null(dim(col))) {
+    return("matrix")
+  }
+  if (is.ordered(col)) {
+    return("ordered")
+  }
+  if (is.factor(col)) {
+    return("factor")
+  }
+  if (is.object(col) && !identical(class(col), "AsIs")) {
+    return("other")
+  }
+  switch(typeof(col),
+    double = "numeric",
+    integer = "integer",
+    logical = "logical",
+    character = "character",
+    "other"
+  )
+}
+
+#' Reject columns the core cannot use
+#' @noRd
+check_feature_kind <- function(col, kind, name, arg) {
+  problem <- switch(kind,
+    data.frame = "is a data.frame column; flatten it into separate columns first.",
+    list = "is a list column; features must be numeric, integer, logical, factor or character vectors.",
+    matrix = "is a matrix column; split it into separate columns first.",
+    NULL
+  )
+  if (!is.null(problem)) {
+    stop(sprintf("Column `%s` of `%s` %s", name, arg, problem), call. = FALSE)
+  }
+  if (kind == "other") {
+    stop(
+      sprintf(
+        "Column `%s` has class %s; convert it to numeric first (e.g. as.numeric()).",
+        name, class_label(col)
+      ),
+      call. = FALSE
+    )
+  }
+  invisible(kind)
+}
+
+#' Reject infinite values, pointing at the first rows that hold them
+#' @noRd
+check_finite_column <- function(values, name, arg) {
+  if (!is.double(values)) {
+    return(invisible(values))
+  }
+  rows <- which(is.infinite(values))
+  if (length(rows) > 0L) {
+    where <- if (length(rows) == 1L) {
+      paste("row", rows)
+    } else {
+      shown <- paste(utils::head(rows, 5L), collapse = ", ")
+      paste("rows", if (length(rows) > 5L) paste0(shown, ", ...") else shown)
+    }
+    stop(
+      sprintf(
+        "Column `%s` of `%s` contains infinite values (%s); remove or replace them.",
+        name, arg, where
+      ),
+      call. = FALSE
+    )
+  }
+  invisible(values)
+}
+
+#' Check the names and shape of a feature data.frame
+#' @noRd
+check_feature_frame <- function(x, arg) {
+  if (length(x) == 0L) {
+    stop(sprintf("`%s` has no columns; at least one feature is needed.", arg),
+         call. = FALSE)
+  }
+  if (nrow(x) == 0L) {
+    stop(sprintf("`%s` has no rows; at least one observation is needed.", arg),
+         call. = FALSE)
+  }
+  feature_names <- names(x)
+  if (is.null(feature_names)) {
+    feature_names <- rep("", length(x))
+  }
+  empty <- which(is.na(feature_names) | !nzchar(feature_names))
+  if (length(empty) > 0L) {
+    stop(
+      sprintf(
+        "`%s` has empty column name(s) at position(s) %s; every feature needs a name.",
+        arg, paste(empty, collapse = ", ")
+      ),
+      call. = FALSE
+    )
+  }
+  repeated <- unique(feature_names[duplicated(feature_names)])
+  if (length(repeated) > 0L) {
+    stop(
+      sprintf("`%s` has duplicated column name(s) %s.", arg, format_names(repeated)),
+      call. = FALSE
+    )
+  }
+  invisible(x)
+}
+
+#' Record how training features become the core's matrix
+#'
+#' @param x A data.frame of features, usually from `as_feature_frame()`.
+#' @param arg Name of the data in messages.
+#' @return A list of class "ccforest_blueprint": `feature_names`,
+#'   `feature_type`, `levels` (per feature), `column_names`,
+#'   `column_feature` (1-based feature of each column), `feature_start`
+#'   (0-based column offsets, length D + 1), `center`, `scale` (population
+#'   statistics of each column over its non-missing rows), `input`
+#'   ("matrix" or "data.frame") and `had_colnames`.
+#' @noRd
+new_blueprint <- function(x, arg = "x") {
+  if (!is.data.frame(x)) {
+    stop("Internal error: new_blueprint() needs a data.frame.", call. = FALSE)
+  }
+  check_feature_frame(x, arg)
+  feature_names <- names(x)
+  kinds <- vapply(x, feature_kind, character(1), USE.NAMES = FALSE)
+  for (d in seq_along(kinds)) {
+    check_feature_kind(x[[d]], kinds[[d]], feature_names[[d]], arg)
+  }
+
+  columns <- as.list(x)
+  is_character <- kinds == "character"
+  if (any(is_character)) {
+    message(sprintf(
+      "Treating character column(s) %s as factors.",
+      format_names(feature_names[is_character])
+    ))
+    columns[is_character] <- lapply(columns[is_character], factor)
+    kinds[is_character] <- "factor"
+  }
+
+  for (d in seq_along(columns)) {
+    check_finite_column(columns[[d]], feature_names[[d]], arg)
+    if (!anyNA(columns[[d]])) {
+      next
+    }
+    if (all(is.na(columns[[d]]))) {
+      stop(sprintf("Column `%s` is entirely missing.", feature_names[[d]]),
+           call. = FALSE)
+    }
+  }
+
+  feature_levels <- lapply(seq_along(columns), function(d) {
+    if (kinds[[d]] %in% c("factor", "ordered")) levels(columns[[d]]) else character(0)
+  })
+  width <- ifelse(kinds == "factor", lengths(feature_levels), 1L)
+  column_names <- unlist(lapply(seq_along(columns), function(d) {
+    if (kinds[[d]] == "factor") {
+      paste0(feature_names[[d]], "=", feature_levels[[d]])
+    } else {
+      feature_names[[d]]
+    }
+  }), use.names = FALSE)
+  clashing <- unique(column_names[duplicated(column_names)])
+  if (length(clashing) > 0L) {
+    stop(
+      sprintf(
+        "Expanding factors in `%s` gives duplicated column name(s) %s; rename the columns or levels involved.",
+        arg, format_names(clashing)
+      ),
+      call. = FALSE
+    )
+  }
+
+  stats <- lapply(seq_along(columns), function(d) {
+    column_stats(columns[[d]], kinds[[d]], width[[d]])
+  })
+  center <- unlist(lapply(stats, `[[`, "center"), use.names = FALSE)
+  scale <- unlist(lapply(stats, `[[`, "scale"), use.names = FALSE)
+  # A constant column has no spread to divide by; leaving it at 1 keeps it
+  # constant, and the core drops constant features at each node.
+  scale[!is.finite(scale) | scale == 0] <- 1
+  center[!is.finite(center)] <- 0
+
+  input <- attr(x, "ccforest_input")
+  had_colnames <- attr(x, "ccforest_had_colnames")
+  structure(
+    list(
+      feature_names = feature_names,
+      feature_type = unname(kinds),
+      levels = feature_levels,
+      column_names = column_names,
+      column_feature = rep.int(seq_along(columns), width),
+      feature_start = as.integer(c(0L, cumsum(width))),
+      center = center,
+      scale = scale,
+      input = if (is.null(input)) "data.frame" else input,
+      had_colnames = if (is.null(had_colnames)) TRUE else had_colnames
+    ),
+    class = "ccforest_blueprint"
+  )
+}
+
+#' Mean and population standard deviation of a feature's columns
+#'
+#' Population (divide by n) rather than sample statistics, as in the paper.
+#' For a factor the columns are 0/1 indicators, whose mean is the level's
+#' share p and whose population variance is p (1 - p).
+#' @noRd
+column_stats <- function(col, kind, width) {
+  if (kind == "factor") {
+    codes <- as.integer(col)
+    observed <- codes[!is.na(codes)]
+    share <- tabulate(observed, nbins = width) / length(observed)
+    return(list(center = share, scale = sqrt(share * (1 - share))))
+  }
+  values <- as.double(if (kind == "ordered") as.integer(col) else col)
+  values <- values[!is.na(values)]
+  center <- mean(values)
+  list(center = center, scale = sqrt(mean((values - center)^2)))
+}
+
+#' Find the blueprint's features in `data`
+#'
+#' @return A list: `columns` (in the blueprint's feature order) and `n`
+#'   (the number of rows).
+#' @noRd
+match_feature_columns <- function(bp, data, arg) {
+  if (is.matrix(data)) {
+    if (is.null(colnames(data))) {
+      if (!identical(bp$input, "matrix") || isTRUE(bp$had_colnames)) {
+        stop(
+          sprintf(
+            "`%s` is a matrix without column names, so its columns cannot be matched to the features %s used to fit the forest.",
+            arg, format_names(bp$feature_names)
+          ),
+          call. = FALSE
+        )
+      }
+      if (ncol(data) != length(bp$feature_names)) {
+        stop(
+          sprintf(
+            "`%s` has %d unnamed columns, but the forest was fitted on a matrix of %d unnamed columns; unnamed columns are matched by position.",
+            arg, ncol(data), length(bp$feature_names)
+          ),
+          call. = FALSE
+        )
+      }
+      colnames(data) <- bp$feature_names
+    }
+    data <- as_feature_frame(data, arg)
+  } else if (!is.data.frame(data)) {
+    stop(
+      sprintf("`%s` must be a data.frame or a matrix, not %s.", arg, class_label(data)),
+      call. = FALSE
+    )
+  }
+  available <- names(data)
+  position <- match(bp$feature_names, available)
+  absent <- bp$feature_names[is.na(position)]
+  if (length(absent) > 0L) {
+    stop(
+      sprintf(
+        "`%s` is missing column(s) %s used to fit the forest.",
+        arg, format_names(absent)
+      ),
+      call. = FALSE
+    )
+  }
+  repeated <- intersect(bp$feature_names, available[duplicated(available)])
+  if (length(repeated) > 0L) {
+    stop(
+      sprintf(
+        "`%s` has duplicated column name(s) %s; each feature must appear once.",
+        arg, format_names(repeated)
+      ),
+      call. = FALSE
+    )
+  }
+  list(columns = lapply(position, function(j) data[[j]]), n = nrow(data))
+}
+
+#' Map factor or character values to training level codes
+#'
+#' @return Integer codes into `known`; NA where the value is missing or its
+#'   label was not seen at fit time, with the unseen labels attached as the
+#'   attribute "unseen".
+#' @noRd
+level_codes <- function(col, known) {
+  if (is.factor(col)) {
+    codes <- match(levels(col), known)[as.integer(col)]
+  } else {
+    codes <- match(col, known)
+  }
+  unseen_rows <- is.na(codes) & !is.na(col)
+  attr(codes, "unseen") <- unique(as.character(col[unseen_rows]))
+  codes
+}
+
+#' Warn about levels the forest has never seen
+#' @noRd
+warn_unseen <- function(unseen, name, treatment) {
+  if (length(unseen) == 0L) {
+    return(invisible())
+  }
+  warning(
+    sprintf(
+      "Column `%s` has level(s) %s not seen when fitting; treated as %s.",
+      name, format_names(unseen, max = 5L), treatment
+    ),
+    call. = FALSE
+  )
+}
+
+#' Repeat the training encoding on new data
+#'
+#' @param bp A "ccforest_blueprint".
+#' @param data A data.frame (tibbles included) or a matrix.
+#' @param na_action "impute_random" keeps missing values as NA for the core
+#'   to impute; "impute_mean" replaces them by 0, the training mean in
+#'   z-score units; "fail" raises an error.
+#' @param arg Name of the data in messages.
+#' @return A double matrix, rows of `data` by `bp$column_names`, of z-scores.
+#' @noRd
+apply_blueprint <- function(bp, data,
+                            na_action = c("impute_random", "impute_mean", "fail"),
+                            arg = "new_data") {
+  na_action <- check_choice(
+    na_action, "na_action", c("impute_random", "impute_mean", "fail")
+  )
+  matched <- match_feature_columns(bp, data, arg)
+  n <- matched$n
+  out <- matrix(
+    NA_real_, nrow = n, ncol = length(bp$column_names),
+    dimnames = list(NULL, bp$column_names)
+  )
+  has_missing <- logical(length(bp$feature_names))
+
+  for (d in seq_along(bp$feature_names)) {
+    name <- bp$feature_names[[d]]
+    fitted_type <- bp$feature_type[[d]]
+    col <- matched$columns[[d]]
+    kind <- feature_kind(col)
+    check_feature_kind(col, kind, name, arg)
+    check_matching_type(kind, fitted_type, name, arg)
+    first <- bp$feature_start[[d]]
+
+    if (fitted_type == "factor") {
+      codes <- level_codes(col, bp$levels[[d]])
+      warn_unseen(attr(codes, "unseen"), name, "none of the known levels")
+      # An unseen level matches no indicator: code 0 gives an all-zero group,
+      # while a missing value (code NA) gives an all-NA group.
+      codes[!is.na(col) & is.na(codes)] <- 0L
+      has_missing[[d]] <- anyNA(codes)
+      for (k in seq_along(bp$levels[[d]])) {
+        j <- first + k
+        out[, j] <- encode_values(as.double(codes == k), bp, j, na_action)
+      }
+      next
+    }
+
+    if (fitted_type == "ordered") {
+      codes <- level_codes(col, bp$levels[[d]])
+      warn_unseen(attr(codes, "unseen"), name, "missing")
+      values <- as.double(codes)
+    } else {
+      values <- as.double(col)
+      check_finite_column(values, name, arg)
+    }
+    has_missing[[d]] <- anyNA(values)
+    out[, first + 1L] <- encode_values(values, bp, first + 1L, na_action)
+  }
+
+  if (na_action == "fail" && any(has_missing)) {
+    stop(
+      sprintf(
+        "`%s` has missing values in column(s) %s; use na_action = \"impute_random\" or \"impute_mean\".",
+        arg, format_names(bp$feature_names[has_missing])
+      ),
+      call. = FALSE
+    )
+  }
+  out
+}
+
+#' Reject a column whose type cannot stand in for the fitted one
+#'
+#' Numeric, integer and logical inputs are interchangeable; factor, ordered
+#' and character inputs are matched by level label. Crossing between the two
+#' groups would silently mean something else, so it is an error.
+#' @noRd
+check_matching_type <- function(kind, fitted_type, name, arg) {
+  numeric_like <- c("numeric", "integer", "logical")
+  level_like <- c("factor", "ordered", "character")
+  compatible <- if (fitted_type %in% numeric_like) {
+    kind %in% numeric_like
+  } else {
+    kind %in% level_like
+  }
+  if (!compatible) {
+    stop(
+      sprintf(
+        "Column `%s` of `%s` has type <%s>, but it had type <%s> when the forest was fitted.",
+        name, arg, kind, fitted_type
+      ),
+      call. = FALSE
+    )
+  }
+  invisible(kind)
+}
+
+#' z-score one column and apply the missing-value policy
+#' @noRd
+encode_values <- function(values, bp, j, na_action) {
+  z <- (values - bp$center[[j]]) / bp$scale[[j]]
+  if (anyNA(z)) {
+    # NaN input counts as missing too; hand the core a single marker.
+    z[is.na(z)] <- if (na_action == "impute_mean") 0 else NA_real_
+  }
+  z
+}

@@ -1,0 +1,277 @@
+# The formula interface's data. Features and outputs are evaluated directly
+# in `data` rather than through model.frame(), which would drop unused
+# factor levels and rows with missing values: levels must survive intact
+# for predictions to line up, and missing values are `na_action`'s business.
+
+#' Evaluate a formula's features and outputs in `data`
+#'
+#' @param formula A two-sided formula. `.` expands to every column of `data`
+#'   not used by the left-hand side, `-` removes terms, terms may be
+#'   expressions such as `log(x1)`, and `cbind(y1, y2)` on the left gives
+#'   several outputs. Interactions are not supported.
+#' @param data A data.frame.
+#' @param env Where to look up functions and constants used by the terms
+#'   when the formula carries no environment of its own.
+#' @return A list: `x` (data.frame of features, named by term), `y` (a
+#'   vector for one output, a data.frame for several) and `terms_info`
+#'   (what `formula_new_data()` needs to rebuild `x` from new data).
+#' @noRd
+formula_data <- function(formula, data, env = parent.frame()) {
+  if (!inherits(formula, "formula") || length(formula) != 3L) {
+    stop(
+      sprintf(
+        "`formula` must be a two-sided formula such as `y ~ .`, not %s.",
+        if (inherits(formula, "formula")) format_value(formula) else class_label(formula)
+      ),
+      call. = FALSE
+    )
+  }
+  if (!is.data.frame(data)) {
+    stop(
+      sprintf(
+        "`data` must be a data.frame, not %s.%s",
+        class_label(data),
+        if (is.matrix(data)) " Convert it with as.data.frame()." else ""
+      ),
+      call. = FALSE
+    )
+  }
+  enclos <- environment(formula)
+  if (is.null(enclos)) {
+    enclos <- env
+  }
+  tt <- tryCatch(
+    stats::terms(formula, data = data),
+    error = function(e) {
+      stop(sprintf("Cannot read `formula`: %s", conditionMessage(e)), call. = FALSE)
+    }
+  )
+  features <- formula_features(tt)
+  outputs <- formula_outputs(tt)
+  overlap <- intersect(features$names, outputs$names)
+  if (length(overlap) > 0L) {
+    stop(
+      sprintf(
+        "%s appear(s) on both sides of `formula`; an output cannot also be a feature.",
+        format_names(overlap)
+      ),
+      call. = FALSE
+    )
+  }
+
+  n <- nrow(data)
+  x_columns <- lapply(seq_along(features$exprs), function(j) {
+    eval_term(features$exprs[[j]], features$names[[j]], data, enclos, n, "data")
+  })
+  used <- lapply(features$exprs, function(expr) intersect(all.vars(expr), names(data)))
+  x <- list2DF(x_columns, nrow = n)
+  names(x) <- features$names
+
+  y_columns <- lapply(seq_along(outputs$exprs), function(m) {
+    eval_output(outputs$exprs[[m]], outputs$names[[m]], data, enclos, n)
+  })
+  y <- if (outputs$several) {
+    structure(list2DF(y_columns, nrow = n), names = outputs$names)
+  } else {
+    y_columns[[1L]]
+  }
+
+  needs_env <- !all(vapply(features$exprs, is.name, logical(1)))
+  list(
+    x = x,
+    y = y,
+    terms_info = list(
+      formula = paste(deparse(formula, width.cutoff = 500L), collapse = " "),
+      feature_names = features$names,
+      feature_exprs = features$exprs,
+      feature_columns = used,
+      response_names = outputs$names,
+      # Only expressions such as log(x1) need an environment at predict
+      # time; plain columns do not, and the fitted object stays plain data.
+      env = if (needs_env) enclos else NULL
+    )
+  )
+}
+
+#' The right-hand side's features: one expression and one name per term
+#' @noRd
+formula_features <- function(tt) {
+  if (!is.null(attr(tt, "offset"))) {
+    stop("offset() terms are not supported in `formula`.", call. = FALSE)
+  }
+  labels <- attr(tt, "term.labels")
+  interactions <- labels[attr(tt, "order") > 1L]
+  if (length(interactions) > 0L) {
+    stop(
+      sprintf(
+        "Interaction terms (%s) are not supported in `formula`; trees find interactions themselves, so list the features separately.",
+        format_names(interactions)
+      ),
+      call. = FALSE
+    )
+  }
+  if (length(labels) == 0L) {
+    stop("`formula` has no features on its right-hand side.", call. = FALSE)
+  }
+  variables <- as.list(attr(tt, "variables"))[-1L]
+  factors <- attr(tt, "factors")
+  exprs <- lapply(seq_along(labels), function(j) {
+    variables[[which(factors[, j] > 0L)[[1L]]]]
+  })
+  feature_names <- vapply(exprs, term_name, character(1), USE.NAMES = FALSE)
+  list(exprs = exprs, names = feature_names)
+}
+
+#' The left-hand side's outputs: `cbind(a, b)` gives one per argument
+#' @noRd
+formula_outputs <- function(tt) {
+  lhs <- as.list(attr(tt, "variables"))[-1L][[attr(tt, "response")]]
+  several <- is.call(lhs) && identical(lhs[[1L]], as.name("cbind"))
+  exprs <- if (several) as.list(lhs)[-1L] else list(lhs)
+  output_names <- vapply(exprs, term_name, character(1), USE.NAMES = FALSE)
+  given <- names(exprs)
+  if (!is.null(given)) {
+    output_names[nzchar(given)] <- given[nzchar(given)]
+  }
+  list(exprs = unname(exprs), names = output_names, several = several)
+}
+
+#' Name of a term: a column's own name, or the expression's text
+#' @noRd
+term_name <- function(expr) {
+  if (is.name(expr)) {
+    return(as.character(expr))
+  }
+  paste(deparse(expr, width.cutoff = 500L), collapse = " ")
+}
+
+#' Evaluate one feature term in a data.frame
+#'
+#' A bare name must be a column: looking it up elsewhere would silently pick
+#' up a variable of the same name from the workspace. An expression must use
+#' at least one column, for the same reason.
+#' @noRd
+eval_term <- function(expr, name, data, enclos, n, arg) {
+  if (is.name(expr)) {
+    if (!name %in% names(data)) {
+      stop(sprintf("Feature `%s` in `formula` is not a column of `%s`.", name, arg),
+           call. = FALSE)
+    }
+    value <- data[[name]]
+  } else {
+    if (length(intersect(all.vars(expr), names(data))) == 0L) {
+      stop(sprintf("Feature `%s` in `formula` uses no column of `%s`.", name, arg),
+           call. = FALSE)
+    }
+    value <- tryCatch(
+      eval(expr, data, enclos),
+      error = function(e) {
+        stop(
+          sprintf("Cannot evaluate feature `%s` in `%s`: %s", name, arg, conditionMessage(e)),
+          call. = FALSE
+        )
+      }
+    )
+  }
+  check_term_value(value, sprintf("Feature `%s`", name), n, arg)
+}
+
+#' Evaluate one output, keeping factors and their levels as they are
+#' @noRd
+eval_output <- function(expr, name, data, enclos, n) {
+  value <- tryCatch(
+    eval(expr, data, enclos),
+    error = function(e) {
+      stop(
+        sprintf("Cannot evaluate output `%s` in `data`: %s", name, conditionMessage(e)),
+        call. = FALSE
+      )
+    }
+  )
+  if (is.data.frame(value) || is.matrix(value)) {
+    if (NROW(value) != n) {
+      stop(
+        sprintf("Output `%s` has %d rows, but `data` has %d rows.", name, NROW(value), n),
+        call. = FALSE
+      )
+    }
+    return(value)
+  }
+  check_term_value(value, sprintf("Output `%s`", name), n, "data")
+}
+
+#' A term must give one value per row
+#' @noRd
+check_term_value <- function(value, label, n, arg) {
+  if (is.data.frame(value) || is.matrix(value)) {
+    stop(
+      sprintf("%s in `formula` gives several columns; write one term per column.", label),
+      call. = FALSE
+    )
+  }
+  if (length(value) != n) {
+    stop(
+      sprintf(
+        "%s in `formula` has length %d, but `%s` has %d rows.",
+        label, length(value), arg, n
+      ),
+      call. = FALSE
+    )
+  }
+  value
+}
+
+#' Rebuild the formula's features from new data
+#'
+#' The outputs need not be present.
+#'
+#' @param terms_info The `terms_info` element of `formula_data()`.
+#' @param new_data A data.frame, or a matrix with column names.
+#' @param arg Name of `new_data` in messages.
+#' @return A data.frame with one column per feature, named as at fit time.
+#' @noRd
+formula_new_data <- function(terms_info, new_data, arg = "new_data") {
+  if (is.matrix(new_data)) {
+    if (is.null(colnames(new_data))) {
+      stop(
+        sprintf(
+          "`%s` is a matrix without column names, so its columns cannot be matched to the features %s used to fit the forest.",
+          arg, format_names(terms_info$feature_names)
+        ),
+        call. = FALSE
+      )
+    }
+    new_data <- as.data.frame(new_data, stringsAsFactors = FALSE)
+  }
+  if (!is.data.frame(new_data)) {
+    stop(
+      sprintf("`%s` must be a data.frame or a matrix, not %s.", arg, class_label(new_data)),
+      call. = FALSE
+    )
+  }
+  needed <- unique(unlist(terms_info$feature_columns, use.names = FALSE))
+  absent <- setdiff(needed, names(new_data))
+  if (length(absent) > 0L) {
+    stop(
+      sprintf(
+        "`%s` is missing column(s) %s used to fit the forest.",
+        arg, format_names(absent)
+      ),
+      call. = FALSE
+    )
+  }
+  enclos <- terms_info$env
+  if (is.null(enclos)) {
+    enclos <- baseenv()
+  }
+  n <- nrow(new_data)
+  columns <- lapply(seq_along(terms_info$feature_exprs), function(j) {
+    eval_term(
+      terms_info$feature_exprs[[j]], terms_info$feature_names[[j]],
+      new_data, enclos, n, arg
+    )
+  })
+  x <- list2DF(columns, nrow = n)
+  names(x) <- terms_info$feature_names
+  x
+}
