@@ -60,6 +60,14 @@
 #' @param sampling `"auto"` (default) uses projection bootstrapping when
 #'   `mtry` is less than the number of features and bagging of whole trees
 #'   otherwise, as in the paper; `"projection"` or `"bagging"` force one.
+#'   With bagging, out-of-bag predictions and their error are stored in the
+#'   forest (`predictions`, `oob_error`) and shown by `print()`.
+#' @param projection How each node turns its sampled features into candidate
+#'   split directions: `"cca"` (default; canonical correlation forest),
+#'   `"rotation"` (a uniformly random rotation: random rotation forest),
+#'   `"pca"` (principal components of the node's sampled features) or
+#'   `"axis"` (the features themselves: a random forest). The paper's variants
+#'   CCF-Bag and RRF-Bag combine these with `sampling = "bagging"`.
 #' @param na_action How to treat missing values in the features:
 #'   `"impute_random"` (default), `"impute_mean"`, `"fail"` or `"omit"`. See
 #'   the section on missing values.
@@ -115,7 +123,7 @@ ccforest.formula <- function(formula, data, ...) {
 #' @export
 ccforest.default <- function(x, y, n_tree = 500L, mtry = NULL, min_split = NULL,
                              min_leaf = NULL, max_depth = NULL, split_rule = NULL,
-                             sampling = "auto", na_action = "impute_random",
+                             sampling = "auto", projection = "cca", na_action = "impute_random",
                              n_thread = NULL, seed = NULL, verbose = interactive(), ...) {
   call <- generic_call(match.call())
   check_dots(list(...), valid = names(formals(ccforest.default)), fn = "ccforest")
@@ -126,6 +134,7 @@ ccforest.default <- function(x, y, n_tree = 500L, mtry = NULL, min_split = NULL,
   na_action <- check_choice(na_action, "na_action",
                             c("impute_random", "impute_mean", "fail", "omit"))
   sampling <- check_choice(sampling, "sampling", c("auto", "projection", "bagging"))
+  projection <- check_choice(projection, "projection", c("cca", "rotation", "pca", "axis"))
   verbose <- check_flag(verbose, "verbose")
   n_thread <- resolve_n_thread(n_thread)
   seed <- resolve_seed(seed)
@@ -160,7 +169,7 @@ ccforest.default <- function(x, y, n_tree = 500L, mtry = NULL, min_split = NULL,
     n_tree = n_tree, mtry = mtry, min_split = min_split, min_leaf = min_leaf,
     max_depth = max_depth, split_rule = split_rule,
     sampling = if (bagging) "bagging" else "projection",
-    na_action = na_action
+    projection = projection, na_action = na_action
   )
   y_class <- if (task == "classification") response$codes else matrix(0L, nrow(matrix_x), 0L)
   y_real <- if (task == "regression") response$values else matrix(0, nrow(matrix_x), 0L)
@@ -173,6 +182,7 @@ ccforest.default <- function(x, y, n_tree = 500L, mtry = NULL, min_split = NULL,
       n_tree = n_tree, seed = seed, mtry = mtry, min_split = min_split,
       min_leaf = min_leaf, max_depth = max_depth,
       split_rule = match(split_rule, c("entropy", "gini", "variance")) - 1L,
+      projection = match(projection, c("cca", "rotation", "pca", "axis")) - 1L,
       projection_bootstrap = !bagging, bagging = bagging,
       impute_random = na_action %in% c("impute_random", "omit")
     ),
@@ -180,11 +190,43 @@ ccforest.default <- function(x, y, n_tree = 500L, mtry = NULL, min_split = NULL,
   )
   train_time <- proc.time()[["elapsed"]] - started
 
-  new_ccforest(
-    forest = forest, task = task, blueprint = blueprint,
-    response = response_blueprint(response), options = options, seed = seed,
-    n_obs = nrow(matrix_x), train_time = train_time, call = call
+  fit <- new_ccforest(
+    forest = forest[setdiff(names(forest), c("oob_sum", "oob_count"))], task = task,
+    blueprint = blueprint, response = response_blueprint(response), options = options,
+    seed = seed, n_obs = nrow(matrix_x), train_time = train_time, call = call
   )
+  if (bagging) {
+    fit[c("predictions", "oob_error")] <- out_of_bag(forest, fit$response, response)
+  }
+  fit
+}
+
+#' Out-of-bag predictions (NA for rows every tree drew) and their error:
+#' misclassification rate for classes, mean squared error for values,
+#' averaged over outputs
+#' @noRd
+out_of_bag <- function(forest, response_bp, response) {
+  seen <- forest$oob_count > 0L
+  values <- forest$oob_sum / pmax(forest$oob_count, 1L)
+  values[!seen, ] <- NA_real_
+  if (response_bp$task == "classification") {
+    predicted <- format_classification(values, response_bp, "class")
+    truth <- lapply(seq_len(response$n_output), function(m) response$codes[, m] + 1L)
+    predicted_codes <- if (response$n_output == 1L) {
+      list(as.integer(predicted))
+    } else {
+      lapply(predicted, as.integer)
+    }
+    errors <- vapply(seq_along(truth), function(m) {
+      mean(predicted_codes[[m]][seen] != truth[[m]][seen])
+    }, numeric(1))
+  } else {
+    predicted <- format_regression(values, response_bp)
+    truth <- sweep(sweep(response$values, 2L, response$scale, `*`), 2L, response$center, `+`)
+    fitted <- as.matrix(as.data.frame(predicted))
+    errors <- colMeans((fitted[seen, , drop = FALSE] - truth[seen, , drop = FALSE])^2)
+  }
+  list(predicted, if (any(seen)) mean(errors) else NA_real_)
 }
 
 #' Build the fitted object: plain data only, so it saves and reloads as is

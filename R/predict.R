@@ -95,8 +95,10 @@ format_classification <- function(values, response, type) {
   classes <- lapply(seq_len(response$n_output), function(m) {
     levels <- response$levels[[m]]
     block <- per_output[[m]]
-    # ties.method "first" keeps the choice deterministic (lowest level wins)
+    # ties.method "first" keeps the choice deterministic (lowest level wins);
+    # rows without a prediction (all NA) stay NA.
     best <- if (nrow(block) > 0L) max.col(block, ties.method = "first") else integer(0)
+    best[!stats::complete.cases(block)] <- NA_integer_
     factor(levels[best], levels = levels)
   })
   if (response$n_output == 1L) {

@@ -23,12 +23,15 @@ print.ccforest <- function(x, ...) {
     "Trees:" = format(s$n_tree),
     "mtry:" = sprintf("%d of %d features", x$options$mtry, s$n_feature),
     "Sampling:" = s$sampling_label,
+    "Projection:" = s$projection_label,
     "Split rule:" = x$options$split_rule,
     "Rows:" = format(x$n_obs),
     "Features:" = sprintf("%d (%d columns after encoding)", s$n_feature, s$n_column),
     "Mean tree size:" = sprintf("%.1f leaves, depth %.1f", mean(s$leaves), mean(s$depth)),
+    "OOB error:" = format_oob_error(x),
     "Training time:" = format_seconds(x$train_time)
   )
+  rows <- rows[!is.na(rows)]
   cat(sprintf("%-16s %s", names(rows), rows), sep = "\n")
   invisible(x)
 }
@@ -65,6 +68,7 @@ summary.ccforest <- function(object, ...) {
       } else {
         "projection bootstrap"
       },
+      projection_label = projection_label(object$options$projection),
       leaves = tabulate(tree_of_node[forest$child_left == 0L], n_tree),
       depth = tree_depths(forest),
       options = object$options,
@@ -89,6 +93,7 @@ print.summary.ccforest <- function(x, ...) {
     "Features:" = sprintf("%d (%d columns after encoding)", x$n_feature, x$n_column),
     "mtry:" = format(opts$mtry),
     "Sampling:" = x$sampling_label,
+    "Projection:" = x$projection_label,
     "Split rule:" = opts$split_rule,
     "min_split, min_leaf:" = sprintf("%d, %d", opts$min_split, opts$min_leaf),
     "max_depth:" = if (opts$max_depth == 0L) "unlimited" else format(opts$max_depth),
@@ -117,6 +122,28 @@ tree_depths <- function(forest) {
     }
     max(depth)
   }, numeric(1))
+}
+
+#' @noRd
+projection_label <- function(projection) {
+  switch(projection %||% "cca",
+    cca = "canonical correlations",
+    rotation = "random rotation",
+    pca = "principal components",
+    axis = "axis-aligned"
+  )
+}
+
+#' @noRd
+format_oob_error <- function(x) {
+  if (is.null(x$oob_error)) {
+    return(NA_character_)
+  }
+  if (x$task == "classification") {
+    sprintf("%.2f%% misclassified (out of bag)", 100 * x$oob_error)
+  } else {
+    sprintf("%.4g mean squared error (out of bag)", x$oob_error)
+  }
 }
 
 #' @noRd

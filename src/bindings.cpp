@@ -51,13 +51,18 @@ Rcpp::List ccf_train_cpp(const Rcpp::NumericMatrix& x, const Rcpp::IntegerVector
   const TreeOptions tree(option<int>(options, "mtry"), option<int>(options, "min_split"),
                          option<int>(options, "min_leaf"), option<int>(options, "max_depth"),
                          static_cast<SplitRule>(option<int>(options, "split_rule")),
+                         static_cast<Projection>(option<int>(options, "projection")),
                          option<bool>(options, "projection_bootstrap"),
                          option<bool>(options, "bagging"), option<bool>(options, "impute_random"));
   const ForestOptions forest(option<int>(options, "n_tree"),
                              static_cast<uint64_t>(option<double>(options, "seed")), tree);
-  const std::vector<Tree> trees =
-      train_forest(data, forest, r_runtime(n_thread, verbose, "Growing trees"));
-  return forest_to_list(trees);
+  const ForestFit fit = train_forest(data, forest, r_runtime(n_thread, verbose, "Growing trees"));
+  Rcpp::List out = forest_to_list(fit.trees);
+  if (!fit.oob_count.empty()) {
+    out.push_back(to_r(fit.oob_sum), "oob_sum");
+    out.push_back(Rcpp::wrap(fit.oob_count), "oob_count");
+  }
+  return out;
 }
 
 // [[Rcpp::export(rng = false)]]

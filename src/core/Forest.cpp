@@ -1,17 +1,57 @@
 #include "Forest.h"
 
+#include <utility>
+
+#include "Predictor.h"
 #include "TreeTrainer.h"
 
 namespace ccforest {
 
-std::vector<Tree> train_forest(const Data& data, const ForestOptions& options,
-                               const Runtime& runtime) {
-  std::vector<Tree> trees(static_cast<size_t>(options.n_tree));
-  run_batched(runtime, trees.size(), [&](size_t t) {
+ForestFit train_forest(const Data& data, const ForestOptions& options, const Runtime& runtime) {
+  const size_t n_tree = static_cast<size_t>(options.n_tree);
+  const bool bagging = options.tree.bagging;
+  ForestFit fit;
+  fit.trees.resize(n_tree);
+  // Per tree, the (row, leaf) pairs of its out-of-bag rows; kept only until
+  // the batch is summed, so memory stays bounded by the batch size.
+  std::vector<std::vector<std::pair<int, int>>> oob_leaves(bagging ? n_tree : 0);
+  if (bagging) {
+    fit.oob_sum = Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(data.n_row()),
+                                        static_cast<Eigen::Index>(data.n_value()));
+    fit.oob_count.assign(data.n_row(), 0);
+  }
+
+  auto grow = [&](size_t t) {
     TreeTrainer trainer(data, options.tree, options.seed, t);
-    trees[t] = trainer.grow();
-  });
-  return trees;
+    fit.trees[t] = trainer.grow();
+    if (!bagging) return;
+    const int node_start[2] = {0, static_cast<int>(fit.trees[t].n_nodes())};
+    const ForestView view = tree_view(fit.trees[t], node_start);
+    const uint64_t key = tree_impute_key(options.seed, t);
+    const std::vector<char>& in_bag = trainer.in_bag();
+    for (size_t row = 0; row < in_bag.size(); ++row) {
+      if (in_bag[row]) continue;
+      const int leaf = find_leaf(view, 0, data.x, static_cast<Eigen::Index>(row),
+                                 data.row_hash[row], key, options.tree.impute_random);
+      oob_leaves[t].emplace_back(static_cast<int>(row), leaf);
+    }
+  };
+  auto sum_batch = [&](size_t begin, size_t end) {
+    if (!bagging) return;
+    for (size_t t = begin; t < end; ++t) {
+      const Tree& tree = fit.trees[t];
+      for (const auto& row_leaf : oob_leaves[t]) {
+        const int leaf = row_leaf.second;
+        for (int e = tree.payload_start[leaf]; e < tree.payload_start[leaf + 1]; ++e) {
+          fit.oob_sum(row_leaf.first, tree.payload_index[e]) += tree.payload_value[e];
+        }
+        ++fit.oob_count[row_leaf.first];
+      }
+      std::vector<std::pair<int, int>>().swap(oob_leaves[t]);
+    }
+  };
+  run_batched(runtime, n_tree, grow, sum_batch);
+  return fit;
 }
 
 }  // namespace ccforest

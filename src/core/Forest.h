@@ -1,6 +1,7 @@
 #ifndef CCFOREST_FOREST_H_
 #define CCFOREST_FOREST_H_
 
+#include <Eigen/Dense>
 #include <vector>
 
 #include "Data.h"
@@ -11,11 +12,22 @@
 namespace ccforest {
 
 /**
- * Grows options.n_tree trees. Tree t draws only from the stream (seed, t), so
- * the forest is the same for any number of threads.
+ * A grown forest and, when trees were bagged, its out-of-bag predictions:
+ * for each training row, the sum of leaf values over the trees whose sample
+ * left it out, and how many such trees there were.
  */
-std::vector<Tree> train_forest(const Data& data, const ForestOptions& options,
-                               const Runtime& runtime);
+struct ForestFit {
+  std::vector<Tree> trees;
+  Eigen::MatrixXd oob_sum;
+  std::vector<int> oob_count;
+};
+
+/**
+ * Grows options.n_tree trees. Tree t draws only from the stream (seed, t), so
+ * the forest is the same for any number of threads; out-of-bag sums are added
+ * on the calling thread in tree order, so they are too.
+ */
+ForestFit train_forest(const Data& data, const ForestOptions& options, const Runtime& runtime);
 
 }  // namespace ccforest
 

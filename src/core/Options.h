@@ -9,13 +9,22 @@ namespace ccforest {
 
 enum class SplitRule { kEntropy = 0, kGini = 1, kVariance = 2 };
 
+/**
+ * How a node turns its sampled features into candidate directions: canonical
+ * correlations with the outputs (CCF), a uniformly random rotation (random
+ * rotation forest), principal components, or the features' own axes (a
+ * random forest).
+ */
+enum class Projection { kCca = 0, kRotation = 1, kPca = 2, kAxis = 3 };
+
 /** Settings for growing one tree; the constructor enforces the invariants. */
 struct TreeOptions {
   TreeOptions(int mtry, int min_split, int min_leaf, int max_depth, SplitRule split_rule,
-              bool projection_bootstrap, bool bagging, bool impute_random,
-              double rank_tolerance = 1e-4)
+              Projection projection, bool projection_bootstrap, bool bagging,
+              bool impute_random, double rank_tolerance = 1e-4)
       : mtry(mtry), min_split(min_split), min_leaf(min_leaf), max_depth(max_depth),
-        split_rule(split_rule), projection_bootstrap(projection_bootstrap), bagging(bagging),
+        split_rule(split_rule), projection(projection),
+        projection_bootstrap(projection_bootstrap), bagging(bagging),
         impute_random(impute_random), rank_tolerance(rank_tolerance) {
     if (mtry < 1) throw std::invalid_argument("mtry must be >= 1");
     if (min_split < 1) throw std::invalid_argument("min_split must be >= 1");
@@ -31,6 +40,7 @@ struct TreeOptions {
   int min_leaf;
   int max_depth;  // 0 means unlimited
   SplitRule split_rule;
+  Projection projection;
   bool projection_bootstrap;
   bool bagging;
   bool impute_random;

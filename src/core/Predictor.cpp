@@ -13,7 +13,10 @@ namespace {
 
 constexpr size_t kRowBlock = 256;
 
-/** Walks tree t for one row; the projection sums in stored order, as in training. */
+}  // namespace
+
+// The projection sums in stored order, as in training, so training rows fall
+// on the side of each threshold they were assigned to.
 int find_leaf(const ForestView& forest, int t, const MatrixMap& x, Eigen::Index row,
               uint64_t row_hash, uint64_t impute_key, bool impute_random) {
   const int base = forest.node_start[t];
@@ -35,6 +38,20 @@ int find_leaf(const ForestView& forest, int t, const MatrixMap& x, Eigen::Index 
     node = u <= forest.threshold[g] ? left : left + 1;
   }
 }
+
+ForestView tree_view(const Tree& tree, const int (&node_start)[2]) {
+  ForestView view;
+  view.n_tree = 1;
+  view.node_start = node_start;
+  view.child_left = tree.child_left.data();
+  view.threshold = tree.threshold.data();
+  view.payload_start = tree.payload_start.data();
+  view.payload_index = tree.payload_index.data();
+  view.payload_value = tree.payload_value.data();
+  return view;
+}
+
+namespace {
 
 template <typename Visit>
 void for_each_leaf(const ForestView& forest, const MatrixMap& x, const PredictOptions& options,

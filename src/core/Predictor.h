@@ -6,6 +6,7 @@
 
 #include "Data.h"
 #include "Runtime.h"
+#include "Tree.h"
 
 namespace ccforest {
 
@@ -23,6 +24,17 @@ struct ForestView {
   const int* payload_index = nullptr;
   const double* payload_value = nullptr;
 };
+
+/**
+ * The leaf (index local to the tree) that row `row` of x reaches in tree t.
+ * Missing values are imputed with the tree's key and the row's hash, exactly
+ * as in training.
+ */
+int find_leaf(const ForestView& forest, int t, const MatrixMap& x, Eigen::Index row,
+              uint64_t row_hash, uint64_t impute_key, bool impute_random);
+
+/** A view of one in-memory tree; `node_start` must outlive the view. */
+ForestView tree_view(const Tree& tree, const int (&node_start)[2]);
 
 /** How to fill in missing values of new rows. */
 struct PredictOptions {

@@ -28,8 +28,11 @@ struct Runtime {
  * Runs body over [0, n) in batches through the runtime, checking for
  * interrupts and reporting progress between batches. Exceptions thrown by the
  * body on worker threads are kept and rethrown here, on the calling thread.
+ * `after_batch(begin, end)`, if given, runs on the calling thread after each
+ * batch, in order: the place for reductions that must not depend on threads.
  */
-void run_batched(const Runtime& runtime, size_t n, const std::function<void(size_t)>& body);
+void run_batched(const Runtime& runtime, size_t n, const std::function<void(size_t)>& body,
+                 const std::function<void(size_t, size_t)>& after_batch = nullptr);
 
 }  // namespace ccforest
 

@@ -20,7 +20,11 @@ Tree TreeTrainer::grow() {
   const size_t n = data_.n_row();
   rows_.resize(n);
   if (options_.bagging) {
-    for (size_t i = 0; i < n; ++i) rows_[i] = static_cast<int>(rng_.index(n));
+    in_bag_.assign(n, 0);
+    for (size_t i = 0; i < n; ++i) {
+      rows_[i] = static_cast<int>(rng_.index(n));
+      in_bag_[rows_[i]] = 1;
+    }
   } else {
     std::iota(rows_.begin(), rows_.end(), 0);
   }
@@ -199,10 +203,23 @@ Eigen::Index second_of_two_unique(const MatrixXd& x) {
   return second;
 }
 
+/** Principal axes of x with singular value above tolerance times the largest. */
+MatrixXd principal_directions(const MatrixXd& x, double tolerance) {
+  const MatrixXd centred = x.rowwise() - x.colwise().mean();
+  Eigen::SelfAdjointEigenSolver<MatrixXd> eigen(centred.transpose() * centred);
+  const Eigen::VectorXd values = eigen.eigenvalues().reverse().cwiseMax(0.0).cwiseSqrt();
+  const MatrixXd vectors = eigen.eigenvectors().rowwise().reverse();
+  Eigen::Index rank = 0;
+  while (rank < values.size() && values(rank) > tolerance * values(0)) ++rank;
+  return vectors.leftCols(rank);
+}
+
 }  // namespace
 
 MatrixXd TreeTrainer::directions_on(const MatrixXd& x, const std::vector<size_t>* rows) {
   const Eigen::Index n = x.rows();
+  const double tol = options_.rank_tolerance;
+  if (options_.projection == Projection::kPca) return principal_directions(x, tol);
   auto node_row = [&](Eigen::Index i) { return rows ? (*rows)[i] : static_cast<size_t>(i); };
 
   // With two distinct rows the centred block has rank one and the pivoted QR
@@ -211,7 +228,6 @@ MatrixXd TreeTrainer::directions_on(const MatrixXd& x, const std::vector<size_t>
   if (second >= 0) return (x.row(second) - x.row(0)).transpose();
 
   const size_t width = data_.n_output();
-  const double tol = options_.rank_tolerance;
   if (data_.is_classification() && width == 1) {
     std::vector<int> codes(n);
     for (Eigen::Index i = 0; i < n; ++i) codes[i] = classes_[node_row(i)];
@@ -232,11 +248,9 @@ MatrixXd TreeTrainer::directions_on(const MatrixXd& x, const std::vector<size_t>
   return cca(x, y, tol).directions;
 }
 
-MatrixXd TreeTrainer::find_directions(size_t n) {
+MatrixXd TreeTrainer::data_directions(size_t n) {
   const Eigen::Index p = static_cast<Eigen::Index>(columns_.size());
   const Eigen::Map<const MatrixXd> xs(xs_.data(), static_cast<Eigen::Index>(n), p);
-  MatrixXd directions;
-  bool fitted = false;
   if (options_.projection_bootstrap) {
     std::vector<size_t> sample(n);
     for (size_t& s : sample) s = rng_.index(n);
@@ -254,13 +268,41 @@ MatrixXd TreeTrainer::find_directions(size_t n) {
     }
     // A degenerate bootstrap sample says nothing about directions; fall back
     // to the node's own rows (Appendix B).
-    if (x_varies && y_varies) {
-      directions = directions_on(xb, &sample);
-      fitted = true;
-    }
+    if (x_varies && y_varies) return directions_on(xb, &sample);
   }
-  if (!fitted) directions = directions_on(MatrixXd(xs), nullptr);
+  return directions_on(MatrixXd(xs), nullptr);
+}
 
+MatrixXd TreeTrainer::random_rotation(Eigen::Index p) {
+  // Q of a Gaussian matrix, with columns signed so that R has a positive
+  // diagonal, is uniformly distributed over rotations (Haar measure).
+  MatrixXd gaussian(p, p);
+  for (Eigen::Index j = 0; j < p; ++j) {
+    for (Eigen::Index i = 0; i < p; ++i) gaussian(i, j) = rng_.normal();
+  }
+  const Eigen::HouseholderQR<MatrixXd> qr(gaussian);
+  MatrixXd q = qr.householderQ();
+  for (Eigen::Index j = 0; j < p; ++j) {
+    if (qr.matrixQR()(j, j) < 0.0) q.col(j) = -q.col(j);
+  }
+  return q;
+}
+
+MatrixXd TreeTrainer::find_directions(size_t n) {
+  const Eigen::Index p = static_cast<Eigen::Index>(columns_.size());
+  MatrixXd directions;
+  switch (options_.projection) {
+    case Projection::kAxis:
+      directions = MatrixXd::Identity(p, p);
+      break;
+    case Projection::kRotation:
+      directions = random_rotation(p);
+      break;
+    case Projection::kCca:
+    case Projection::kPca:
+      directions = data_directions(n);
+      break;
+  }
   MatrixXd unit(p, directions.cols());
   Eigen::Index kept = 0;
   for (Eigen::Index d = 0; d < directions.cols(); ++d) {

@@ -27,6 +27,9 @@ class TreeTrainer {
 
   Tree grow();
 
+  /** After grow() with bagging: 1 for rows drawn into the tree's sample. */
+  const std::vector<char>& in_bag() const { return in_bag_; }
+
  private:
   using FeatureSet = std::shared_ptr<const std::vector<int>>;
   struct NodeTask {
@@ -42,6 +45,8 @@ class TreeTrainer {
   FeatureSet select_features(const NodeTask& task);
   bool gather_feature(int feature, size_t begin, size_t end);
   Eigen::MatrixXd find_directions(size_t n);
+  Eigen::MatrixXd data_directions(size_t n);
+  Eigen::MatrixXd random_rotation(Eigen::Index p);
   Eigen::MatrixXd directions_on(const Eigen::MatrixXd& x, const std::vector<size_t>* rows);
   double value(size_t row, int column) const;
 
@@ -62,6 +67,7 @@ class TreeTrainer {
   std::vector<double> xs_;          // node rows x selected columns, column-major
   std::vector<double> projection_;  // node rows x directions, column-major
   std::vector<int> scratch_rows_;
+  std::vector<char> in_bag_;
 };
 
 }  // namespace ccforest
