@@ -68,6 +68,12 @@
 #'   `"pca"` (principal components of the node's sampled features) or
 #'   `"axis"` (the features themselves: a random forest). The paper's variants
 #'   CCF-Bag and RRF-Bag combine these with `sampling = "bagging"`.
+#' @param importance Variable importance to compute while fitting: `"none"`
+#'   (default), `"projection"` (split gains shared among each split's
+#'   features in proportion to their coefficients; cheap, see
+#'   [importance()]) or `"permutation"` (out-of-bag permutation importance;
+#'   needs `sampling = "bagging"`, since with projection bootstrapping every
+#'   tree sees every row). The result is stored as `variable.importance`.
 #' @param na_action How to treat missing values in the features:
 #'   `"impute_random"` (default), `"impute_mean"`, `"fail"` or `"omit"`. See
 #'   the section on missing values.
@@ -123,7 +129,8 @@ ccforest.formula <- function(formula, data, ...) {
 #' @export
 ccforest.default <- function(x, y, n_tree = 500L, mtry = NULL, min_split = NULL,
                              min_leaf = NULL, max_depth = NULL, split_rule = NULL,
-                             sampling = "auto", projection = "cca", na_action = "impute_random",
+                             sampling = "auto", projection = "cca", importance = "none",
+                             na_action = "impute_random",
                              n_thread = NULL, seed = NULL, verbose = interactive(), ...) {
   call <- generic_call(match.call())
   check_dots(list(...), valid = names(formals(ccforest.default)), fn = "ccforest")
@@ -135,6 +142,7 @@ ccforest.default <- function(x, y, n_tree = 500L, mtry = NULL, min_split = NULL,
                             c("impute_random", "impute_mean", "fail", "omit"))
   sampling <- check_choice(sampling, "sampling", c("auto", "projection", "bagging"))
   projection <- check_choice(projection, "projection", c("cca", "rotation", "pca", "axis"))
+  importance <- check_choice(importance, "importance", c("none", "projection", "permutation"))
   verbose <- check_flag(verbose, "verbose")
   n_thread <- resolve_n_thread(n_thread)
   seed <- resolve_seed(seed)
@@ -164,12 +172,17 @@ ccforest.default <- function(x, y, n_tree = 500L, mtry = NULL, min_split = NULL,
                           "min_leaf", min = 1L)
   max_depth <- if (is.null(max_depth)) 0L else check_count(max_depth, "max_depth", min = 1L)
   bagging <- sampling == "bagging" || (sampling == "auto" && mtry >= n_feature)
+  if (importance == "permutation" && !bagging) {
+    stop("importance = \"permutation\" at fit time needs out-of-bag rows, so ",
+         "sampling = \"bagging\": with projection bootstrapping every tree sees every ",
+         "row. Use importance(fit, new_data = <held-out data>) instead.", call. = FALSE)
+  }
 
   options <- list(
     n_tree = n_tree, mtry = mtry, min_split = min_split, min_leaf = min_leaf,
     max_depth = max_depth, split_rule = split_rule,
     sampling = if (bagging) "bagging" else "projection",
-    projection = projection, na_action = na_action
+    projection = projection, importance = importance, na_action = na_action
   )
   y_class <- if (task == "classification") response$codes else matrix(0L, nrow(matrix_x), 0L)
   y_real <- if (task == "regression") response$values else matrix(0, nrow(matrix_x), 0L)
@@ -186,19 +199,37 @@ ccforest.default <- function(x, y, n_tree = 500L, mtry = NULL, min_split = NULL,
       projection_bootstrap = !bagging, bagging = bagging,
       impute_random = na_action %in% c("impute_random", "omit")
     ),
-    n_thread, verbose
+    n_thread, verbose, importance == "permutation"
   )
   train_time <- proc.time()[["elapsed"]] - started
 
   fit <- new_ccforest(
-    forest = forest[setdiff(names(forest), c("oob_sum", "oob_count"))], task = task,
+    forest = forest[setdiff(names(forest), c("oob_sum", "oob_count", "importance"))], task = task,
     blueprint = blueprint, response = response_blueprint(response), options = options,
     seed = seed, n_obs = nrow(matrix_x), train_time = train_time, call = call
   )
   if (bagging) {
     fit[c("predictions", "oob_error")] <- out_of_bag(forest, fit$response, response)
   }
+  if (importance == "projection") {
+    fit$variable.importance <- projection_importance(fit)
+  } else if (importance == "permutation") {
+    fit$variable.importance <- oob_importance(forest$importance, fit)
+  }
   fit
+}
+
+#' Out-of-bag permutation importance from the core, per original variable,
+#' in the units of the error (squared error back in the output's units for one
+#' numeric output)
+#' @noRd
+oob_importance <- function(values, object) {
+  if (object$task == "regression" && object$response$n_output == 1L) {
+    values <- values * object$response$scale^2
+  }
+  values <- stats::setNames(values, object$blueprint$feature_names)
+  structure(sort(values, decreasing = TRUE), type = "permutation",
+            class = c("ccforest_importance", "numeric"))
 }
 
 #' Out-of-bag predictions (NA for rows every tree drew) and their error:

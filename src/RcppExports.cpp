@@ -12,8 +12,8 @@ Rcpp::Rostream<false>& Rcpp::Rcerr = Rcpp::Rcpp_cerr_get();
 #endif
 
 // ccf_train_cpp
-Rcpp::List ccf_train_cpp(const Rcpp::NumericMatrix& x, const Rcpp::IntegerVector& feature_start, const Rcpp::IntegerMatrix& y_class, const Rcpp::IntegerVector& n_class, const Rcpp::NumericMatrix& y_real, const Rcpp::List& options, int n_thread, bool verbose);
-RcppExport SEXP _ccforest_ccf_train_cpp(SEXP xSEXP, SEXP feature_startSEXP, SEXP y_classSEXP, SEXP n_classSEXP, SEXP y_realSEXP, SEXP optionsSEXP, SEXP n_threadSEXP, SEXP verboseSEXP) {
+Rcpp::List ccf_train_cpp(const Rcpp::NumericMatrix& x, const Rcpp::IntegerVector& feature_start, const Rcpp::IntegerMatrix& y_class, const Rcpp::IntegerVector& n_class, const Rcpp::NumericMatrix& y_real, const Rcpp::List& options, int n_thread, bool verbose, bool permutation_importance);
+RcppExport SEXP _ccforest_ccf_train_cpp(SEXP xSEXP, SEXP feature_startSEXP, SEXP y_classSEXP, SEXP n_classSEXP, SEXP y_realSEXP, SEXP optionsSEXP, SEXP n_threadSEXP, SEXP verboseSEXP, SEXP permutation_importanceSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::traits::input_parameter< const Rcpp::NumericMatrix& >::type x(xSEXP);
@@ -24,7 +24,8 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< const Rcpp::List& >::type options(optionsSEXP);
     Rcpp::traits::input_parameter< int >::type n_thread(n_threadSEXP);
     Rcpp::traits::input_parameter< bool >::type verbose(verboseSEXP);
-    rcpp_result_gen = Rcpp::wrap(ccf_train_cpp(x, feature_start, y_class, n_class, y_real, options, n_thread, verbose));
+    Rcpp::traits::input_parameter< bool >::type permutation_importance(permutation_importanceSEXP);
+    rcpp_result_gen = Rcpp::wrap(ccf_train_cpp(x, feature_start, y_class, n_class, y_real, options, n_thread, verbose, permutation_importance));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -103,7 +104,7 @@ END_RCPP
 }
 
 static const R_CallMethodDef CallEntries[] = {
-    {"_ccforest_ccf_train_cpp", (DL_FUNC) &_ccforest_ccf_train_cpp, 8},
+    {"_ccforest_ccf_train_cpp", (DL_FUNC) &_ccforest_ccf_train_cpp, 9},
     {"_ccforest_ccf_predict_cpp", (DL_FUNC) &_ccforest_ccf_predict_cpp, 7},
     {"_ccforest_ccf_leaves_cpp", (DL_FUNC) &_ccforest_ccf_leaves_cpp, 7},
     {"_ccforest_ccf_cca_cpp", (DL_FUNC) &_ccforest_ccf_cca_cpp, 3},

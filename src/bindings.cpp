@@ -45,7 +45,7 @@ Rcpp::NumericMatrix to_r(const Eigen::MatrixXd& m) {
 Rcpp::List ccf_train_cpp(const Rcpp::NumericMatrix& x, const Rcpp::IntegerVector& feature_start,
                          const Rcpp::IntegerMatrix& y_class, const Rcpp::IntegerVector& n_class,
                          const Rcpp::NumericMatrix& y_real, const Rcpp::List& options,
-                         int n_thread, bool verbose) {
+                         int n_thread, bool verbose, bool permutation_importance) {
   const Data data(map_matrix(x), Rcpp::as<std::vector<int>>(feature_start), map_int_matrix(y_class),
                   Rcpp::as<std::vector<int>>(n_class), map_matrix(y_real));
   const TreeOptions tree(option<int>(options, "mtry"), option<int>(options, "min_split"),
@@ -56,12 +56,14 @@ Rcpp::List ccf_train_cpp(const Rcpp::NumericMatrix& x, const Rcpp::IntegerVector
                          option<bool>(options, "bagging"), option<bool>(options, "impute_random"));
   const ForestOptions forest(option<int>(options, "n_tree"),
                              static_cast<uint64_t>(option<double>(options, "seed")), tree);
-  const ForestFit fit = train_forest(data, forest, r_runtime(n_thread, verbose, "Growing trees"));
+  const ForestFit fit = train_forest(data, forest, r_runtime(n_thread, verbose, "Growing trees"),
+                                     permutation_importance);
   Rcpp::List out = forest_to_list(fit.trees);
   if (!fit.oob_count.empty()) {
     out.push_back(to_r(fit.oob_sum), "oob_sum");
     out.push_back(Rcpp::wrap(fit.oob_count), "oob_count");
   }
+  if (!fit.importance.empty()) out.push_back(Rcpp::wrap(fit.importance), "importance");
   return out;
 }
 

@@ -20,6 +20,8 @@ struct ForestFit {
   std::vector<Tree> trees;
   Eigen::MatrixXd oob_sum;
   std::vector<int> oob_count;
+  /** Mean out-of-bag permutation importance per feature, when requested. */
+  std::vector<double> importance;
 };
 
 /**
@@ -27,7 +29,8 @@ struct ForestFit {
  * the forest is the same for any number of threads; out-of-bag sums are added
  * on the calling thread in tree order, so they are too.
  */
-ForestFit train_forest(const Data& data, const ForestOptions& options, const Runtime& runtime);
+ForestFit train_forest(const Data& data, const ForestOptions& options, const Runtime& runtime,
+                       bool permutation_importance = false);
 
 }  // namespace ccforest
 

@@ -15,28 +15,14 @@ constexpr size_t kRowBlock = 256;
 
 }  // namespace
 
-// The projection sums in stored order, as in training, so training rows fall
-// on the side of each threshold they were assigned to.
 int find_leaf(const ForestView& forest, int t, const MatrixMap& x, Eigen::Index row,
               uint64_t row_hash, uint64_t impute_key, bool impute_random) {
-  const int base = forest.node_start[t];
-  int node = 0;
-  for (;;) {
-    const int g = base + node;
-    const int left = forest.child_left[g];
-    if (left == 0) return node;
-    double u = 0.0;
-    for (int e = forest.payload_start[g]; e < forest.payload_start[g + 1]; ++e) {
-      const int column = forest.payload_index[e];
-      double v = x(row, column);
-      if (std::isnan(v)) {
-        v = impute_random ? imputed_normal(impute_key, row_hash, static_cast<uint64_t>(column))
-                          : 0.0;
-      }
-      u += forest.payload_value[e] * v;
-    }
-    node = u <= forest.threshold[g] ? left : left + 1;
-  }
+  return find_leaf_by(forest, t, [&](int column) {
+    const double v = x(row, column);
+    if (!std::isnan(v)) return v;
+    return impute_random ? imputed_normal(impute_key, row_hash, static_cast<uint64_t>(column))
+                         : 0.0;
+  });
 }
 
 ForestView tree_view(const Tree& tree, const int (&node_start)[2]) {

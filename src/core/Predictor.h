@@ -2,6 +2,7 @@
 #define CCFOREST_PREDICTOR_H_
 
 #include <Eigen/Dense>
+#include <cmath>
 #include <cstdint>
 
 #include "Data.h"
@@ -24,6 +25,28 @@ struct ForestView {
   const int* payload_index = nullptr;
   const double* payload_value = nullptr;
 };
+
+/**
+ * The leaf (index local to tree t) reached by a row whose column values are
+ * given by value(column). The projection sums in stored order, as in
+ * training, so training rows fall on the side of each threshold they were
+ * assigned to.
+ */
+template <typename Value>
+int find_leaf_by(const ForestView& forest, int t, Value value) {
+  const int base = forest.node_start[t];
+  int node = 0;
+  for (;;) {
+    const int g = base + node;
+    const int left = forest.child_left[g];
+    if (left == 0) return node;
+    double u = 0.0;
+    for (int e = forest.payload_start[g]; e < forest.payload_start[g + 1]; ++e) {
+      u += forest.payload_value[e] * value(forest.payload_index[e]);
+    }
+    node = u <= forest.threshold[g] ? left : left + 1;
+  }
+}
 
 /**
  * The leaf (index local to the tree) that row `row` of x reaches in tree t.

@@ -1,0 +1,31 @@
+#ifndef CCFOREST_IMPORTANCE_H_
+#define CCFOREST_IMPORTANCE_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "Data.h"
+#include "Rng.h"
+#include "Tree.h"
+
+namespace ccforest {
+
+/**
+ * Out-of-bag permutation importance of one bagged tree (Breiman): for each
+ * feature, the tree's error on its out-of-bag rows when that feature's values
+ * (all columns of a factor together) are permuted among those rows, minus its
+ * error on the rows as they are. Error is the misclassification rate, or the
+ * squared error of the standardised outputs, averaged over outputs.
+ *
+ * @param in_bag 1 for rows drawn into the tree's sample.
+ * @param rng the stream that draws the permutations.
+ * @return one value per feature; empty when the tree has no out-of-bag rows.
+ */
+std::vector<double> tree_permutation_importance(const Data& data, const Tree& tree,
+                                                const std::vector<char>& in_bag,
+                                                uint64_t impute_key, bool impute_random,
+                                                Rng& rng);
+
+}  // namespace ccforest
+
+#endif  // CCFOREST_IMPORTANCE_H_
