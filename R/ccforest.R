@@ -119,7 +119,8 @@ ccforest.formula <- function(formula, data, ...) {
     # One output: keep its name from the formula rather than "y".
     y <- stats::setNames(data.frame(y, stringsAsFactors = FALSE), parts$terms_info$response_names)
   }
-  fit <- ccforest.default(parts$x, y, ...)
+  # The data came from `data`, so messages about it should say so.
+  fit <- ccforest.default(parts$x, y, ..., .x_arg = "data", .y_arg = "data")
   fit$formula <- parts$terms_info
   fit$call <- generic_call(match.call())
   fit
@@ -133,7 +134,13 @@ ccforest.default <- function(x, y, n_tree = 500L, mtry = NULL, min_split = NULL,
                              na_action = "impute_random",
                              n_thread = NULL, seed = NULL, verbose = interactive(), ...) {
   call <- generic_call(match.call())
-  check_dots(list(...), valid = names(formals(ccforest.default)), fn = "ccforest")
+  dots <- list(...)
+  x_arg <- dots$.x_arg %||% "x"
+  y_arg <- dots$.y_arg %||% "y"
+  if (!is.null(names(dots))) {
+    dots <- dots[!names(dots) %in% c(".x_arg", ".y_arg")]
+  }
+  check_dots(dots, valid = names(formals(ccforest.default)), fn = "ccforest")
   if (missing(y)) {
     stop("`y` is missing: give the outputs, or use the formula interface.", call. = FALSE)
   }
@@ -147,7 +154,7 @@ ccforest.default <- function(x, y, n_tree = 500L, mtry = NULL, min_split = NULL,
   n_thread <- resolve_n_thread(n_thread)
   seed <- resolve_seed(seed)
 
-  x <- as_feature_frame(x, "x")
+  x <- as_feature_frame(x, x_arg)
   check_same_rows(x, y)
   if (na_action == "omit") {
     keep <- stats::complete.cases(x) & response_row_ok(y)
@@ -157,10 +164,10 @@ ccforest.default <- function(x, y, n_tree = 500L, mtry = NULL, min_split = NULL,
     x <- x[keep, , drop = FALSE]
     y <- subset_rows(y, keep)
   }
-  response <- prepare_response(y, "y")
-  blueprint <- new_blueprint(x, "x")
+  response <- prepare_response(y, y_arg)
+  blueprint <- new_blueprint(x, x_arg)
   x_impute <- if (na_action == "omit") "fail" else na_action
-  matrix_x <- apply_blueprint(blueprint, x, na_action = x_impute, arg = "x")
+  matrix_x <- apply_blueprint(blueprint, x, na_action = x_impute, arg = x_arg)
 
   task <- response$task
   split_rule <- resolve_split_rule(split_rule, task)
@@ -184,6 +191,12 @@ ccforest.default <- function(x, y, n_tree = 500L, mtry = NULL, min_split = NULL,
     sampling = if (bagging) "bagging" else "projection",
     projection = projection, importance = importance, na_action = na_action
   )
+  check_forest_memory(estimate_forest_bytes(
+    n_obs = nrow(matrix_x), n_tree = n_tree, min_leaf = min_leaf, bagging = bagging,
+    max_depth = max_depth,
+    split_width = mtry * length(blueprint$column_names) / n_feature,
+    leaf_width = if (task == "classification") response$n_output else ncol(response$values)
+  ))
   y_class <- if (task == "classification") response$codes else matrix(0L, nrow(matrix_x), 0L)
   y_real <- if (task == "regression") response$values else matrix(0, nrow(matrix_x), 0L)
   n_class <- if (task == "classification") response$n_class else integer(0)

@@ -127,9 +127,13 @@ check_ccforest <- function(object, arg = "object") {
   }
   needed <- c("forest", "task", "blueprint", "response", "options", "seed", "version")
   absent <- setdiff(needed, names(object))
-  if (length(absent) > 0L || !is.list(object$forest)) {
+  if (length(absent) > 0L) {
     stop(sprintf("`%s` is damaged: it lacks %s. Refit the forest.", arg,
                  format_names(absent)), call. = FALSE)
+  }
+  if (!is.list(object$forest)) {
+    stop(sprintf("`%s` is damaged: its `forest` is %s, not a list. Refit the forest.", arg,
+                 class_label(object$forest)), call. = FALSE)
   }
   fitted_version <- tryCatch(package_version(object$version), error = function(e) NULL)
   if (is.null(fitted_version)) {

@@ -2,6 +2,7 @@
 // objects and the core's views; the algorithms live in core/.
 #include <Rcpp.h>
 
+#include <cmath>
 #include <vector>
 
 #include "core/Cca.h"
@@ -37,6 +38,16 @@ Rcpp::NumericMatrix to_r(const Eigen::MatrixXd& m) {
   Rcpp::NumericMatrix out(m.rows(), m.cols());
   std::copy(m.data(), m.data() + m.size(), out.begin());
   return out;
+}
+
+/** The test hooks are called with arbitrary matrices: check what the core assumes. */
+void check_cca_input(const Rcpp::NumericMatrix& x, R_xlen_t n_y, double tolerance) {
+  if (x.nrow() == 0) Rcpp::stop("`x` has no rows");
+  if (x.nrow() != n_y) Rcpp::stop("`x` and `y` have different numbers of rows");
+  if (!(tolerance > 0.0 && tolerance < 1.0)) Rcpp::stop("`tolerance` must lie in (0, 1)");
+  for (double v : x) {
+    if (!std::isfinite(v)) Rcpp::stop("`x` must be finite");
+  }
 }
 
 }  // namespace
@@ -105,6 +116,10 @@ Rcpp::IntegerMatrix ccf_leaves_cpp(const Rcpp::List& forest, const Rcpp::Numeric
 // [[Rcpp::export(rng = false)]]
 Rcpp::List ccf_cca_cpp(const Rcpp::NumericMatrix& x, const Rcpp::NumericMatrix& y,
                        double tolerance) {
+  check_cca_input(x, y.nrow(), tolerance);
+  for (double v : y) {
+    if (!std::isfinite(v)) Rcpp::stop("`y` must be finite");
+  }
   const Eigen::MatrixXd xm = map_matrix(x), ym = map_matrix(y);
   const CcaResult result = cca(xm, ym, tolerance);
   return Rcpp::List::create(Rcpp::Named("directions") = to_r(result.directions),
@@ -114,6 +129,12 @@ Rcpp::List ccf_cca_cpp(const Rcpp::NumericMatrix& x, const Rcpp::NumericMatrix& 
 // [[Rcpp::export(rng = false)]]
 Rcpp::List ccf_cca_classes_cpp(const Rcpp::NumericMatrix& x, const Rcpp::IntegerVector& codes,
                                int n_class, double tolerance) {
+  check_cca_input(x, codes.size(), tolerance);
+  for (int code : codes) {
+    if (code == NA_INTEGER || code < 0 || code >= n_class) {
+      Rcpp::stop("`codes` must lie in [0, n_class)");
+    }
+  }
   const Eigen::MatrixXd xm = map_matrix(x);
   const CcaResult result = cca_classes(xm, codes.begin(), n_class, tolerance);
   return Rcpp::List::create(Rcpp::Named("directions") = to_r(result.directions),
@@ -126,6 +147,20 @@ Rcpp::List ccf_split_cpp(const Rcpp::NumericVector& u, const Rcpp::IntegerMatrix
                          int min_leaf, double seed) {
   const size_t n = static_cast<size_t>(u.size());
   const bool is_class = classes.ncol() > 0;
+  if (n == 0) Rcpp::stop("`u` is empty");
+  if (split_rule < 0 || split_rule > 2) Rcpp::stop("`split_rule` must be 0, 1 or 2");
+  if (min_leaf < 1) Rcpp::stop("`min_leaf` must be >= 1");
+  if ((is_class ? classes.nrow() : values.nrow()) != u.size()) {
+    Rcpp::stop("`u` and the outputs have different numbers of rows");
+  }
+  if (is_class == (split_rule == 2)) Rcpp::stop("`split_rule` does not match the outputs");
+  for (double v : u) {
+    if (!std::isfinite(v)) Rcpp::stop("`u` must be finite");
+  }
+  for (int k : classes) {
+    if (k == NA_INTEGER || k < 0 || k >= n_value) Rcpp::stop("`classes` must lie in [0, n_value)");
+  }
+  if (!is_class && values.ncol() != n_value) Rcpp::stop("`values` must have n_value columns");
   const size_t width = static_cast<size_t>(is_class ? classes.ncol() : values.ncol());
   std::vector<int> class_rows(is_class ? n * width : 0);
   std::vector<double> value_rows(is_class ? 0 : n * width);

@@ -9,9 +9,11 @@
 #endif
 #include <RcppParallel.h>
 
+#include <algorithm>
 #include <chrono>
 #include <functional>
 #include <string>
+#include <thread>
 
 #include "core/Runtime.h"
 
@@ -33,7 +35,9 @@ struct BodyWorker : public RcppParallel::Worker {
  */
 inline Runtime r_runtime(int n_thread, bool verbose, const std::string& label) {
   Runtime runtime;
-  const size_t threads = static_cast<size_t>(n_thread < 1 ? 1 : n_thread);
+  // More threads than cores only adds contention (and TBB warns about it).
+  const size_t cores = std::max(1u, std::thread::hardware_concurrency());
+  const size_t threads = std::min(cores, static_cast<size_t>(n_thread < 1 ? 1 : n_thread));
   runtime.batch_size = 2 * threads;
   runtime.parallel_for = [threads](size_t begin, size_t end,
                                    const std::function<void(size_t)>& body) {

@@ -1,5 +1,6 @@
 #include "serialize.h"
 
+#include <cstdint>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -83,19 +84,25 @@ ForestView forest_view(const Rcpp::List& forest, int n_column, int n_value) {
       payload_start[n_nodes] != payload_index.size()) {
     damaged("its node arrays have inconsistent lengths");
   }
+  const int64_t n_entries = payload_index.size();
+  for (R_xlen_t g = 0; g < n_nodes; ++g) {
+    if (payload_start[g + 1] < payload_start[g] || payload_start[g + 1] > n_entries) {
+      damaged("its payload offsets are out of order or out of range");
+    }
+  }
   for (R_xlen_t t = 0; t < n_tree; ++t) {
-    const int first = node_start[t], last = node_start[t + 1];
-    if (last <= first) damaged("a tree has no nodes");
-    for (int g = first; g < last; ++g) {
-      const int left = child_left[g], local = g - first;
-      if (payload_start[g + 1] < payload_start[g]) damaged("its payload offsets decrease");
-      const int bound = left == 0 ? n_value : n_column;
+    const int64_t first = node_start[t], last = node_start[t + 1];
+    if (last <= first || last > n_nodes) damaged("a tree has no nodes or too many");
+    for (int64_t g = first; g < last; ++g) {
+      // 64-bit arithmetic, so that huge stored values cannot wrap around.
+      const int64_t left = child_left[g], local = g - first;
       // Children come after their parent, so every walk ends at a leaf.
       if (left != 0 && (left <= local || left + 1 >= last - first)) {
         damaged("a node points outside its tree");
       }
       if (left != 0 && !(threshold[g] == threshold[g])) damaged("a split threshold is missing");
-      for (int e = payload_start[g]; e < payload_start[g + 1]; ++e) {
+      const int64_t bound = left == 0 ? n_value : n_column;
+      for (int64_t e = payload_start[g]; e < payload_start[g + 1]; ++e) {
         if (payload_index[e] < 0 || payload_index[e] >= bound) {
           damaged("a node refers to a column or value out of range");
         }

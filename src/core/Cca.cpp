@@ -37,8 +37,19 @@ ReducedQr reduced_qr(MatrixXd centred, double tolerance) {
   return out;
 }
 
-MatrixXd centre(const MatrixXd& m) {
-  return m.rowwise() - m.colwise().mean();
+/**
+ * Centres the columns and divides the block by its largest magnitude. One
+ * scale for the whole block changes neither the rank decisions (relative to
+ * |R_11|) nor the directions beyond a common factor, and keeps the squared
+ * norms inside the Householder steps finite for data near 1e200.
+ */
+MatrixXd centre(const MatrixXd& m, double* scale = nullptr) {
+  MatrixXd centred = m.rowwise() - m.colwise().mean();
+  const double largest = centred.size() > 0 ? centred.cwiseAbs().maxCoeff() : 0.0;
+  const double factor = (largest > 0.0 && std::isfinite(largest)) ? largest : 1.0;
+  centred /= factor;
+  if (scale) *scale = factor;
+  return centred;
 }
 
 /** A = R^{-1} U, then rows put back in the original column order. */
@@ -60,7 +71,8 @@ CcaResult empty_result(Index p) {
 
 CcaResult cca(const MatrixXd& x, const MatrixXd& y, double tolerance) {
   const Index p = x.cols();
-  const ReducedQr qx = reduced_qr(centre(x), tolerance);
+  double x_scale = 1.0;
+  const ReducedQr qx = reduced_qr(centre(x, &x_scale), tolerance);
   const ReducedQr qy = reduced_qr(centre(y), tolerance);
   const Index n_dir = std::min(qx.rank, qy.rank);
   if (n_dir == 0) return empty_result(p);
@@ -69,14 +81,15 @@ CcaResult cca(const MatrixXd& x, const MatrixXd& y, double tolerance) {
   const MatrixXd cross = qx.q.transpose() * qy.q;
   Eigen::JacobiSVD<MatrixXd> svd(cross, Eigen::ComputeThinU);
   CcaResult out;
-  out.directions = back_substitute(qx, svd.matrixU().leftCols(n_dir), p);
+  out.directions = back_substitute(qx, svd.matrixU().leftCols(n_dir), p) / x_scale;
   out.correlations = svd.singularValues().head(n_dir).cwiseMin(1.0);
   return out;
 }
 
 CcaResult cca_classes(const MatrixXd& x, const int* codes, int n_class, double tolerance) {
   const Index p = x.cols();
-  const ReducedQr qx = reduced_qr(centre(x), tolerance);
+  double x_scale = 1.0;
+  const ReducedQr qx = reduced_qr(centre(x, &x_scale), tolerance);
   if (qx.rank == 0) return empty_result(p);
   const Index n = x.rows(), r = qx.rank;
 
@@ -104,7 +117,7 @@ CcaResult cca_classes(const MatrixXd& x, const int* codes, int n_class, double t
   const Eigen::VectorXd values = eigen.eigenvalues().reverse().head(n_dir);
 
   CcaResult out;
-  out.directions = back_substitute(qx, vectors, p);
+  out.directions = back_substitute(qx, vectors, p) / x_scale;
   out.correlations = values.cwiseMax(0.0).cwiseSqrt().cwiseMin(1.0);
   return out;
 }
