@@ -38,7 +38,7 @@ ReducedQr reduced_qr(MatrixXd centred, double tolerance) {
 }
 
 /**
- * Centres the columns and divides the block by its largest magnitude. One
+ * Centres the columns and divides the block by about its largest magnitude. One
  * scale for the whole block changes neither the rank decisions (relative to
  * |R_11|) nor the directions beyond a common factor, and keeps the squared
  * norms inside the Householder steps finite for data near 1e200.
@@ -46,7 +46,9 @@ ReducedQr reduced_qr(MatrixXd centred, double tolerance) {
 MatrixXd centre(const MatrixXd& m, double* scale = nullptr) {
   MatrixXd centred = m.rowwise() - m.colwise().mean();
   const double largest = centred.size() > 0 ? centred.cwiseAbs().maxCoeff() : 0.0;
-  const double factor = (largest > 0.0 && std::isfinite(largest)) ? largest : 1.0;
+  // A power of two, so the scaling itself is exact.
+  const double factor =
+      (largest > 0.0 && std::isfinite(largest)) ? std::ldexp(1.0, std::ilogb(largest)) : 1.0;
   centred /= factor;
   if (scale) *scale = factor;
   return centred;

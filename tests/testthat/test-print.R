@@ -1,0 +1,81 @@
+# print() and summary() show what was fitted. The figures are checked
+# against the fitted object and the options given, not against snapshots.
+
+test_that("print() shows the task, trees, mtry, sampling and training time", {
+  fit <- ccforest(Species ~ ., data = iris, n_tree = 7, mtry = 2, seed = 1)
+  expect_output(print(fit), "Canonical correlation forest")
+  expect_output(print(fit), "Task:\\s+classification, 3 classes")
+  expect_output(print(fit), "Trees:\\s+7\\b")
+  expect_output(print(fit), "mtry:\\s+2 of 4 features")
+  expect_output(print(fit), "Sampling:\\s+projection bootstrap")
+  expect_output(print(fit), "Split rule:\\s+entropy")
+  expect_output(print(fit), "Rows:\\s+150\\b")
+  expect_output(print(fit), "Training time:\\s+[0-9.]+ (ms|s)")
+  expect_output(print(fit), "Call:\\s+ccforest\\(formula = Species ~ \\.")
+  utils::capture.output(shown <- withVisible(print(fit)))
+  expect_false(shown$visible)
+  expect_identical(shown$value, fit)
+})
+
+test_that("print() reports regression, bagging and several outputs", {
+  reg <- ccforest(mpg ~ ., data = mtcars, n_tree = 3, sampling = "bagging", seed = 1)
+  expect_output(print(reg), "Task:\\s+regression")
+  expect_output(print(reg), "Trees:\\s+3\\b")
+  expect_output(print(reg), "mtry:\\s+5 of 10 features")
+  expect_output(print(reg), "Sampling:\\s+bagging")
+  expect_output(print(reg), "Split rule:\\s+variance")
+  multi <- ccforest(cbind(mpg, qsec) ~ ., data = mtcars, n_tree = 2, seed = 1)
+  expect_output(print(multi), "multivariate regression, 2 outputs")
+  df <- iris
+  df$big <- factor(df$Sepal.Length > 6)
+  mc <- ccforest(cbind(Species, big) ~ ., data = df, n_tree = 2, seed = 1)
+  expect_output(print(mc), "multi-output classification, 2 outputs \\(3, 2 classes\\)")
+  # Factors count as one feature but several encoded columns.
+  expect_output(print(mc), "Features:\\s+4 \\(4 columns after encoding\\)")
+  fac <- ccforest(Sepal.Length ~ ., data = iris, n_tree = 2, seed = 1)
+  expect_output(print(fac), "Features:\\s+4 \\(6 columns after encoding\\)")
+})
+
+test_that("the mean tree size printed matches the forest arrays", {
+  fit <- ccforest(Species ~ ., data = iris, n_tree = 4, max_depth = 1, seed = 2)
+  # Four stumps: two leaves and depth one each.
+  expect_output(print(fit), "Mean tree size:\\s+2\\.0 leaves, depth 1\\.0")
+})
+
+test_that("summary() shows the options, the task and the training time", {
+  fit <- ccforest(Species ~ ., data = iris, n_tree = 6, mtry = 3, min_leaf = 2,
+                  max_depth = 4, split_rule = "gini", seed = 123)
+  s <- summary(fit)
+  expect_s3_class(s, "summary.ccforest")
+  expect_identical(s$n_tree, 6L)
+  # Leaves per tree, from the flat arrays.
+  leaves <- vapply(1:6, function(t) sum(fit$forest$child_left[tree_nodes(fit$forest, t)] == 0L),
+                   integer(1))
+  expect_equal(s$leaves, leaves)
+  expect_true(all(s$depth <= 4))
+  expect_output(print(s), "classification, 3 classes")
+  expect_output(print(s), "Outputs:\\s+Species")
+  expect_output(print(s), "Trees:\\s+6\\b")
+  expect_output(print(s), "mtry:\\s+3\\b")
+  expect_output(print(s), "Sampling:\\s+projection bootstrap")
+  expect_output(print(s), "Split rule:\\s+gini")
+  expect_output(print(s), "min_split, min_leaf:\\s+2, 2")
+  expect_output(print(s), "max_depth:\\s+4\\b")
+  expect_output(print(s), "na_action:\\s+impute_random")
+  expect_output(print(s), "Seed:\\s+123\\b")
+  expect_output(print(s), sprintf("Leaves per tree:\\s+min %d,", min(leaves)))
+  expect_output(print(s), "Training time:\\s+[0-9.]+ (ms|s)")
+  expect_output(print(summary(fit)), "Canonical correlation forest: classification")
+  reg <- ccforest(mpg ~ ., data = mtcars, n_tree = 2, seed = 1)
+  expect_output(print(summary(reg)), "max_depth:\\s+unlimited")
+  expect_output(print(summary(reg)), "Sampling:\\s+projection bootstrap")
+})
+
+test_that("a slow fit prints its time in seconds", {
+  fit <- ccforest(Species ~ ., data = iris, n_tree = 2, seed = 1)
+  fit$train_time <- 12.345
+  expect_output(print(fit), "Training time:\\s+12\\.35 s")
+  expect_output(print(summary(fit)), "Training time:\\s+12\\.35 s")
+  fit$train_time <- 0.25
+  expect_output(print(fit), "Training time:\\s+250 ms")
+})
