@@ -54,7 +54,7 @@ test_that("an all-NA column, Inf and missing outputs are refused", {
   d <- iris
   d$Sepal.Width[5] <- NA
   expect_error(ccforest(Species ~ ., data = d, n_tree = 2, na_action = "fail"),
-               "`x` has missing values in column(s) `Sepal.Width`", fixed = TRUE)
+               "`data` has missing values in column(s) `Sepal.Width`", fixed = TRUE)
   all_na <- iris
   all_na$Sepal.Width[] <- NA
   all_na$Petal.Width[1] <- NA
