@@ -6,6 +6,7 @@
 #   make demo      install, then Rscript tools/demo.R
 #   make test      install, testthat suite on the installed package,
 #                  then R CMD check --as-cran (fails on ERROR or WARNING)
+#   make core-test the C++ core alone (no R), with ASan + UBSan
 #   make sanitize  install, then the test suite under ASan + UBSan
 #   make valgrind  install, then a small fit/predict under valgrind memcheck
 #   make clean
@@ -30,7 +31,7 @@ NO_MANUAL := $(if $(shell command -v pdflatex 2>/dev/null),,--no-manual)
 
 # Prerequisites are run in the order written (install before tests, ...).
 .NOTPARALLEL:
-.PHONY: all deps document build install demo test run-tests check sanitize valgrind clean
+.PHONY: all deps document build install demo test run-tests check core-test sanitize valgrind clean
 
 all: install
 
@@ -73,6 +74,9 @@ check:
 	status=0; $(CHECK_ENV) $(PAR) $(R) CMD check --as-cran $(NO_MANUAL) \
 		--output=$(CHECK_DIR) $(TARBALL) || status=$$?; \
 	bash tools/check-log.sh $(CHECK_DIR)/$(PKG).Rcheck/00check.log $$status
+
+core-test:
+	$(MAKE) -C tools/core-tests
 
 sanitize: install
 	bash tools/sanitize.sh
