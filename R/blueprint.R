@@ -70,6 +70,10 @@ feature_kind <- function(col) {
   if (is.data.frame(col)) {
     return("data.frame")
   }
+  if (inherits(col, "POSIXlt")) {
+    # A POSIXlt is a list underneath; report it as the date-time it is.
+    return("other")
+  }
   if (is.list(col)) {
     return("list")
   }
@@ -287,9 +291,7 @@ column_stats <- function(col, kind, width) {
     return(list(center = share, scale = sqrt(share * (1 - share))))
   }
   values <- as.double(if (kind == "ordered") as.integer(col) else col)
-  values <- values[!is.na(values)]
-  center <- mean(values)
-  list(center = center, scale = sqrt(mean((values - center)^2)))
+  scaled_moments(values)
 }
 
 #' Find the blueprint's features in `data`
@@ -484,7 +486,7 @@ check_matching_type <- function(kind, fitted_type, name, arg) {
 #' z-score one column and apply the missing-value policy
 #' @noRd
 encode_values <- function(values, bp, j, na_action) {
-  z <- (values - bp$center[[j]]) / bp$scale[[j]]
+  z <- zscore(values, bp$center[[j]], bp$scale[[j]])
   if (anyNA(z)) {
     # NaN input counts as missing too; hand the core a single marker.
     z[is.na(z)] <- if (na_action == "impute_mean") 0 else NA_real_

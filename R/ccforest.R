@@ -83,7 +83,9 @@
 #' @param seed Master seed, a whole number in \[0, 2^31 - 1\]; `NULL` draws one
 #'   from R's random number generator.
 #' @param verbose Show progress on long fits.
-#' @param ... Not used; a misspelled argument is an error.
+#' @param ... Options of the formula method are passed on to the default
+#'   method. Arguments after `...` must be named in full: a misspelled or
+#'   abbreviated name is an error that suggests the right one.
 #' @return An object of class `"ccforest"`: a plain list holding the trees as
 #'   flat vectors, the blueprint of the data (names, levels, scaling), the
 #'   resolved options and seed, the task, the call, the training time and the
@@ -128,11 +130,11 @@ ccforest.formula <- function(formula, data, ...) {
 
 #' @rdname ccforest
 #' @export
-ccforest.default <- function(x, y, n_tree = 500L, mtry = NULL, min_split = NULL,
+ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = NULL,
                              min_leaf = NULL, max_depth = NULL, split_rule = NULL,
                              sampling = "auto", projection = "cca", importance = "none",
                              na_action = "impute_random",
-                             n_thread = NULL, seed = NULL, verbose = interactive(), ...) {
+                             n_thread = NULL, seed = NULL, verbose = interactive()) {
   call <- generic_call(match.call())
   dots <- list(...)
   x_arg <- dots$.x_arg %||% "x"
@@ -143,6 +145,10 @@ ccforest.default <- function(x, y, n_tree = 500L, mtry = NULL, min_split = NULL,
   check_dots(dots, valid = names(formals(ccforest.default)), fn = "ccforest")
   if (missing(y)) {
     stop("`y` is missing: give the outputs, or use the formula interface.", call. = FALSE)
+  }
+  if (inherits(y, "formula")) {
+    stop("`y` is a formula: the formula comes first, as in ccforest(y ~ ., data = df).",
+         call. = FALSE)
   }
   n_tree <- check_count(n_tree, "n_tree", min = 1L)
   na_action <- check_choice(na_action, "na_action",

@@ -9,7 +9,8 @@
 #'   regression) for the predicted mean.
 #' @param n_tree Use only the first `n_tree` trees (default: all of them).
 #' @param n_thread Number of threads, as in [ccforest()].
-#' @param ... Not used; a misspelled argument is an error.
+#' @param ... Not used; a misspelled argument is an error. The arguments
+#'   after it must be named.
 #' @return One row (or element) per row of `new_data`, rows with missing
 #'   values included. For one output: a factor with the training levels
 #'   (`"class"`), a numeric matrix with one column per level (`"prob"`), or a
@@ -25,8 +26,8 @@
 #' predict(fit, iris[c(1, 51, 101), ])
 #' predict(fit, iris[c(1, 51, 101), ], type = "prob")
 #' @export
-predict.ccforest <- function(object, new_data, type = NULL, n_tree = NULL,
-                             n_thread = NULL, ...) {
+predict.ccforest <- function(object, new_data, ..., type = NULL, n_tree = NULL,
+                             n_thread = NULL) {
   check_dots(list(...), valid = c("object", "new_data", "type", "n_tree", "n_thread"),
              fn = "predict")
   check_ccforest(object)
@@ -118,7 +119,11 @@ format_regression <- function(values, response) {
   as.data.frame(values, optional = TRUE)
 }
 
-#' A fitted object must be ours, complete, and from a version we can read
+#' A fitted object must be ours, consistent, and from a version we can read
+#'
+#' Everything prediction relies on is checked here, so that a damaged or
+#' hand-edited object gives one clear error instead of an internal one. The
+#' trees themselves are checked by the core before it walks them.
 #' @noRd
 check_ccforest <- function(object, arg = "object") {
   if (!inherits(object, "ccforest")) {
@@ -135,15 +140,90 @@ check_ccforest <- function(object, arg = "object") {
     stop(sprintf("`%s` is damaged: its `forest` is %s, not a list. Refit the forest.", arg,
                  class_label(object$forest)), call. = FALSE)
   }
-  fitted_version <- tryCatch(package_version(object$version), error = function(e) NULL)
-  if (is.null(fitted_version)) {
-    stop(sprintf("`%s` is damaged: its version is unreadable. Refit the forest.", arg),
-         call. = FALSE)
+  problem <- ccforest_problem(object)
+  if (!is.null(problem)) {
+    stop(sprintf("`%s` is damaged: %s. Refit the forest.", arg, problem), call. = FALSE)
   }
+  fitted_version <- package_version(object$version)
   if (fitted_version > utils::packageVersion("ccforest")) {
     stop(sprintf("`%s` was fitted with ccforest %s, newer than the installed %s; ", arg,
                  object$version, utils::packageVersion("ccforest")),
          "update ccforest to use it.", call. = FALSE)
   }
   invisible(object)
+}
+
+#' The first inconsistency found in a fitted object, or NULL
+#' @noRd
+ccforest_problem <- function(object) {
+  is_string <- function(x) is.character(x) && length(x) == 1L && !is.na(x)
+  is_count <- function(x, min = 0) {
+    is.numeric(x) && length(x) == 1L && !is.na(x) && x >= min && x == trunc(x)
+  }
+  finite <- function(x, n) is.numeric(x) && length(x) == n && all(is.finite(x))
+  version <- if (is_string(object$version)) {
+    tryCatch(package_version(object$version), error = function(e) NULL)
+  }
+  if (is.null(version)) return("its version is unreadable")
+  if (!is_string(object$task) || !object$task %in% c("classification", "regression")) {
+    return("its task is unknown")
+  }
+  if (!is.numeric(object$seed) || !is_count(object$seed) || object$seed > 2^31 - 1) {
+    return("its seed is not a whole number in [0, 2^31 - 1]")
+  }
+  opts <- object$options
+  if (!is.list(opts) || !is_string(opts$na_action) ||
+      !opts$na_action %in% c("impute_random", "impute_mean", "fail", "omit")) {
+    return("its options are incomplete")
+  }
+
+  bp <- object$blueprint
+  if (!is.list(bp) || !is.character(bp$feature_names) || length(bp$feature_names) < 1L) {
+    return("its blueprint has no features")
+  }
+  n_feature <- length(bp$feature_names)
+  n_column <- length(bp$column_names)
+  start <- bp$feature_start
+  if (!is.character(bp$column_names) || n_column < n_feature ||
+      !is.character(bp$feature_type) || length(bp$feature_type) != n_feature ||
+      !is.list(bp$levels) || length(bp$levels) != n_feature ||
+      !is.numeric(start) || length(start) != n_feature + 1L || anyNA(start) ||
+      start[[1L]] != 0 || start[[n_feature + 1L]] != n_column || any(diff(start) < 1) ||
+      !finite(bp$center, n_column) || !finite(bp$scale, n_column) || any(bp$scale <= 0)) {
+    return("its blueprint is inconsistent")
+  }
+  types <- c("numeric", "integer", "logical", "ordered", "factor")
+  if (!all(bp$feature_type %in% types)) {
+    return("its blueprint has an unknown feature type")
+  }
+  factor_width <- diff(start)[bp$feature_type == "factor"]
+  if (!all(factor_width == lengths(bp$levels[bp$feature_type == "factor"]))) {
+    return("its blueprint's factor levels do not match its columns")
+  }
+
+  form <- object$formula
+  if (!is.null(form) && (!is.list(form) || !is.character(form$feature_names) ||
+                         !is.list(form$feature_exprs) ||
+                         length(form$feature_exprs) != length(form$feature_names) ||
+                         !identical(form$feature_names, bp$feature_names))) {
+    return("its formula does not match its features")
+  }
+
+  resp <- object$response
+  if (!is.list(resp) || !is_count(resp$n_output, 1) || !is.character(resp$names) ||
+      length(resp$names) != resp$n_output) {
+    return("its outputs are inconsistent")
+  }
+  if (object$task == "classification") {
+    if (!is.list(resp$levels) || length(resp$levels) != resp$n_output ||
+        !all(vapply(resp$levels, is.character, logical(1))) ||
+        !is.numeric(resp$n_class) || !identical(as.integer(resp$n_class), lengths(resp$levels)) ||
+        any(resp$n_class < 1L)) {
+      return("its class levels are inconsistent")
+    }
+  } else if (!finite(resp$center, resp$n_output) || !finite(resp$scale, resp$n_output) ||
+             any(resp$scale <= 0)) {
+    return("its output scaling is inconsistent")
+  }
+  NULL
 }

@@ -262,13 +262,18 @@ encode_regression <- function(outputs, n) {
     as.double(unlist(outputs$columns, use.names = FALSE)),
     nrow = n, dimnames = list(NULL, outputs$names)
   )
-  center <- colMeans(values)
-  scale <- sqrt(colMeans(sweep(values, 2L, center)^2))
+  moments <- lapply(seq_len(ncol(values)), function(m) scaled_moments(values[, m]))
+  center <- vapply(moments, `[[`, numeric(1), "center")
+  scale <- vapply(moments, `[[`, numeric(1), "scale")
   # A constant output is left unscaled so that predictions map back exactly.
   scale[!is.finite(scale) | scale == 0] <- 1
+  z <- values
+  for (m in seq_len(ncol(values))) {
+    z[, m] <- zscore(values[, m], center[[m]], scale[[m]])
+  }
   list(
     task = "regression",
-    values = sweep(sweep(values, 2L, center), 2L, scale, `/`),
+    values = z,
     center = unname(center),
     scale = unname(scale)
   )

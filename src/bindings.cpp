@@ -34,6 +34,14 @@ T option(const Rcpp::List& options, const char* name) {
   return Rcpp::as<T>(options[name]);
 }
 
+/** The master seed as the core's integer; R checks it, this guards the cast. */
+uint64_t seed_value(double seed) {
+  if (!(seed >= 0.0 && seed <= 2147483647.0) || seed != std::floor(seed)) {
+    Rcpp::stop("`seed` must be a whole number in [0, 2^31 - 1]");
+  }
+  return static_cast<uint64_t>(seed);
+}
+
 Rcpp::NumericMatrix to_r(const Eigen::MatrixXd& m) {
   Rcpp::NumericMatrix out(m.rows(), m.cols());
   std::copy(m.data(), m.data() + m.size(), out.begin());
@@ -66,9 +74,15 @@ Rcpp::List ccf_train_cpp(const Rcpp::NumericMatrix& x, const Rcpp::IntegerVector
                          option<bool>(options, "projection_bootstrap"),
                          option<bool>(options, "bagging"), option<bool>(options, "impute_random"));
   const ForestOptions forest(option<int>(options, "n_tree"),
-                             static_cast<uint64_t>(option<double>(options, "seed")), tree);
-  const ForestFit fit = train_forest(data, forest, r_runtime(n_thread, verbose, "Growing trees"),
-                                     permutation_importance);
+                             seed_value(option<double>(options, "seed")), tree);
+  ForestFit fit;
+  try {
+    fit = train_forest(data, forest, r_runtime(n_thread, verbose, "Growing trees"),
+                       permutation_importance);
+  } catch (const std::bad_alloc&) {
+    Rcpp::stop("out of memory while growing the forest; reduce `n_tree`, or grow smaller "
+               "trees with a larger `min_leaf` or a `max_depth`");
+  }
   Rcpp::List out = forest_to_list(fit.trees);
   if (!fit.oob_count.empty()) {
     out.push_back(to_r(fit.oob_sum), "oob_sum");
@@ -85,11 +99,15 @@ Rcpp::NumericMatrix ccf_predict_cpp(const Rcpp::List& forest, const Rcpp::Numeri
   const ForestView view = forest_view(forest, x.ncol(), n_value);
   if (n_tree < 1 || n_tree > view.n_tree) Rcpp::stop("internal error: n_tree out of range");
   PredictOptions options;
-  options.seed = static_cast<uint64_t>(seed);
+  options.seed = seed_value(seed);
   options.impute_random = impute_random;
   options.n_tree = n_tree;
   options.n_value = static_cast<size_t>(n_value);
-  return to_r(predict_forest(view, map_matrix(x), options, r_runtime(n_thread, false, "")));
+  try {
+    return to_r(predict_forest(view, map_matrix(x), options, r_runtime(n_thread, false, "")));
+  } catch (const std::bad_alloc&) {
+    Rcpp::stop("out of memory while predicting; predict `new_data` in smaller pieces");
+  }
 }
 
 // [[Rcpp::export(rng = false)]]
@@ -99,7 +117,7 @@ Rcpp::IntegerMatrix ccf_leaves_cpp(const Rcpp::List& forest, const Rcpp::Numeric
   const ForestView view = forest_view(forest, x.ncol(), n_value);
   if (n_tree < 1 || n_tree > view.n_tree) Rcpp::stop("internal error: n_tree out of range");
   PredictOptions options;
-  options.seed = static_cast<uint64_t>(seed);
+  options.seed = seed_value(seed);
   options.impute_random = impute_random;
   options.n_tree = n_tree;
   options.n_value = static_cast<size_t>(n_value);

@@ -1,5 +1,6 @@
 #include "serialize.h"
 
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <stdexcept>
@@ -85,6 +86,9 @@ ForestView forest_view(const Rcpp::List& forest, int n_column, int n_value) {
     damaged("its node arrays have inconsistent lengths");
   }
   const int64_t n_entries = payload_index.size();
+  for (double value : payload_value) {
+    if (!std::isfinite(value)) damaged("a coefficient or leaf value is not finite");
+  }
   for (R_xlen_t g = 0; g < n_nodes; ++g) {
     if (payload_start[g + 1] < payload_start[g] || payload_start[g + 1] > n_entries) {
       damaged("its payload offsets are out of order or out of range");

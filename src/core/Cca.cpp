@@ -43,14 +43,13 @@ ReducedQr reduced_qr(MatrixXd centred, double tolerance) {
  * |R_11|) nor the directions beyond a common factor, and keeps the squared
  * norms inside the Householder steps finite for data near 1e200.
  */
-MatrixXd centre(const MatrixXd& m, double* scale = nullptr) {
+MatrixXd centre(const MatrixXd& m) {
   MatrixXd centred = m.rowwise() - m.colwise().mean();
   const double largest = centred.size() > 0 ? centred.cwiseAbs().maxCoeff() : 0.0;
   // A power of two, so the scaling itself is exact.
   const double factor =
       (largest > 0.0 && std::isfinite(largest)) ? std::ldexp(1.0, std::ilogb(largest)) : 1.0;
   centred /= factor;
-  if (scale) *scale = factor;
   return centred;
 }
 
@@ -60,6 +59,25 @@ MatrixXd back_substitute(const ReducedQr& qr, const MatrixXd& u, Index p) {
   MatrixXd directions = MatrixXd::Zero(p, u.cols());
   for (Index j = 0; j < qr.rank; ++j) directions.row(qr.columns(j)) = reduced.row(j);
   return directions;
+}
+
+/**
+ * Unit-length columns, dropping those that are zero or not finite (the
+ * back-substitution can overflow for subnormal data) with their correlations.
+ */
+CcaResult normalised(MatrixXd directions, Eigen::VectorXd correlations) {
+  Index kept = 0;
+  for (Index d = 0; d < directions.cols(); ++d) {
+    const double norm = directions.col(d).norm();
+    if (!(norm > 0.0) || !std::isfinite(norm)) continue;
+    directions.col(kept) = directions.col(d) / norm;
+    correlations(kept) = correlations(d);
+    ++kept;
+  }
+  CcaResult out;
+  out.directions = directions.leftCols(kept);
+  out.correlations = correlations.head(kept);
+  return out;
 }
 
 CcaResult empty_result(Index p) {
@@ -73,8 +91,7 @@ CcaResult empty_result(Index p) {
 
 CcaResult cca(const MatrixXd& x, const MatrixXd& y, double tolerance) {
   const Index p = x.cols();
-  double x_scale = 1.0;
-  const ReducedQr qx = reduced_qr(centre(x, &x_scale), tolerance);
+  const ReducedQr qx = reduced_qr(centre(x), tolerance);
   const ReducedQr qy = reduced_qr(centre(y), tolerance);
   const Index n_dir = std::min(qx.rank, qy.rank);
   if (n_dir == 0) return empty_result(p);
@@ -82,16 +99,13 @@ CcaResult cca(const MatrixXd& x, const MatrixXd& y, double tolerance) {
   // cross product whichever way round it is.
   const MatrixXd cross = qx.q.transpose() * qy.q;
   Eigen::JacobiSVD<MatrixXd> svd(cross, Eigen::ComputeThinU);
-  CcaResult out;
-  out.directions = back_substitute(qx, svd.matrixU().leftCols(n_dir), p) / x_scale;
-  out.correlations = svd.singularValues().head(n_dir).cwiseMin(1.0);
-  return out;
+  return normalised(back_substitute(qx, svd.matrixU().leftCols(n_dir), p),
+                    svd.singularValues().head(n_dir).cwiseMin(1.0));
 }
 
 CcaResult cca_classes(const MatrixXd& x, const int* codes, int n_class, double tolerance) {
   const Index p = x.cols();
-  double x_scale = 1.0;
-  const ReducedQr qx = reduced_qr(centre(x, &x_scale), tolerance);
+  const ReducedQr qx = reduced_qr(centre(x), tolerance);
   if (qx.rank == 0) return empty_result(p);
   const Index n = x.rows(), r = qx.rank;
 
@@ -118,10 +132,7 @@ CcaResult cca_classes(const MatrixXd& x, const int* codes, int n_class, double t
   const MatrixXd vectors = eigen.eigenvectors().rowwise().reverse().leftCols(n_dir);
   const Eigen::VectorXd values = eigen.eigenvalues().reverse().head(n_dir);
 
-  CcaResult out;
-  out.directions = back_substitute(qx, vectors, p) / x_scale;
-  out.correlations = values.cwiseMax(0.0).cwiseSqrt().cwiseMin(1.0);
-  return out;
+  return normalised(back_substitute(qx, vectors, p), values.cwiseMax(0.0).cwiseSqrt().cwiseMin(1.0));
 }
 
 }  // namespace ccforest

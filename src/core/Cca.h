@@ -8,10 +8,10 @@ namespace ccforest {
 /**
  * Canonical correlation directions for the first block.
  *
- * `directions` is p x n_dir with one column per canonical pair, in decreasing
- * order of correlation; rows of columns dropped as linearly dependent are
- * zero. The directions act on centred data, and so equally (up to a shift) on
- * un-centred data. n_dir = min(rank x, rank y) and may be 0.
+ * `directions` is p x n_dir with one unit-length column per canonical pair,
+ * in decreasing order of correlation; rows of columns dropped as linearly
+ * dependent are zero. The directions act on centred data, and so equally (up
+ * to a shift) on un-centred data. n_dir = min(rank x, rank y) and may be 0.
  */
 struct CcaResult {
   Eigen::MatrixXd directions;

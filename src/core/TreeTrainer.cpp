@@ -113,19 +113,46 @@ void TreeTrainer::make_leaf(size_t begin, size_t end) {
 bool TreeTrainer::gather_feature(int feature, size_t begin, size_t end) {
   const size_t n = end - begin, start = xs_.size();
   const int first = data_.feature_start[feature], last = data_.feature_start[feature + 1];
-  bool varies = false;
+  bool any_missing = false;
+  int last_varying = -1, n_varying = 0;
   xs_.resize(start + n * static_cast<size_t>(last - first));
   double* out = xs_.data() + start;
   for (int column = first; column < last; ++column) {
-    for (size_t i = 0; i < n; ++i) out[i] = value(static_cast<size_t>(rows_[begin + i]), column);
-    for (size_t i = 1; i < n && !varies; ++i) varies = out[i] != out[0];
+    bool varies = false;
+    for (size_t i = 0; i < n; ++i) {
+      const size_t row = static_cast<size_t>(rows_[begin + i]);
+      const double raw = data_.x(static_cast<Eigen::Index>(row), column);
+      any_missing = any_missing || std::isnan(raw);
+      out[i] = value(row, column);
+      varies = varies || out[i] != out[0];
+    }
+    if (varies) {
+      last_varying = column;
+      ++n_varying;
+    }
     out += n;
   }
-  if (!varies) {
+  if (n_varying == 0) {
     xs_.resize(start);
     return false;
   }
-  for (int column = first; column < last; ++column) columns_.push_back(column);
+  // The indicators of a factor's levels present at the node sum to one, so
+  // one of them is redundant. Left in, which one the pivoted QR drops would
+  // turn on rounding, and rescaling another feature could change the tree.
+  // Dropping the last present level fixes the choice; imputed missing values
+  // break the dependency, so then all columns stay.
+  const int dropped = (last - first > 1 && !any_missing && n_varying >= 2) ? last_varying : -1;
+  size_t kept = start;
+  for (int column = first; column < last; ++column) {
+    if (column == dropped) continue;
+    const double* from = xs_.data() + start + static_cast<size_t>(column - first) * n;
+    if (kept != static_cast<size_t>(from - xs_.data())) {
+      std::copy(from, from + n, xs_.begin() + static_cast<std::ptrdiff_t>(kept));
+    }
+    kept += n;
+    columns_.push_back(column);
+  }
+  xs_.resize(kept);
   return true;
 }
 
@@ -201,6 +228,22 @@ Eigen::Index second_of_two_unique(const MatrixXd& x) {
     }
   }
   return second;
+}
+
+/**
+ * Singular and eigen vectors have arbitrary signs, which rounding can flip;
+ * a flip swaps the children and so changes the rest of the tree. Making the
+ * largest coefficient positive (the first of near-equal ones) keeps a tree
+ * the same when its input changes only by rounding, as under rescaling.
+ */
+void canonical_sign(Eigen::Ref<Eigen::VectorXd> direction) {
+  const double largest = direction.cwiseAbs().maxCoeff();
+  for (Eigen::Index j = 0; j < direction.size(); ++j) {
+    if (std::abs(direction(j)) >= largest * (1.0 - 1e-9)) {
+      if (direction(j) < 0.0) direction = -direction;
+      return;
+    }
+  }
 }
 
 /** Principal axes of x with singular value above tolerance times the largest. */
@@ -308,7 +351,9 @@ MatrixXd TreeTrainer::find_directions(size_t n) {
   for (Eigen::Index d = 0; d < directions.cols(); ++d) {
     const double norm = directions.col(d).norm();
     if (!(norm > 0.0) || !std::isfinite(norm)) continue;
-    unit.col(kept++) = directions.col(d) / norm;
+    unit.col(kept) = directions.col(d) / norm;
+    canonical_sign(unit.col(kept));
+    ++kept;
   }
   return unit.leftCols(kept);
 }

@@ -1,0 +1,161 @@
+# caret integration: a custom model list (caret's "model info" format, see
+# https://topepo.github.io/caret/using-your-own-model-in-train.html), so
+# caret stays a suggested package and nothing here runs unless it is used.
+
+#' Canonical correlation forests in caret
+#'
+#' `ccforest_caret()` returns a model description for [caret::train()]:
+#' pass it as `method`. It handles classification (with class probabilities
+#' when `trainControl(classProbs = TRUE)`) and regression, and tunes `mtry`
+#' (features sampled at each node) and `min_split` (the smallest node that is
+#' split further). Other arguments of [ccforest()], such as `n_tree` or
+#' `n_thread`, can be given to `train()` and are passed on.
+#'
+#' @details
+#' The default grid crosses `len` values of `mtry`, spread evenly on a log
+#' scale from 1 to the number of features D and always including the paper's
+#' default \eqn{\lceil \log_2 D + 1 \rceil}{ceiling(log2(D) + 1)}, with `len`
+#' values of `min_split`, growing geometrically from the default (2 for
+#' classification, 6 for regression). With `search = "random"`, `len` random
+#' pairs are drawn.
+#'
+#' With the x/y interface of `train()`, a data.frame `x` keeps its factors,
+#' which ccforest treats as single features; the formula interface of
+#' `train()` expands them into dummy columns first.
+#'
+#' `caret::varImp()` uses [importance()] (projection importance unless the
+#' forest stores another); pass `type` to choose. `predictors()` lists the
+#' variables used by at least one split.
+#'
+#' @return A list in caret's model format (`library`, `type`, `parameters`,
+#'   `grid`, `fit`, `predict`, `prob`, `varImp`, `predictors`, `levels`,
+#'   `sort`, ...).
+#' @seealso [ccforest()], [importance()]
+#' @examples
+#' if (requireNamespace("caret", quietly = TRUE)) {
+#'   set.seed(1)
+#'   fit <- caret::train(
+#'     iris[, 1:4], iris$Species,
+#'     method = ccforest_caret(),
+#'     tuneGrid = expand.grid(mtry = c(2, 4), min_split = 2),
+#'     trControl = caret::trainControl(method = "cv", number = 3, classProbs = TRUE),
+#'     n_tree = 50, n_thread = 1
+#'   )
+#'   fit
+#'   head(predict(fit, iris, type = "prob"))
+#'   caret::varImp(fit)
+#' }
+#' @md
+#' @export
+ccforest_caret <- function() {
+  list(
+    label = "Canonical Correlation Forest",
+    library = "ccforest",
+    loop = NULL,
+    type = c("Classification", "Regression"),
+    parameters = data.frame(
+      parameter = c("mtry", "min_split"),
+      class = c("numeric", "numeric"),
+      label = c("#Randomly Selected Predictors", "Minimal Node Size to Split")
+    ),
+    grid = caret_grid,
+    fit = caret_fit,
+    predict = caret_predict,
+    prob = caret_prob,
+    varImp = caret_var_imp,
+    predictors = caret_predictors,
+    levels = caret_levels,
+    sort = function(x) x[order(x$mtry, -x$min_split), , drop = FALSE],
+    tags = c("Random Forest", "Ensemble Model", "Bagging", "Implicit Feature Selection",
+             "Oblique Tree", "Tree-Based Model"),
+    notes = "Canonical correlation forests (Rainforth and Wood, 2017) from the ccforest package."
+  )
+}
+
+#' Number of features ccforest sees in caret's `x`: a factor counts once
+#' @noRd
+caret_n_feature <- function(x) {
+  max(1L, NCOL(x))
+}
+
+#' @noRd
+caret_grid <- function(x, y, len = NULL, search = "grid") {
+  n_feature <- caret_n_feature(x)
+  classification <- is.factor(y) || is.character(y) || is.logical(y)
+  base_split <- if (classification) 2L else 6L
+  len <- max(1L, as.integer(len %||% 3L))
+  if (search == "random") {
+    return(data.frame(
+      mtry = sample.int(n_feature, len, replace = TRUE),
+      min_split = base_split - 1L + sample.int(max(2L, ceiling(NROW(x) / 10)), len, replace = TRUE)
+    ))
+  }
+  default_mtry <- resolve_mtry(NULL, n_feature)
+  mtry <- unique(round(exp(seq(0, log(n_feature), length.out = len))))
+  if (!default_mtry %in% mtry) {
+    # Swap the candidate nearest the default for the default itself.
+    mtry[[which.min(abs(mtry - default_mtry))]] <- default_mtry
+  }
+  min_split <- unique(as.integer(round(base_split * 2.5^(seq_len(len) - 1L))))
+  expand.grid(mtry = sort(unique(as.integer(mtry))), min_split = min_split)
+}
+
+#' @noRd
+caret_fit <- function(x, y, wts, param, lev, last, classProbs, ...) {
+  if (!is.null(wts)) {
+    stop("ccforest does not support case weights; call caret::train() without `weights`.",
+         call. = FALSE)
+  }
+  args <- list(...)
+  args$verbose <- args$verbose %||% FALSE
+  if (!is.data.frame(x) && !is.matrix(x)) {
+    x <- as.data.frame(x)
+  }
+  do.call(ccforest.default, c(
+    list(x = x, y = y, mtry = min(as.integer(param$mtry), caret_n_feature(x)),
+         min_split = as.integer(param$min_split)),
+    args
+  ))
+}
+
+#' @noRd
+caret_predict <- function(modelFit, newdata, submodels = NULL) {
+  if (!is.data.frame(newdata) && !is.matrix(newdata)) {
+    newdata <- as.data.frame(newdata)
+  }
+  if (modelFit$task == "classification") {
+    return(as.character(predict(modelFit, newdata, type = "class")))
+  }
+  predict(modelFit, newdata, type = "response")
+}
+
+#' @noRd
+caret_prob <- function(modelFit, newdata, submodels = NULL) {
+  if (!is.data.frame(newdata) && !is.matrix(newdata)) {
+    newdata <- as.data.frame(newdata)
+  }
+  as.data.frame(predict(modelFit, newdata, type = "prob"), optional = TRUE)
+}
+
+#' @noRd
+caret_var_imp <- function(object, ...) {
+  values <- importance(object, ...)
+  data.frame(Overall = as.vector(unclass(values)), row.names = names(values))
+}
+
+#' Variables used by at least one split
+#' @noRd
+caret_predictors <- function(x, ...) {
+  forest <- x$forest
+  width <- diff(forest$payload_start)
+  entry_node <- rep.int(seq_along(width), width)
+  used <- forest$payload_index[forest$child_left[entry_node] > 0L &
+                                 forest$payload_value != 0] + 1L
+  features <- sort(unique(x$blueprint$column_feature[used]))
+  x$blueprint$feature_names[features]
+}
+
+#' @noRd
+caret_levels <- function(x) {
+  if (x$task == "classification") x$response$levels[[1L]] else NULL
+}

@@ -1,0 +1,101 @@
+# The caret model list, used through caret::train() with resampling.
+
+skip_if_not_installed("caret")
+
+test_that("the model list has what caret needs", {
+  info <- ccforest_caret()
+  expect_true(all(c("library", "type", "parameters", "grid", "fit", "predict", "prob",
+                    "varImp", "predictors", "levels", "sort") %in% names(info)))
+  expect_identical(info$parameters$parameter, c("mtry", "min_split"))
+  expect_setequal(info$type, c("Classification", "Regression"))
+})
+
+test_that("the default grid suits the number of features", {
+  info <- ccforest_caret()
+  grid <- info$grid(iris[, 1:4], iris$Species, len = 3)
+  expect_named(grid, c("mtry", "min_split"))
+  expect_true(all(grid$mtry >= 1 & grid$mtry <= 4))
+  expect_true(3L %in% grid$mtry) # the paper's default for D = 4
+  expect_true(2L %in% grid$min_split)
+  wide <- info$grid(as.data.frame(matrix(0, 5, 60)), factor(1:5), len = 4)
+  expect_true(all(wide$mtry >= 1 & wide$mtry <= 60))
+  expect_true(7L %in% wide$mtry) # ceiling(log2(60) + 1)
+  expect_equal(length(unique(wide$mtry)), 4L)
+  regression <- info$grid(mtcars[, -1], mtcars$mpg, len = 2)
+  expect_true(6L %in% regression$min_split)
+  set.seed(1)
+  random <- info$grid(iris[, 1:4], iris$Species, len = 5, search = "random")
+  expect_equal(nrow(random), 5L)
+  expect_true(all(random$mtry >= 1 & random$mtry <= 4))
+  # Simplest models first: few features per split, large nodes.
+  sorted <- info$sort(grid)
+  expect_identical(sorted$mtry[[1L]], min(grid$mtry))
+  expect_identical(sorted$min_split[[1L]], max(grid$min_split))
+})
+
+test_that("caret::train() cross-validates a classifier with class probabilities", {
+  skip_on_cran()
+  set.seed(10)
+  fit <- caret::train(
+    iris[, 1:4], iris$Species,
+    method = ccforest_caret(),
+    tuneGrid = expand.grid(mtry = c(1, 2, 4), min_split = c(2, 10)),
+    trControl = caret::trainControl(method = "cv", number = 5, classProbs = TRUE),
+    n_tree = 50, n_thread = 1
+  )
+  expect_s3_class(fit$finalModel, "ccforest")
+  expect_equal(nrow(fit$results), 6L)
+  expect_gt(max(fit$results$Accuracy), 0.9)
+  expect_identical(fit$finalModel$options$n_tree, 50L)
+  expect_identical(fit$finalModel$options$mtry, as.integer(fit$bestTune$mtry))
+
+  classes <- predict(fit, iris)
+  expect_s3_class(classes, "factor")
+  expect_identical(levels(classes), levels(iris$Species))
+  probs <- predict(fit, iris, type = "prob")
+  expect_named(probs, levels(iris$Species))
+  expect_equal(unname(rowSums(probs)), rep(1, nrow(iris)), tolerance = 1e-8)
+  best <- levels(iris$Species)[max.col(as.matrix(probs), ties.method = "first")]
+  expect_identical(as.character(classes), best)
+
+  vi <- caret::varImp(fit)
+  expect_setequal(rownames(vi$importance), names(iris)[1:4])
+  expect_equal(max(vi$importance$Overall), 100)
+  raw <- caret::varImp(fit, scale = FALSE)$importance
+  projection <- importance(fit$finalModel)
+  expect_equal(raw[names(projection), "Overall"], as.vector(projection))
+  expect_true(all(caret::predictors(fit) %in% names(iris)[1:4]))
+  expect_identical(fit$modelInfo$levels(fit$finalModel), levels(iris$Species))
+})
+
+test_that("caret::train() tunes a regression forest on a real dataset", {
+  skip_on_cran()
+  skip_if_not_installed("mlbench")
+  data("BostonHousing", package = "mlbench", envir = environment())
+  set.seed(11)
+  fit <- caret::train(
+    BostonHousing[, names(BostonHousing) != "medv"], BostonHousing$medv,
+    method = ccforest_caret(),
+    tuneLength = 2,
+    trControl = caret::trainControl(method = "cv", number = 5),
+    n_tree = 30, n_thread = 1
+  )
+  expect_equal(nrow(fit$results), 4L)
+  # A constant predictor has R^2 = 0 and an RMSE of sd(medv) = 9.2.
+  expect_gt(max(fit$results$Rsquared), 0.75)
+  expect_lt(min(fit$results$RMSE), 5)
+  # The factor chas stays one feature.
+  expect_identical(fit$finalModel$blueprint$feature_type[
+    fit$finalModel$blueprint$feature_names == "chas"], "factor")
+  predicted <- predict(fit, BostonHousing[1:5, ])
+  expect_type(predicted, "double")
+  expect_length(predicted, 5L)
+})
+
+test_that("case weights are refused with a clear message", {
+  expect_error(
+    ccforest_caret()$fit(iris[, 1:4], iris$Species, wts = rep(1, 150),
+                         param = data.frame(mtry = 2, min_split = 2)),
+    "ccforest does not support case weights"
+  )
+})

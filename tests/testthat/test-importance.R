@@ -1,0 +1,261 @@
+# Variable importance: projection importance against a node-by-node R
+# reference and its conservation of the forest's total gain; permutation
+# importance against a reference built from the public predict() on permuted
+# data.frames; both rank the informative variables first.
+
+#' Outputs depend on x1, x2 and a factor f; x3..x8 are noise.
+make_informative <- function(n, task = c("classification", "regression")) {
+  task <- match.arg(task)
+  x <- as.data.frame(matrix(stats::rnorm(n * 8L), n, 8L, dimnames = list(NULL, paste0("x", 1:8))))
+  f <- factor(sample(c("a", "b", "c"), n, replace = TRUE))
+  score <- 2 * x$x1 - 2 * x$x2 + c(a = -2.5, b = 0, c = 2.5)[as.character(f)]
+  x$f <- f
+  if (task == "classification") {
+    x$y <- factor(ifelse(score + stats::rnorm(n, sd = 0.3) > 0, "yes", "no"))
+  } else {
+    x$y <- score + stats::rnorm(n, sd = 0.3)
+  }
+  x
+}
+
+#' Projection importance written node by node from the documented layout.
+reference_projection_importance <- function(fit) {
+  forest <- fit$forest
+  bp <- fit$blueprint
+  out <- stats::setNames(numeric(length(bp$feature_names)), bp$feature_names)
+  for (g in seq_along(forest$child_left)) {
+    if (forest$child_left[[g]] == 0L) next
+    entries <- seq_len(forest$payload_start[[g + 1L]] - forest$payload_start[[g]]) +
+      forest$payload_start[[g]]
+    w <- abs(forest$payload_value[entries])
+    features <- bp$column_feature[forest$payload_index[entries] + 1L]
+    for (k in seq_along(entries)) {
+      out[[features[[k]]]] <- out[[features[[k]]]] + forest$gain[[g]] * w[[k]] / sum(w)
+    }
+  }
+  out / n_trees_of(fit)
+}
+
+set.seed(101)
+train_class <- make_informative(500, "classification")
+test_class <- make_informative(400, "classification")
+fit_class <- ccforest(y ~ ., data = train_class, n_tree = 60, n_thread = 1, seed = 11)
+
+test_that("projection importance matches a node-by-node reference", {
+  vi <- importance(fit_class, type = "projection")
+  reference <- reference_projection_importance(fit_class)
+  expect_equal(as.vector(vi), unname(reference[names(vi)]), tolerance = 1e-12)
+  expect_equal(sum(vi), sum(fit_class$forest$gain) / n_trees_of(fit_class), tolerance = 1e-12)
+})
+
+test_that("projection importance is a sorted, classed vector per original variable", {
+  vi <- importance(fit_class)
+  expect_s3_class(vi, "ccforest_importance")
+  expect_identical(attr(vi, "type"), "projection")
+  expect_setequal(names(vi), c(paste0("x", 1:8), "f"))
+  expect_false(is.unsorted(rev(as.vector(vi))))
+  expect_true(all(vi >= 0))
+  expect_setequal(names(vi)[1:3], c("x1", "x2", "f"))
+})
+
+test_that("a factor's indicator columns are grouped into one variable", {
+  vi <- importance(fit_class)
+  expect_false(any(grepl("=", names(vi), fixed = TRUE)))
+  # The factor's share is the sum of its columns' shares.
+  forest <- fit_class$forest
+  bp <- fit_class$blueprint
+  f_columns <- which(bp$column_feature == match("f", bp$feature_names))
+  expect_length(f_columns, 3L)
+  per_column <- numeric(length(bp$column_names))
+  for (g in which(forest$child_left > 0L)) {
+    entries <- seq_len(forest$payload_start[[g + 1L]] - forest$payload_start[[g]]) +
+      forest$payload_start[[g]]
+    w <- abs(forest$payload_value[entries])
+    columns <- forest$payload_index[entries] + 1L
+    per_column[columns] <- per_column[columns] + forest$gain[[g]] * w / sum(w)
+  }
+  expect_equal(vi[["f"]], sum(per_column[f_columns]) / n_trees_of(fit_class), tolerance = 1e-12)
+})
+
+test_that("x/y fits give the same projection importance as formula fits", {
+  fit_xy <- ccforest(train_class[setdiff(names(train_class), "y")], train_class$y,
+                     n_tree = 60, n_thread = 1, seed = 11)
+  expect_equal(importance(fit_xy), importance(fit_class))
+})
+
+test_that("permutation importance on held-out data ranks the informative variables first", {
+  vi <- importance(fit_class, new_data = test_class, n_repeat = 2, seed = 3)
+  expect_s3_class(vi, "ccforest_importance")
+  expect_identical(attr(vi, "type"), "permutation")
+  expect_setequal(names(vi)[1:3], c("x1", "x2", "f"))
+  noise <- vi[paste0("x", 3:8)]
+  expect_true(all(abs(noise) < 0.03))
+  expect_true(min(vi[c("x1", "x2", "f")]) > 0.1)
+})
+
+test_that("permutation importance matches a reference built from predict()", {
+  features <- setdiff(names(test_class), "y")
+  error_of <- function(data) mean(predict(fit_class, data) != data$y)
+  n_repeat <- 2L
+  set.seed(42)
+  baseline <- error_of(test_class)
+  reference <- stats::setNames(numeric(length(features)), fit_class$blueprint$feature_names)
+  for (r in seq_len(n_repeat)) {
+    for (name in fit_class$blueprint$feature_names) {
+      permuted <- test_class
+      permuted[[name]] <- test_class[[name]][sample.int(nrow(test_class))]
+      reference[[name]] <- reference[[name]] + error_of(permuted) - baseline
+    }
+  }
+  reference <- reference / n_repeat
+  vi <- importance(fit_class, new_data = test_class, n_repeat = n_repeat, seed = 42)
+  expect_equal(as.vector(vi), unname(reference[names(vi)]))
+})
+
+test_that("n_repeat averages over shuffles", {
+  one <- importance(fit_class, new_data = test_class, n_repeat = 1, seed = 5)
+  five <- importance(fit_class, new_data = test_class, n_repeat = 5, seed = 5)
+  expect_false(isTRUE(all.equal(one, five)))
+  expect_setequal(names(five)[1:3], c("x1", "x2", "f"))
+})
+
+test_that("a seed makes permutation importance reproducible and leaves R's stream alone", {
+  set.seed(9)
+  before <- .Random.seed
+  a <- importance(fit_class, new_data = test_class, seed = 7)
+  expect_identical(.Random.seed, before)
+  b <- importance(fit_class, new_data = test_class, seed = 7)
+  expect_identical(a, b)
+  # Without a seed, set.seed() governs the shuffles.
+  set.seed(21)
+  c1 <- importance(fit_class, new_data = test_class)
+  set.seed(21)
+  c2 <- importance(fit_class, new_data = test_class)
+  expect_identical(c1, c2)
+})
+
+test_that("a seed leaves an unseeded session unseeded", {
+  had <- exists(".Random.seed", envir = globalenv())
+  if (had) {
+    saved <- get(".Random.seed", envir = globalenv())
+    on.exit(assign(".Random.seed", saved, envir = globalenv()))
+    rm(".Random.seed", envir = globalenv())
+  }
+  importance(fit_class, new_data = test_class[1:50, ], seed = 1)
+  expect_false(exists(".Random.seed", envir = globalenv()))
+})
+
+test_that("permutation importance works for x/y fits with `y`, and ignores missing outputs", {
+  features <- setdiff(names(train_class), "y")
+  fit_xy <- ccforest(train_class[features], train_class$y, n_tree = 60, n_thread = 1, seed = 11)
+  vi <- importance(fit_xy, new_data = test_class[features], y = test_class$y, seed = 3)
+  expect_identical(vi, importance(fit_class, new_data = test_class, seed = 3))
+  y_missing <- test_class$y
+  y_missing[1:10] <- NA
+  vi_na <- importance(fit_xy, new_data = test_class[features], y = y_missing, seed = 3)
+  vi_drop <- importance(fit_xy, new_data = test_class[-(1:10), features],
+                        y = test_class$y[-(1:10)], seed = 3)
+  expect_identical(vi_na, vi_drop)
+})
+
+test_that("regression importance ranks the informative variables first, in squared output units", {
+  set.seed(202)
+  train <- make_informative(500, "regression")
+  test <- make_informative(300, "regression")
+  fit <- ccforest(y ~ ., data = train, n_tree = 60, n_thread = 1, seed = 2)
+  projection <- importance(fit)
+  expect_setequal(names(projection)[1:3], c("x1", "x2", "f"))
+  expect_equal(as.vector(projection),
+               unname(reference_projection_importance(fit)[names(projection)]),
+               tolerance = 1e-12)
+  permutation <- importance(fit, new_data = test, seed = 1, n_repeat = 2)
+  expect_setequal(names(permutation)[1:3], c("x1", "x2", "f"))
+  # Scaling the output by 10 scales the mean squared error by 100.
+  train10 <- transform(train, y = 10 * y)
+  test10 <- transform(test, y = 10 * y)
+  fit10 <- ccforest(y ~ ., data = train10, n_tree = 60, n_thread = 1, seed = 2)
+  expect_equal(as.vector(importance(fit10, new_data = test10, seed = 1, n_repeat = 2)),
+               100 * as.vector(permutation), tolerance = 1e-6)
+})
+
+test_that("several outputs: errors are averaged over outputs", {
+  set.seed(303)
+  train <- make_informative(300, "regression")
+  train$z <- train$x1 + stats::rnorm(300, sd = 0.1)
+  test <- make_informative(200, "regression")
+  test$z <- test$x1 + stats::rnorm(200, sd = 0.1)
+  fit <- ccforest(cbind(y, z) ~ ., data = train, n_tree = 30, n_thread = 1, seed = 2)
+  vi <- importance(fit, new_data = test, seed = 1)
+  expect_identical(names(vi)[1], "x1")
+  expect_identical(importance(fit, new_data = test[setdiff(names(test), c("y", "z"))],
+                              y = test[c("z", "y")], seed = 1), vi)
+})
+
+test_that("stored importance is returned when there is one", {
+  fit <- fit_class
+  fit$variable.importance <- projection_importance(fit)
+  expect_identical(importance(fit), fit$variable.importance)
+  stored <- structure(c(b = 2, a = 1), type = "permutation",
+                      class = c("ccforest_importance", "numeric"))
+  fit$variable.importance <- stored
+  expect_identical(importance(fit), stored)
+  expect_identical(importance(fit, type = "permutation"), stored)
+  expect_identical(attr(importance(fit, type = "projection"), "type"), "projection")
+})
+
+test_that("fit-time importance is stored as variable.importance", {
+  fit <- ccforest(y ~ ., data = train_class, n_tree = 30, n_thread = 1, seed = 4,
+                  importance = "projection")
+  expect_identical(fit$variable.importance, projection_importance(fit))
+  expect_identical(importance(fit), fit$variable.importance)
+  bagged <- ccforest(y ~ ., data = train_class, n_tree = 60, n_thread = 1, seed = 4,
+                     sampling = "bagging", importance = "permutation")
+  vi <- importance(bagged)
+  expect_identical(attr(vi, "type"), "permutation")
+  expect_setequal(names(vi)[1:3], c("x1", "x2", "f"))
+})
+
+test_that("importance() errors name the problem", {
+  expect_error(importance(fit_class, type = "permutation"),
+               "held-out data: call importance\\(fit, new_data = \\.\\.\\.\\)")
+  expect_error(importance(fit_class, type = "permutation"), "projection bootstrapping")
+  features <- setdiff(names(train_class), "y")
+  fit_xy <- ccforest(train_class[features], train_class$y, n_tree = 5, n_thread = 1, seed = 1)
+  expect_error(importance(fit_xy, type = "permutation"), "outputs in `y`")
+  expect_error(importance(fit_xy, new_data = test_class[features]), "`y` is missing")
+  expect_error(importance(fit_class, new_data = test_class[features]),
+               "`new_data` has no output column `y`")
+  expect_error(importance(fit_class, type = "gain"),
+               "`type` must be one of \"projection\", \"permutation\", not \"gain\"")
+  expect_error(importance(fit_class, new_data = test_class, n_repeat = 0),
+               "`n_repeat` must be a single whole number >= 1, not 0")
+  expect_error(importance(fit_class, new_data = test_class, seed = -1),
+               "`seed` must be a single whole number between 0 and 2147483647 or NULL, not -1")
+  expect_error(importance(fit_class, type = "projection", new_data = test_class),
+               "only used by type = \"permutation\"")
+  expect_error(importance(fit_class, n_repeats = 2), "did you mean `n_repeat`")
+  expect_error(importance(fit_xy, new_data = test_class[features], y = test_class$y[1:10]),
+               "`new_data` has 400 rows but `y` has 10")
+  expect_error(importance(fit_xy, new_data = test_class[features], y = rep(NA, 400)),
+               "Every row of the held-out outputs is missing")
+  expect_error(importance(fit_xy, new_data = test_class[features], y = as.Date("2020-01-01") + 0:399),
+               "must hold the class labels")
+  expect_error(importance.ccforest(list()), "`x` must be a ccforest")
+})
+
+test_that("print and plot show the importance", {
+  vi <- importance(fit_class)
+  out <- capture.output(print(vi))
+  expect_match(out[[1L]], "Variable importance: projection")
+  expect_true(any(grepl("x1", out)))
+  pdf(NULL)
+  on.exit(dev.off())
+  mids <- plot(vi)
+  expect_length(mids, length(vi))
+  mids <- plot(vi, n = 3)
+  expect_length(mids, 3L)
+  long <- structure(c(a_rather_long_variable_name_indeed = 2, b = 1), type = "permutation",
+                    class = c("ccforest_importance", "numeric"))
+  expect_silent(plot(long))
+  expect_error(plot(vi, n = 0), "`n` must be a single whole number >= 1, not 0")
+})
