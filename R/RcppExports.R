@@ -21,6 +21,10 @@ ccf_cca_classes_cpp <- function(x, codes, n_class, tolerance) {
     .Call(`_ccforest_ccf_cca_classes_cpp`, x, codes, n_class, tolerance)
 }
 
+ccf_rotation_cpp <- function(p, seed, stream) {
+    .Call(`_ccforest_ccf_rotation_cpp`, p, seed, stream)
+}
+
 ccf_split_cpp <- function(u, classes, values, n_value, split_rule, min_leaf, seed) {
     .Call(`_ccforest_ccf_split_cpp`, u, classes, values, n_value, split_rule, min_leaf, seed)
 }

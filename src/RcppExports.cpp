@@ -86,6 +86,18 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// ccf_rotation_cpp
+Rcpp::NumericMatrix ccf_rotation_cpp(int p, double seed, double stream);
+RcppExport SEXP _ccforest_ccf_rotation_cpp(SEXP pSEXP, SEXP seedSEXP, SEXP streamSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< int >::type p(pSEXP);
+    Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
+    Rcpp::traits::input_parameter< double >::type stream(streamSEXP);
+    rcpp_result_gen = Rcpp::wrap(ccf_rotation_cpp(p, seed, stream));
+    return rcpp_result_gen;
+END_RCPP
+}
 // ccf_split_cpp
 Rcpp::List ccf_split_cpp(const Rcpp::NumericVector& u, const Rcpp::IntegerMatrix& classes, const Rcpp::NumericMatrix& values, int n_value, int split_rule, int min_leaf, double seed);
 RcppExport SEXP _ccforest_ccf_split_cpp(SEXP uSEXP, SEXP classesSEXP, SEXP valuesSEXP, SEXP n_valueSEXP, SEXP split_ruleSEXP, SEXP min_leafSEXP, SEXP seedSEXP) {
@@ -109,6 +121,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_ccforest_ccf_leaves_cpp", (DL_FUNC) &_ccforest_ccf_leaves_cpp, 7},
     {"_ccforest_ccf_cca_cpp", (DL_FUNC) &_ccforest_ccf_cca_cpp, 3},
     {"_ccforest_ccf_cca_classes_cpp", (DL_FUNC) &_ccforest_ccf_cca_classes_cpp, 4},
+    {"_ccforest_ccf_rotation_cpp", (DL_FUNC) &_ccforest_ccf_rotation_cpp, 3},
     {"_ccforest_ccf_split_cpp", (DL_FUNC) &_ccforest_ccf_split_cpp, 7},
     {NULL, NULL, 0}
 };

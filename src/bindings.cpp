@@ -10,6 +10,7 @@
 #include "core/Forest.h"
 #include "core/Options.h"
 #include "core/Predictor.h"
+#include "core/Rotation.h"
 #include "core/SplitSearch.h"
 #include "parallel.h"
 #include "serialize.h"
@@ -157,6 +158,13 @@ Rcpp::List ccf_cca_classes_cpp(const Rcpp::NumericMatrix& x, const Rcpp::Integer
   const CcaResult result = cca_classes(xm, codes.begin(), n_class, tolerance);
   return Rcpp::List::create(Rcpp::Named("directions") = to_r(result.directions),
                             Rcpp::Named("cor") = to_r(result.correlations));
+}
+
+// [[Rcpp::export(rng = false)]]
+Rcpp::NumericMatrix ccf_rotation_cpp(int p, double seed, double stream) {
+  if (p < 1) Rcpp::stop("`p` must be >= 1");
+  Rng rng(seed_value(seed), seed_value(stream));
+  return to_r(random_rotation(p, rng));
 }
 
 // [[Rcpp::export(rng = false)]]

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "Cca.h"
+#include "Rotation.h"
 
 namespace ccforest {
 
@@ -316,21 +317,6 @@ MatrixXd TreeTrainer::data_directions(size_t n) {
   return directions_on(MatrixXd(xs), nullptr);
 }
 
-MatrixXd TreeTrainer::random_rotation(Eigen::Index p) {
-  // Q of a Gaussian matrix, with columns signed so that R has a positive
-  // diagonal, is uniformly distributed over rotations (Haar measure).
-  MatrixXd gaussian(p, p);
-  for (Eigen::Index j = 0; j < p; ++j) {
-    for (Eigen::Index i = 0; i < p; ++i) gaussian(i, j) = rng_.normal();
-  }
-  const Eigen::HouseholderQR<MatrixXd> qr(gaussian);
-  MatrixXd q = qr.householderQ();
-  for (Eigen::Index j = 0; j < p; ++j) {
-    if (qr.matrixQR()(j, j) < 0.0) q.col(j) = -q.col(j);
-  }
-  return q;
-}
-
 MatrixXd TreeTrainer::find_directions(size_t n) {
   const Eigen::Index p = static_cast<Eigen::Index>(columns_.size());
   MatrixXd directions;
@@ -339,7 +325,7 @@ MatrixXd TreeTrainer::find_directions(size_t n) {
       directions = MatrixXd::Identity(p, p);
       break;
     case Projection::kRotation:
-      directions = random_rotation(p);
+      directions = random_rotation(p, rng_);
       break;
     case Projection::kCca:
     case Projection::kPca:

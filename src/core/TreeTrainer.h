@@ -46,7 +46,6 @@ class TreeTrainer {
   bool gather_feature(int feature, size_t begin, size_t end);
   Eigen::MatrixXd find_directions(size_t n);
   Eigen::MatrixXd data_directions(size_t n);
-  Eigen::MatrixXd random_rotation(Eigen::Index p);
   Eigen::MatrixXd directions_on(const Eigen::MatrixXd& x, const std::vector<size_t>* rows);
   double value(size_t row, int column) const;
 

@@ -1,0 +1,104 @@
+# The paper's variants as options of one code base: projection modes and
+# bagging with out-of-bag estimates.
+
+spiral_data <- function(n, seed) {
+  withr::with_seed(seed, {
+    k <- sample(3L, n, replace = TRUE)
+    t <- stats::runif(n, 0.1, 1)
+    angle <- 3 * pi * t + 2 * pi * k / 3
+    data.frame(
+      x1 = t * cos(angle) + stats::rnorm(n, sd = 0.02),
+      x2 = t * sin(angle) + stats::rnorm(n, sd = 0.02),
+      x3 = stats::rnorm(n),
+      y = factor(k)
+    )
+  })
+}
+
+test_that("every projection mode fits and predicts, with and without bagging", {
+  train <- spiral_data(600, 1)
+  test <- spiral_data(400, 2)
+  for (projection in c("cca", "rotation", "pca", "axis")) {
+    for (sampling in c("projection", "bagging")) {
+      fit <- ccforest(y ~ ., data = train, n_tree = 30, projection = projection,
+                      sampling = sampling, seed = 3)
+      expect_identical(fit$options$projection, projection)
+      pred <- predict(fit, test)
+      expect_s3_class(pred, "factor")
+      expect_length(pred, nrow(test))
+      # Every mode learns the spiral far better than chance (2/3 error).
+      expect_lt(mean(pred != test$y), 0.25, label = paste(projection, sampling))
+    }
+  }
+})
+
+split_coefficients <- function(fit) {
+  f <- fit$forest
+  split <- which(f$child_left != 0L)
+  lapply(split, function(g) f$payload_value[(f$payload_start[g] + 1L):f$payload_start[g + 1L]])
+}
+
+test_that("axis mode splits on one feature at a time", {
+  fit <- ccforest(y ~ ., data = spiral_data(300, 4), n_tree = 10, projection = "axis", seed = 5)
+  coefs <- split_coefficients(fit)
+  expect_gt(length(coefs), 10L)
+  expect_true(all(lengths(coefs) == 1L))
+  expect_true(all(abs(unlist(coefs)) == 1))
+})
+
+test_that("oblique modes use several features per split, with unit-length directions", {
+  d <- spiral_data(300, 6)
+  for (projection in c("cca", "rotation", "pca")) {
+    coefs <- split_coefficients(ccforest(y ~ ., data = d, n_tree = 10, projection = projection,
+                                         mtry = 3, seed = 7))
+    expect_true(mean(lengths(coefs) > 1L) > 0.5, label = projection)
+    norms <- vapply(coefs, function(a) sqrt(sum(a^2)), numeric(1))
+    expect_equal(norms, rep(1, length(norms)), tolerance = 1e-12)
+  }
+})
+
+test_that("random rotations are orthonormal and uniformly distributed", {
+  q <- ccforest:::ccf_rotation_cpp(5L, 1, 2)
+  expect_equal(crossprod(q), diag(5), tolerance = 1e-12)
+  expect_equal(tcrossprod(q), diag(5), tolerance = 1e-12)
+  # Under the Haar measure in 2-D, the rotation angle of the first column is
+  # uniform on (-pi, pi]: compare its distribution with the uniform one.
+  angles <- vapply(seq_len(2000), function(i) {
+    q <- ccforest:::ccf_rotation_cpp(2L, 3, i)
+    atan2(q[2, 1], q[1, 1])
+  }, numeric(1))
+  expect_gt(suppressWarnings(stats::ks.test(angles, "punif", -pi, pi))$p.value, 0.001)
+  # In 4-D each entry of a column has mean 0 and mean square 1/4.
+  first <- t(vapply(seq_len(2000), function(i) ccforest:::ccf_rotation_cpp(4L, 5, i)[, 1],
+                    numeric(4)))
+  expect_equal(colMeans(first^2), rep(0.25, 4), tolerance = 0.08)
+  expect_true(all(abs(colMeans(first)) < 0.06))
+})
+
+test_that("the out-of-bag error of a bagged forest is close to its held-out error", {
+  train <- spiral_data(1500, 10)
+  test <- spiral_data(3000, 11)
+  for (projection in c("cca", "axis")) {
+    fit <- ccforest(y ~ ., data = train, n_tree = 100, sampling = "bagging",
+                    projection = projection, seed = 12)
+    held_out <- mean(predict(fit, test) != test$y)
+    expect_true(is.numeric(fit$oob_error) && length(fit$oob_error) == 1L)
+    expect_lt(abs(fit$oob_error - held_out), 0.03, label = projection)
+    expect_length(fit$predictions, nrow(train))
+  }
+  reg <- ccforest(mpg ~ ., data = mtcars, n_tree = 100, sampling = "bagging", seed = 13)
+  oob_mse <- mean((reg$predictions - mtcars$mpg)^2, na.rm = TRUE)
+  expect_equal(reg$oob_error, oob_mse)
+  expect_output(print(reg), "OOB error")
+})
+
+test_that("projection-bootstrapped forests have no out-of-bag estimate", {
+  fit <- ccforest(y ~ ., data = spiral_data(200, 14), n_tree = 5, seed = 15)
+  expect_null(fit$oob_error)
+  expect_null(fit$predictions)
+})
+
+test_that("an unknown projection mode is refused, naming the value", {
+  expect_error(ccforest(y ~ ., data = spiral_data(50, 16), projection = "random"),
+               "`projection`.*\"random\"")
+})
