@@ -9,10 +9,6 @@ ccf_predict_cpp <- function(forest, x, n_value, n_tree, seed, impute_random, n_t
     .Call(`_ccforest_ccf_predict_cpp`, forest, x, n_value, n_tree, seed, impute_random, n_thread)
 }
 
-ccf_leaves_cpp <- function(forest, x, n_value, n_tree, seed, impute_random, n_thread) {
-    .Call(`_ccforest_ccf_leaves_cpp`, forest, x, n_value, n_tree, seed, impute_random, n_thread)
-}
-
 ccf_cca_cpp <- function(x, y, tolerance) {
     .Call(`_ccforest_ccf_cca_cpp`, x, y, tolerance)
 }

@@ -320,6 +320,7 @@ main <- function() {
   rows <- list()
   info <- list()
   done <- NULL
+  n_reused <- 0L
   if (opt$resume && file.exists(csv_file)) {
     done <- utils::read.csv(csv_file, stringsAsFactors = FALSE)
     done <- done[done$n_tree == n_tree & done$dataset %in% sets, , drop = FALSE]
@@ -353,7 +354,11 @@ main <- function() {
           if (!is.null(done)) {
             hit <- done[done$dataset == name & done$rep == r & done$fold == f &
                           done$learner == learner & done$seed == seed, , drop = FALSE]
-            if (nrow(hit) == 1L) { rows[[length(rows) + 1L]] <- hit; next }
+            if (nrow(hit) == 1L) {
+              rows[[length(rows) + 1L]] <- hit
+              n_reused <- n_reused + 1L
+              next
+            }
           }
           res <- fit_predict(learner, x[!test, , drop = FALSE], y[!test],
                              x[test, , drop = FALSE], n_tree, seed)
@@ -393,7 +398,11 @@ main <- function() {
     sprintf("| versions | ccforest %s, ranger %s, mlbench %s |", utils::packageVersion("ccforest"),
             utils::packageVersion("ranger"), utils::packageVersion("mlbench")),
     sprintf("| trees / threads | %d trees for every learner, %d threads |", n_tree, N_THREAD),
-    sprintf("| total run time | %.1f min |", total_min),
+    sprintf("| total run time | %.1f min%s |", total_min,
+            if (n_reused > 0L) " (this invocation only)" else ""),
+    if (n_reused > 0L) sprintf(
+      "| resumed | %d of %d fits reused from the CSV of an earlier invocation (their times are from that run); sum of train + predict times of all fits %.1f min |",
+      n_reused, nrow(results), sum(results$train_s + results$predict_s) / 60),
     "",
     "Error: classification = % of test rows misclassified; regression (marked *) = test MSE",
     "as % of the variance of the response over the whole data set. Mean ± sd over all test",

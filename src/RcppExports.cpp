@@ -45,22 +45,6 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
-// ccf_leaves_cpp
-Rcpp::IntegerMatrix ccf_leaves_cpp(const Rcpp::List& forest, const Rcpp::NumericMatrix& x, int n_value, int n_tree, double seed, bool impute_random, int n_thread);
-RcppExport SEXP _ccforest_ccf_leaves_cpp(SEXP forestSEXP, SEXP xSEXP, SEXP n_valueSEXP, SEXP n_treeSEXP, SEXP seedSEXP, SEXP impute_randomSEXP, SEXP n_threadSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< const Rcpp::List& >::type forest(forestSEXP);
-    Rcpp::traits::input_parameter< const Rcpp::NumericMatrix& >::type x(xSEXP);
-    Rcpp::traits::input_parameter< int >::type n_value(n_valueSEXP);
-    Rcpp::traits::input_parameter< int >::type n_tree(n_treeSEXP);
-    Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
-    Rcpp::traits::input_parameter< bool >::type impute_random(impute_randomSEXP);
-    Rcpp::traits::input_parameter< int >::type n_thread(n_threadSEXP);
-    rcpp_result_gen = Rcpp::wrap(ccf_leaves_cpp(forest, x, n_value, n_tree, seed, impute_random, n_thread));
-    return rcpp_result_gen;
-END_RCPP
-}
 // ccf_cca_cpp
 Rcpp::List ccf_cca_cpp(const Rcpp::NumericMatrix& x, const Rcpp::NumericMatrix& y, double tolerance);
 RcppExport SEXP _ccforest_ccf_cca_cpp(SEXP xSEXP, SEXP ySEXP, SEXP toleranceSEXP) {
@@ -118,7 +102,6 @@ END_RCPP
 static const R_CallMethodDef CallEntries[] = {
     {"_ccforest_ccf_train_cpp", (DL_FUNC) &_ccforest_ccf_train_cpp, 9},
     {"_ccforest_ccf_predict_cpp", (DL_FUNC) &_ccforest_ccf_predict_cpp, 7},
-    {"_ccforest_ccf_leaves_cpp", (DL_FUNC) &_ccforest_ccf_leaves_cpp, 7},
     {"_ccforest_ccf_cca_cpp", (DL_FUNC) &_ccforest_ccf_cca_cpp, 3},
     {"_ccforest_ccf_cca_classes_cpp", (DL_FUNC) &_ccforest_ccf_cca_classes_cpp, 4},
     {"_ccforest_ccf_rotation_cpp", (DL_FUNC) &_ccforest_ccf_rotation_cpp, 3},

@@ -111,24 +111,6 @@ Rcpp::NumericMatrix ccf_predict_cpp(const Rcpp::List& forest, const Rcpp::Numeri
   }
 }
 
-// [[Rcpp::export(rng = false)]]
-Rcpp::IntegerMatrix ccf_leaves_cpp(const Rcpp::List& forest, const Rcpp::NumericMatrix& x,
-                                   int n_value, int n_tree, double seed, bool impute_random,
-                                   int n_thread) {
-  const ForestView view = forest_view(forest, x.ncol(), n_value);
-  if (n_tree < 1 || n_tree > view.n_tree) Rcpp::stop("internal error: n_tree out of range");
-  PredictOptions options;
-  options.seed = seed_value(seed);
-  options.impute_random = impute_random;
-  options.n_tree = n_tree;
-  options.n_value = static_cast<size_t>(n_value);
-  const Eigen::MatrixXi leaves =
-      predict_leaves(view, map_matrix(x), options, r_runtime(n_thread, false, ""));
-  Rcpp::IntegerMatrix out(leaves.rows(), leaves.cols());
-  std::copy(leaves.data(), leaves.data() + leaves.size(), out.begin());
-  return out;
-}
-
 // Test hooks: expose core kernels so testthat can compare them with
 // independent R references.
 

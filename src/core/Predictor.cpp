@@ -73,12 +73,4 @@ Eigen::MatrixXd predict_forest(const ForestView& forest, const MatrixMap& x,
   return out;
 }
 
-Eigen::MatrixXi predict_leaves(const ForestView& forest, const MatrixMap& x,
-                               const PredictOptions& options, const Runtime& runtime) {
-  Eigen::MatrixXi out(x.rows(), options.n_tree);
-  for_each_leaf(forest, x, options, runtime,
-                [&](Eigen::Index row, int t, int leaf) { out(row, t) = leaf; });
-  return out;
-}
-
 }  // namespace ccforest

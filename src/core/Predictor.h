@@ -76,13 +76,6 @@ struct PredictOptions {
 Eigen::MatrixXd predict_forest(const ForestView& forest, const MatrixMap& x,
                                const PredictOptions& options, const Runtime& runtime);
 
-/**
- * Index of the leaf (local to the tree) that each row reaches in each tree:
- * an n x n_tree matrix.
- */
-Eigen::MatrixXi predict_leaves(const ForestView& forest, const MatrixMap& x,
-                               const PredictOptions& options, const Runtime& runtime);
-
 }  // namespace ccforest
 
 #endif  // CCFOREST_PREDICTOR_H_
