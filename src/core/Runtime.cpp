@@ -1,6 +1,7 @@
 #include "Runtime.h"
 
 #include <algorithm>
+#include <chrono>
 #include <exception>
 #include <mutex>
 
@@ -8,7 +9,13 @@ namespace ccforest {
 
 void run_batched(const Runtime& runtime, size_t n, const std::function<void(size_t)>& body,
                  const std::function<void(size_t, size_t)>& after_batch) {
-  const size_t batch = std::max<size_t>(1, runtime.batch_size);
+  // Each batch ends with every thread waiting for the slowest, which costs a
+  // scheduler time slice when the machine is busy. Batches therefore grow
+  // until one takes a noticeable time, which still leaves interrupts and
+  // progress reports a fraction of a second apart.
+  using Clock = std::chrono::steady_clock;
+  const auto target = std::chrono::milliseconds(100);
+  size_t batch = std::max<size_t>(1, runtime.batch_size);
   std::exception_ptr failure;
   std::mutex failure_mutex;
   auto guarded = [&](size_t i) {
@@ -19,13 +26,16 @@ void run_batched(const Runtime& runtime, size_t n, const std::function<void(size
       if (!failure) failure = std::current_exception();
     }
   };
-  for (size_t begin = 0; begin < n; begin += batch) {
+  for (size_t begin = 0; begin < n;) {
     const size_t end = std::min(n, begin + batch);
+    const auto started = Clock::now();
     runtime.parallel_for(begin, end, guarded);
+    if (Clock::now() - started < target) batch *= 2;
     if (failure) std::rethrow_exception(failure);
     if (after_batch) after_batch(begin, end);
     runtime.check_interrupt();
     runtime.progress(end, n);
+    begin = end;
   }
 }
 

@@ -20,7 +20,7 @@ struct Runtime {
   std::function<void()> check_interrupt = [] {};
   /** Called on the calling thread between batches with work done so far. */
   std::function<void(size_t done, size_t total)> progress = [](size_t, size_t) {};
-  /** Work items per batch: a batch is the unit between interrupt checks. */
+  /** Work items in the first batch (batches grow while they run quickly). */
   size_t batch_size = 4;
 };
 
