@@ -67,7 +67,9 @@
 #'   `"rotation"` (a uniformly random rotation: random rotation forest),
 #'   `"pca"` (principal components of the node's sampled features) or
 #'   `"axis"` (the features themselves: a random forest). The paper's variants
-#'   CCF-Bag and RRF-Bag combine these with `sampling = "bagging"`.
+#'   CCF-Bag and RRF-Bag combine these with `sampling = "bagging"`. Projection
+#'   bootstrapping has no effect on axis-aligned splits, so for a random
+#'   forest proper use `projection = "axis", sampling = "bagging"`.
 #' @param importance Variable importance to compute while fitting: `"none"`
 #'   (default), `"projection"` (split gains shared among each split's
 #'   features in proportion to their coefficients; cheap, see

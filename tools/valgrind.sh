@@ -9,16 +9,17 @@ cd "$(dirname "$0")/.."
 command -v valgrind > /dev/null || {
   apt-get update -qq && apt-get install -y -q --no-install-recommends valgrind
 }
-log="$(mktemp)"
-trap 'rm -f "$log"' EXIT
+log="${VALGRIND_LOG:-$(mktemp)}"
+status=0
 R -d "valgrind --leak-check=full --error-exitcode=99 --log-file=$log" \
-  --vanilla --quiet -f tools/valgrind.R
+  --vanilla --quiet -f tools/valgrind.R || status=$?
 errors="$(sed -n 's/.*ERROR SUMMARY: \([0-9]*\) errors.*/\1/p' "$log" | tail -n 1)"
 lost="$(sed -n 's/.*definitely lost: \([0-9,]*\) bytes.*/\1/p' "$log" | tail -n 1 | tr -d ,)"
 grep -E "ERROR SUMMARY|definitely lost|indirectly lost|Invalid (read|write)" "$log" || true
-if [[ "${errors:-1}" != "0" || "${lost:-0}" != "0" ]]; then
+if [[ $status -ne 0 || "${errors:-1}" != "0" || "${lost:-0}" != "0" ]]; then
   echo "valgrind: memcheck found problems (errors: ${errors:-?}, definitely lost: ${lost:-0} bytes)" >&2
   cat "$log" >&2
   exit 1
 fi
+rm -f "$log"
 echo "valgrind: clean (0 errors, no definite leaks)"
