@@ -24,9 +24,8 @@ CHECK_DIR := check
 PAR := MAKEFLAGS=-j$(NCPUS)
 
 # No network checks, and no failure because an optional Suggests package
-# is unavailable; shared objects are stripped of debug symbols, as CRAN's
-# own builds are. The manual needs pdflatex: skip it when absent.
-CHECK_ENV := _R_CHECK_FORCE_SUGGESTS_=false _R_CHECK_SYSTEM_CLOCK_=0 _R_SHLIB_STRIP_=true \
+# is unavailable. The manual needs pdflatex: skip it when absent.
+CHECK_ENV := _R_CHECK_FORCE_SUGGESTS_=false _R_CHECK_SYSTEM_CLOCK_=0 \
 	_R_CHECK_CRAN_INCOMING_REMOTE_=false
 NO_MANUAL := $(if $(shell command -v pdflatex 2>/dev/null),,--no-manual)
 

@@ -124,9 +124,9 @@ caret_predict <- function(modelFit, newdata, submodels = NULL) {
     newdata <- as.data.frame(newdata)
   }
   if (modelFit$task == "classification") {
-    return(as.character(predict(modelFit, newdata, type = "class")))
+    return(as.character(stats::predict(modelFit, newdata, type = "class")))
   }
-  predict(modelFit, newdata, type = "response")
+  stats::predict(modelFit, newdata, type = "response")
 }
 
 #' @noRd
@@ -134,7 +134,7 @@ caret_prob <- function(modelFit, newdata, submodels = NULL) {
   if (!is.data.frame(newdata) && !is.matrix(newdata)) {
     newdata <- as.data.frame(newdata)
   }
-  as.data.frame(predict(modelFit, newdata, type = "prob"), optional = TRUE)
+  as.data.frame(stats::predict(modelFit, newdata, type = "prob"), optional = TRUE)
 }
 
 #' @noRd
