@@ -1,3 +1,7 @@
+# Without TZ, loading some suggested packages asks timedatectl for the zone,
+# which warns on machines without systemd (containers, CI).
+if (!nzchar(Sys.getenv("TZ"))) Sys.setenv(TZ = "UTC")
+
 # Shared data generators and references for the tests. Everything here is
 # written without the package's code, so that the tests compare the package
 # against an independent reference.
