@@ -37,9 +37,9 @@
 #'   fit <- caret::train(
 #'     iris[, 1:4], iris$Species,
 #'     method = ccforest_caret(),
-#'     tuneGrid = expand.grid(mtry = c(2, 4), min_split = 2),
-#'     trControl = caret::trainControl(method = "cv", number = 3, classProbs = TRUE),
-#'     n_tree = 50, n_thread = 1
+#'     tuneGrid = expand.grid(mtry = 2, min_split = c(2, 10)),
+#'     trControl = caret::trainControl(method = "cv", number = 2, classProbs = TRUE),
+#'     n_tree = 10, n_thread = 1
 #'   )
 #'   fit
 #'   head(predict(fit, iris, type = "prob"))
