@@ -15,7 +15,7 @@ namespace ccforest {
  *
  * Split search sorts every projection at every node, so this is the hottest
  * loop of training. Large inputs use a least-significant-digit radix sort on
- * the order-preserving integer image of the doubles (8 passes of 8 bits,
+ * the order-preserving integer image of the doubles (6 passes of 11 bits,
  * skipping passes where all keys share a digit); small ones use std::sort.
  */
 class KeySorter {
@@ -23,10 +23,10 @@ class KeySorter {
   void sort(std::vector<std::pair<double, int>>& items) {
     const size_t n = items.size();
     if (n < kRadixMin) {
-      std::stable_sort(items.begin(), items.end(),
-                       [](const std::pair<double, int>& a, const std::pair<double, int>& b) {
-                         return a.first < b.first;
-                       });
+      // Rows enter in increasing order, so sorting the pairs (value, row)
+      // orders ties by row: the same result as a stable sort, without its
+      // buffer.
+      std::sort(items.begin(), items.end());
       return;
     }
     keys_.resize(n);
@@ -35,17 +35,16 @@ class KeySorter {
       keys_[i] = ordered_bits(items[i].first);
       rows_[i] = items[i].second;
     }
-    std::array<std::array<uint32_t, 256>, 8> counts{};
+    std::array<std::array<uint32_t, kBuckets>, kPasses> counts{};
     for (size_t i = 0; i < n; ++i) {
       const uint64_t key = keys_[i];
-      for (int pass = 0; pass < 8; ++pass) ++counts[pass][(key >> (8 * pass)) & 0xff];
+      for (int pass = 0; pass < kPasses; ++pass) ++counts[pass][digit(key, pass)];
     }
     key_buffer_.resize(n);
     row_buffer_.resize(n);
-    for (int pass = 0; pass < 8; ++pass) {
-      std::array<uint32_t, 256>& count = counts[pass];
-      const uint64_t first_digit = (keys_[0] >> (8 * pass)) & 0xff;
-      if (count[first_digit] == n) continue;  // every key shares this digit
+    for (int pass = 0; pass < kPasses; ++pass) {
+      std::array<uint32_t, kBuckets>& count = counts[pass];
+      if (count[digit(keys_[0], pass)] == n) continue;  // every key shares this digit
       uint32_t offset = 0;
       for (uint32_t& c : count) {
         const uint32_t here = c;
@@ -53,7 +52,7 @@ class KeySorter {
         offset += here;
       }
       for (size_t i = 0; i < n; ++i) {
-        const uint32_t slot = count[(keys_[i] >> (8 * pass)) & 0xff]++;
+        const uint32_t slot = count[digit(keys_[i], pass)]++;
         key_buffer_[slot] = keys_[i];
         row_buffer_[slot] = rows_[i];
       }
@@ -65,6 +64,14 @@ class KeySorter {
 
  private:
   static constexpr size_t kRadixMin = 256;
+  // 11-bit digits: six passes cover 64 bits, with histograms that stay in L1.
+  static constexpr int kBits = 11;
+  static constexpr int kPasses = 6;
+  static constexpr size_t kBuckets = size_t{1} << kBits;
+
+  static size_t digit(uint64_t key, int pass) {
+    return static_cast<size_t>((key >> (kBits * pass)) & (kBuckets - 1));
+  }
 
   /** Maps doubles to unsigned integers with the same order (finite values). */
   static uint64_t ordered_bits(double value) {

@@ -120,13 +120,18 @@ bool TreeTrainer::gather_feature(int feature, size_t begin, size_t end) {
   double* out = xs_.data() + start;
   for (int column = first; column < last; ++column) {
     bool varies = false;
+    const double* x = data_.x.data() + static_cast<size_t>(column) * data_.n_row();
     for (size_t i = 0; i < n; ++i) {
       const size_t row = static_cast<size_t>(rows_[begin + i]);
-      const double raw = data_.x(static_cast<Eigen::Index>(row), column);
-      any_missing = any_missing || std::isnan(raw);
-      out[i] = value(row, column);
-      varies = varies || out[i] != out[0];
+      const double raw = x[row];
+      if (std::isnan(raw)) {
+        any_missing = true;
+        out[i] = value(row, column);
+      } else {
+        out[i] = raw;
+      }
     }
+    for (size_t i = 1; i < n && !varies; ++i) varies = out[i] != out[0];
     if (varies) {
       last_varying = column;
       ++n_varying;
