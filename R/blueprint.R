@@ -162,23 +162,7 @@ check_feature_frame <- function(x, arg) {
   if (is.null(feature_names)) {
     feature_names <- rep("", length(x))
   }
-  empty <- which(is.na(feature_names) | !nzchar(feature_names))
-  if (length(empty) > 0L) {
-    stop(
-      sprintf(
-        "`%s` has empty column name(s) at position(s) %s; every feature needs a name.",
-        arg, paste(empty, collapse = ", ")
-      ),
-      call. = FALSE
-    )
-  }
-  repeated <- unique(feature_names[duplicated(feature_names)])
-  if (length(repeated) > 0L) {
-    stop(
-      sprintf("`%s` has duplicated column name(s) %s.", arg, format_names(repeated)),
-      call. = FALSE
-    )
-  }
+  check_column_names(feature_names, arg, "feature")
   invisible(x)
 }
 

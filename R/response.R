@@ -69,23 +69,7 @@ response_outputs <- function(y, arg, name) {
 #' Output names must be present and distinct: they name the predictions
 #' @noRd
 check_output_names <- function(output_names, arg) {
-  empty <- which(is.na(output_names) | !nzchar(output_names))
-  if (length(empty) > 0L) {
-    stop(
-      sprintf(
-        "`%s` has empty column name(s) at position(s) %s; every output needs a name.",
-        arg, paste(empty, collapse = ", ")
-      ),
-      call. = FALSE
-    )
-  }
-  repeated <- unique(output_names[duplicated(output_names)])
-  if (length(repeated) > 0L) {
-    stop(
-      sprintf("`%s` has duplicated column name(s) %s.", arg, format_names(repeated)),
-      call. = FALSE
-    )
-  }
+  check_column_names(output_names, arg, "output")
   invisible(output_names)
 }
 

@@ -385,3 +385,28 @@ resolve_seed <- function(seed = NULL) {
   }
   as.double(check_count(seed, "seed", min = 0L, max = 2^31 - 1))
 }
+
+#' Every column needs a distinct, non-empty name to be matched later
+#'
+#' @param what What a column is, for the message: "feature" or "output".
+#' @noRd
+check_column_names <- function(column_names, arg, what) {
+  empty <- which(is.na(column_names) | !nzchar(column_names))
+  if (length(empty) > 0L) {
+    stop(
+      sprintf(
+        "`%s` has empty column name(s) at position(s) %s; every %s needs a name.",
+        arg, paste(empty, collapse = ", "), what
+      ),
+      call. = FALSE
+    )
+  }
+  repeated <- unique(column_names[duplicated(column_names)])
+  if (length(repeated) > 0L) {
+    stop(
+      sprintf("`%s` has duplicated column name(s) %s.", arg, format_names(repeated)),
+      call. = FALSE
+    )
+  }
+  invisible(column_names)
+}
