@@ -34,11 +34,8 @@
 #
 # Set CCFOREST_LIB to a library path to benchmark a ccforest installed there.
 
-use_private_library <- function() {
-  lib <- Sys.getenv("CCFOREST_LIB")
-  if (nzchar(lib)) .libPaths(c(strsplit(lib, .Platform$path.sep, fixed = TRUE)[[1L]], .libPaths()))
-}
-use_private_library()
+source(file.path(dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1L])),
+                 "common.R"))
 
 suppressPackageStartupMessages({
   library(ccforest)
@@ -50,7 +47,6 @@ N_THREAD <- 2L
 KAPPAS <- c(0, 0.01, 0.1, 1, 10, 100, 1000, 10000)
 LEARNERS <- c("CCF", "RRF", "CCF-axis", "ranger")
 
-`%||%` <- function(a, b) if (is.null(a)) b else a
 
 parse_args <- function(args) {
   opt <- list(trees = NULL, quick = FALSE)
@@ -65,11 +61,6 @@ parse_args <- function(args) {
   opt
 }
 
-mlb <- function(name) {
-  e <- new.env()
-  utils::data(list = name, package = "mlbench", envir = e)
-  get(name, envir = e)
-}
 
 DATASETS <- list(
   iris = list(repeats = 2L, folds = 10L, load = function() list(x = iris[, 1:4], y = iris$Species)),

@@ -26,11 +26,8 @@
 #
 # Set CCFOREST_LIB to a library path to benchmark a ccforest installed there.
 
-use_private_library <- function() {
-  lib <- Sys.getenv("CCFOREST_LIB")
-  if (nzchar(lib)) .libPaths(c(strsplit(lib, .Platform$path.sep, fixed = TRUE)[[1L]], .libPaths()))
-}
-use_private_library()
+source(file.path(dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1L])),
+                 "common.R"))
 
 suppressPackageStartupMessages({
   library(ccforest)
@@ -41,7 +38,6 @@ suppressPackageStartupMessages({
 N_THREAD <- 2L
 K_GRID <- c(1L, 2L, 3L, 5L, 10L, 15L, 20L, 30L, 50L, 100L, 200L, 500L)
 
-`%||%` <- function(a, b) if (is.null(a)) b else a
 
 parse_args <- function(args) {
   opt <- list(trees = NULL, quick = FALSE, datasets = NULL)
@@ -58,22 +54,7 @@ parse_args <- function(args) {
   opt
 }
 
-# 3-class spirals following the design of the authors' generator (see
-# bench/accuracy.R): theta ~ U(1, 4 pi), radius = theta + N(0, 1/3).
-gen_spirals <- function(n, seed = 20170101L) {
-  set.seed(seed)
-  cls <- 1L + findInterval(stats::runif(n), c(1 / 3, 2 / 3))
-  theta <- 1 + (4 * pi - 1) * stats::runif(n)
-  r <- theta + stats::rnorm(n) / 3
-  theta <- theta + 2 * pi * (cls - 1L) / 3
-  list(x = data.frame(x1 = r * cos(theta), x2 = r * sin(theta)), y = factor(paste0("arm", cls)))
-}
 
-mlb <- function(name) {
-  e <- new.env()
-  utils::data(list = name, package = "mlbench", envir = e)
-  get(name, envir = e)
-}
 
 DATASETS <- list(
   vehicle = list(repeats = 2L, folds = 10L, load = function() {
