@@ -11,37 +11,60 @@
 namespace ccforest {
 
 /**
- * Sorts (value, row) pairs by value, ties in input order, for finite values.
+ * Orders n values by (value, position), the order of a stable sort.
  *
  * Split search sorts every projection at every node, so this is the hottest
- * loop of training. Large inputs use a least-significant-digit radix sort on
- * the order-preserving integer image of the doubles (6 passes of 11 bits,
- * skipping passes where all keys share a digit); small ones use std::sort.
+ * loop of training. Each value's order-preserving 64-bit image is cut to its
+ * top 32 bits (sign, exponent, 20 bits of mantissa) and packed with the
+ * value's position into one 64-bit key: sorting those keys orders the values
+ * up to runs whose top bits agree, and a final pass puts such runs in exact
+ * order. Large inputs sort the keys with three passes of a least-significant-
+ * digit radix sort over the top half (the position half is already in order
+ * because the sort is stable), small ones with std::sort.
  */
 class KeySorter {
  public:
-  void sort(std::vector<std::pair<double, int>>& items) {
-    const size_t n = items.size();
-    if (n < kRadixMin) {
-      // Rows enter in increasing order, so sorting the pairs (value, row)
-      // orders ties by row: the same result as a stable sort, without its
-      // buffer.
-      std::sort(items.begin(), items.end());
-      return;
-    }
+  /** Sorts u[0..n); afterwards value(k) is the k-th smallest and position(k) where it was. */
+  void sort(const double* u, size_t n) {
     keys_.resize(n);
-    rows_.resize(n);
-    for (size_t i = 0; i < n; ++i) {
-      keys_[i] = ordered_bits(items[i].first);
-      rows_[i] = items[i].second;
+    for (size_t i = 0; i < n; ++i) keys_[i] = (ordered_bits(u[i]) & kHighHalf) | i;
+    if (n < kRadixMin) {
+      std::sort(keys_.begin(), keys_.end());
+    } else {
+      radix_sort_high_half();
     }
+    values_.resize(n);
+    positions_.resize(n);
+    for (size_t k = 0; k < n; ++k) {
+      const int i = static_cast<int>(keys_[k] & ~kHighHalf);
+      positions_[k] = i;
+      values_[k] = u[i];
+    }
+    order_runs();
+  }
+
+  const double* values() const { return values_.data(); }
+  const int* positions() const { return positions_.data(); }
+
+ private:
+  static constexpr uint64_t kHighHalf = 0xFFFFFFFF00000000ULL;
+  static constexpr size_t kRadixMin = 192;
+  static constexpr int kBits = 11;  // histograms of 2048 counters stay in L1
+  static constexpr int kPasses = 3;  // 33 bits cover the top half
+  static constexpr size_t kBuckets = size_t{1} << kBits;
+
+  static size_t digit(uint64_t key, int pass) {
+    return static_cast<size_t>((key >> (32 + kBits * pass)) & (kBuckets - 1));
+  }
+
+  void radix_sort_high_half() {
+    const size_t n = keys_.size();
     std::array<std::array<uint32_t, kBuckets>, kPasses> counts{};
     for (size_t i = 0; i < n; ++i) {
       const uint64_t key = keys_[i];
       for (int pass = 0; pass < kPasses; ++pass) ++counts[pass][digit(key, pass)];
     }
-    key_buffer_.resize(n);
-    row_buffer_.resize(n);
+    buffer_.resize(n);
     for (int pass = 0; pass < kPasses; ++pass) {
       std::array<uint32_t, kBuckets>& count = counts[pass];
       if (count[digit(keys_[0], pass)] == n) continue;  // every key shares this digit
@@ -51,26 +74,37 @@ class KeySorter {
         c = offset;
         offset += here;
       }
-      for (size_t i = 0; i < n; ++i) {
-        const uint32_t slot = count[digit(keys_[i], pass)]++;
-        key_buffer_[slot] = keys_[i];
-        row_buffer_[slot] = rows_[i];
-      }
-      keys_.swap(key_buffer_);
-      rows_.swap(row_buffer_);
+      for (size_t i = 0; i < n; ++i) buffer_[count[digit(keys_[i], pass)]++] = keys_[i];
+      keys_.swap(buffer_);
     }
-    for (size_t i = 0; i < n; ++i) items[i] = {from_ordered_bits(keys_[i]), rows_[i]};
   }
 
- private:
-  static constexpr size_t kRadixMin = 256;
-  // 11-bit digits: six passes cover 64 bits, with histograms that stay in L1.
-  static constexpr int kBits = 11;
-  static constexpr int kPasses = 6;
-  static constexpr size_t kBuckets = size_t{1} << kBits;
+  /** Puts runs of equal top halves in (value, position) order. */
+  void order_runs() {
+    const size_t n = keys_.size();
+    size_t begin = 0;
+    while (begin < n) {
+      const uint64_t high = keys_[begin] & kHighHalf;
+      size_t end = begin + 1;
+      while (end < n && (keys_[end] & kHighHalf) == high) ++end;
+      if (end - begin > 1) order_run(begin, end);
+      begin = end;
+    }
+  }
 
-  static size_t digit(uint64_t key, int pass) {
-    return static_cast<size_t>((key >> (kBits * pass)) & (kBuckets - 1));
+  void order_run(size_t begin, size_t end) {
+    // Positions enter a run in increasing order, so an already sorted run
+    // (typically equal values) costs one comparison per element.
+    bool sorted = true;
+    for (size_t k = begin + 1; k < end && sorted; ++k) sorted = values_[k - 1] <= values_[k];
+    if (sorted) return;
+    pairs_.clear();
+    for (size_t k = begin; k < end; ++k) pairs_.emplace_back(values_[k], positions_[k]);
+    std::sort(pairs_.begin(), pairs_.end());
+    for (size_t k = begin; k < end; ++k) {
+      values_[k] = pairs_[k - begin].first;
+      positions_[k] = pairs_[k - begin].second;
+    }
   }
 
   /** Maps doubles to unsigned integers with the same order (finite values). */
@@ -80,15 +114,10 @@ class KeySorter {
     return (bits & 0x8000000000000000ULL) ? ~bits : bits | 0x8000000000000000ULL;
   }
 
-  static double from_ordered_bits(uint64_t bits) {
-    bits = (bits & 0x8000000000000000ULL) ? bits & ~0x8000000000000000ULL : ~bits;
-    double value;
-    std::memcpy(&value, &bits, sizeof value);
-    return value;
-  }
-
-  std::vector<uint64_t> keys_, key_buffer_;
-  std::vector<int> rows_, row_buffer_;
+  std::vector<uint64_t> keys_, buffer_;
+  std::vector<double> values_;
+  std::vector<int> positions_;
+  std::vector<std::pair<double, int>> pairs_;
 };
 
 }  // namespace ccforest

@@ -96,9 +96,9 @@ class SplitSearch {
    */
   void sweep(const double* u, size_t min_leaf, int direction, Rng& rng, BestSplit& best) {
     const size_t n = targets_.n;
-    order_.resize(n);
-    for (size_t i = 0; i < n; ++i) order_[i] = {u[i], static_cast<int>(i)};
-    sorter_.sort(order_);
+    sorter_.sort(u, n);
+    sorted_ = sorter_.values();
+    rows_ = sorter_.positions();
     switch (rule_) {
       case SplitRule::kEntropy:
         sweep_classes<true>(min_leaf, direction, rng, best);
@@ -136,7 +136,7 @@ class SplitSearch {
       return;
     }
     best.gain = std::max(gain, best.gain);
-    best.threshold = midpoint(order_[pos].first, order_[pos + 1].first);
+    best.threshold = midpoint(sorted_[pos], sorted_[pos + 1]);
     best.direction = direction;
     best.n_left = pos + 1;
   }
@@ -151,7 +151,7 @@ class SplitSearch {
     std::copy(node_count_.begin(), node_count_.end(), right_count_.begin());
     double left_sum = 0.0, right_sum = node_sum_;
     for (size_t pos = 0; pos + 1 < n; ++pos) {
-      const int* c = targets_.classes + static_cast<size_t>(order_[pos].second) * w;
+      const int* c = targets_.classes + static_cast<size_t>(rows_[pos]) * w;
       for (size_t m = 0; m < w; ++m) {
         const int l = left_count_[c[m]]++;
         const int r = right_count_[c[m]]--;
@@ -166,7 +166,7 @@ class SplitSearch {
       const size_t n_left = pos + 1, n_right = n - n_left;
       if (n_left < min_leaf) continue;
       if (n_right < min_leaf) break;
-      if (!(order_[pos].first < order_[pos + 1].first)) continue;
+      if (!(sorted_[pos] < sorted_[pos + 1])) continue;
       double gain;
       if (kEntropy) {
         gain = base_ - (xlogx_[n_left] + xlogx_[n_right] - (left_sum + right_sum) / width);
@@ -185,12 +185,12 @@ class SplitSearch {
     const double width = static_cast<double>(w);
     std::fill(left_value_.begin(), left_value_.end(), 0.0);
     for (size_t pos = 0; pos + 1 < n; ++pos) {
-      const double* v = targets_.values + static_cast<size_t>(order_[pos].second) * w;
+      const double* v = targets_.values + static_cast<size_t>(rows_[pos]) * w;
       for (size_t m = 0; m < w; ++m) left_value_[m] += v[m];
       const size_t n_left = pos + 1, n_right = n - n_left;
       if (n_left < min_leaf) continue;
       if (n_right < min_leaf) break;
-      if (!(order_[pos].first < order_[pos + 1].first)) continue;
+      if (!(sorted_[pos] < sorted_[pos + 1])) continue;
       double between = 0.0;
       for (size_t m = 0; m < w; ++m) between += left_value_[m] * left_value_[m];
       const double gain = between *
@@ -208,8 +208,9 @@ class SplitSearch {
   std::vector<double> step_;   // (c + 1) log(c + 1) - c log c
   std::vector<int> node_count_, left_count_, right_count_;
   std::vector<double> left_value_;
-  std::vector<std::pair<double, int>> order_;
   KeySorter sorter_;
+  const double* sorted_ = nullptr;  // the projected values in increasing order
+  const int* rows_ = nullptr;       // the node row of each sorted value
 };
 
 }  // namespace ccforest

@@ -60,15 +60,27 @@ void test_rng() {
 void test_sorter() {
   std::mt19937_64 gen(1);
   std::uniform_int_distribution<int> values(-50, 50);
-  for (int n : {5, 300, 5000}) {
-    std::vector<std::pair<double, int>> items(n), expected;
-    for (int i = 0; i < n; ++i) items[i] = {values(gen) * 0.25 - (i % 3 == 0 ? 0.0 : -0.0), i};
-    expected = items;
-    std::stable_sort(expected.begin(), expected.end(),
-                     [](const auto& x, const auto& y) { return x.first < y.first; });
-    KeySorter sorter;
-    sorter.sort(items);
-    check(items == expected, "radix and stable sort agree, n = " + std::to_string(n));
+  std::normal_distribution<double> normal;
+  // Ties, values that agree in their top 32 bits (1 + 1e-9 k), and wide ranges,
+  // around both sorting paths (std::sort below 192 values, radix above).
+  for (int n : {1, 5, 191, 192, 300, 5000}) {
+    for (int kind = 0; kind < 3; ++kind) {
+      std::vector<double> u(n);
+      for (int i = 0; i < n; ++i) {
+        u[i] = kind == 0 ? values(gen) * 0.25 : kind == 1 ? 1.0 + 1e-9 * values(gen) : normal(gen) * 1e6;
+      }
+      std::vector<std::pair<double, int>> expected(n);
+      for (int i = 0; i < n; ++i) expected[i] = {u[i], i};
+      std::stable_sort(expected.begin(), expected.end(),
+                       [](const auto& x, const auto& y) { return x.first < y.first; });
+      KeySorter sorter;
+      sorter.sort(u.data(), n);
+      bool same = true;
+      for (int k = 0; k < n; ++k) {
+        same = same && sorter.values()[k] == expected[k].first && sorter.positions()[k] == expected[k].second;
+      }
+      check(same, "sorter and stable sort agree, n = " + std::to_string(n) + ", kind " + std::to_string(kind));
+    }
   }
 }
 
