@@ -10,41 +10,43 @@ namespace {
 
 using Eigen::Index;
 using Eigen::MatrixXd;
+using MatrixMap = Eigen::Map<MatrixXd>;
 
-/** Orthonormal basis of the centred columns, reduced to numerical rank. */
+/** R and the pivots of a pivoted QR, reduced to numerical rank. */
 struct ReducedQr {
-  MatrixXd q;               // n x rank
   MatrixXd r;               // rank x rank, upper triangular
   Eigen::VectorXi columns;  // original column of each pivoted position
   Index rank = 0;
 };
 
-ReducedQr reduced_qr(MatrixXd centred, double tolerance) {
+/** Factorises `centred` in place (it is overwritten) and keeps R and the pivots. */
+ReducedQr reduced_qr(MatrixMap centred, double tolerance) {
   ReducedQr out;
   const Index n = centred.rows(), p = centred.cols();
   if (n == 0 || p == 0) return out;
-  Eigen::ColPivHouseholderQR<MatrixXd> qr(centred);
-  const MatrixXd& packed = qr.matrixQR();
+  Eigen::ColPivHouseholderQR<Eigen::Ref<MatrixXd>> qr(centred);
   const Index k = std::min(n, p);
-  const double r11 = std::abs(packed(0, 0));
+  const double r11 = std::abs(centred(0, 0));
   if (!(r11 > 0.0) || !std::isfinite(r11)) return out;
   Index rank = 0;
-  while (rank < k && std::abs(packed(rank, rank)) > tolerance * r11) ++rank;
+  while (rank < k && std::abs(centred(rank, rank)) > tolerance * r11) ++rank;
   out.rank = rank;
-  out.q = qr.householderQ() * MatrixXd::Identity(n, rank);
-  out.r = packed.topLeftCorner(rank, rank).triangularView<Eigen::Upper>();
+  out.r = centred.topLeftCorner(rank, rank).triangularView<Eigen::Upper>();
   out.columns = qr.colsPermutation().indices();
   return out;
 }
 
 /**
- * Centres the columns and divides the block by about its largest magnitude. One
- * scale for the whole block changes neither the rank decisions (relative to
- * |R_11|) nor the directions beyond a common factor, and keeps the squared
- * norms inside the Householder steps finite for data near 1e200.
+ * Copies m into `buffer`, centres its columns and divides the block by about
+ * its largest magnitude. One scale for the whole block changes neither the
+ * rank decisions (relative to |R_11|) nor the directions beyond a common
+ * factor, and keeps the squared norms inside the Householder steps finite for
+ * data near 1e200.
  */
-MatrixXd centre(const MatrixXd& m) {
-  MatrixXd centred = m.rowwise() - m.colwise().mean();
+MatrixMap centre(const ConstMatrixRef& m, std::vector<double>& buffer) {
+  buffer.resize(static_cast<size_t>(m.rows() * m.cols()));
+  MatrixMap centred(buffer.data(), m.rows(), m.cols());
+  centred = m.rowwise() - m.colwise().mean();
   const double largest = centred.size() > 0 ? centred.cwiseAbs().maxCoeff() : 0.0;
   // A power of two, so the scaling itself is exact.
   const double factor =
@@ -59,6 +61,13 @@ MatrixXd back_substitute(const ReducedQr& qr, const MatrixXd& u, Index p) {
   MatrixXd directions = MatrixXd::Zero(p, u.cols());
   for (Index j = 0; j < qr.rank; ++j) directions.row(qr.columns(j)) = reduced.row(j);
   return directions;
+}
+
+/** R^-T applied to the pivoted, reduced rows of m: the rows of Q' for m = Xc' Z. */
+MatrixXd q_transpose_times(const ReducedQr& qr, const MatrixXd& m) {
+  MatrixXd pivoted(qr.rank, m.cols());
+  for (Index j = 0; j < qr.rank; ++j) pivoted.row(j) = m.row(qr.columns(j));
+  return qr.r.transpose().triangularView<Eigen::Lower>().solve(pivoted);
 }
 
 /**
@@ -89,33 +98,43 @@ CcaResult empty_result(Index p) {
 
 }  // namespace
 
-CcaResult cca(const MatrixXd& x, const MatrixXd& y, double tolerance) {
+CcaResult cca(const ConstMatrixRef& x, const ConstMatrixRef& y, double tolerance,
+              CcaWorkspace& work) {
   const Index p = x.cols();
-  const ReducedQr qx = reduced_qr(centre(x), tolerance);
-  const ReducedQr qy = reduced_qr(centre(y), tolerance);
+  MatrixMap xc = centre(x, work.x), yc = centre(y, work.y);
+  const MatrixXd cross_product = xc.transpose() * yc;
+  const ReducedQr qx = reduced_qr(xc, tolerance);
+  const ReducedQr qy = reduced_qr(yc, tolerance);
   const Index n_dir = std::min(qx.rank, qy.rank);
   if (n_dir == 0) return empty_result(p);
+  // Qx'Qy = Rx^-T (Xc Px)'(Yc Py) Ry^-1, built as (Ry^-T (Rx^-T M)')'.
+  const MatrixXd left = q_transpose_times(qx, cross_product);  // r_x x q
+  const MatrixXd cross = q_transpose_times(qy, left.transpose()).transpose();
   // Only the x-side singular vectors are needed, so decompose the r_x x r_y
   // cross product whichever way round it is.
-  const MatrixXd cross = qx.q.transpose() * qy.q;
   Eigen::JacobiSVD<MatrixXd> svd(cross, Eigen::ComputeThinU);
   return normalised(back_substitute(qx, svd.matrixU().leftCols(n_dir), p),
                     svd.singularValues().head(n_dir).cwiseMin(1.0));
 }
 
-CcaResult cca_classes(const MatrixXd& x, const int* codes, int n_class, double tolerance) {
-  const Index p = x.cols();
-  const ReducedQr qx = reduced_qr(centre(x), tolerance);
-  if (qx.rank == 0) return empty_result(p);
-  const Index n = x.rows(), r = qx.rank;
-
-  MatrixXd class_sums = MatrixXd::Zero(r, n_class);
+CcaResult cca_classes(const ConstMatrixRef& x, const int* codes, int n_class, double tolerance,
+                      CcaWorkspace& work) {
+  const Index p = x.cols(), n = x.rows();
+  MatrixMap xc = centre(x, work.x);
+  // Class sums of the centred columns, taken before the QR overwrites them.
+  MatrixXd sums = MatrixXd::Zero(p, n_class);
   std::vector<Index> counts(n_class, 0);
   for (Index i = 0; i < n; ++i) ++counts[codes[i]];
-  for (Index j = 0; j < r; ++j) {
-    const double* qj = qx.q.col(j).data();
-    for (Index i = 0; i < n; ++i) class_sums(j, codes[i]) += qj[i];
+  for (Index j = 0; j < p; ++j) {
+    const double* column = xc.col(j).data();
+    double* out = sums.data() + j;
+    for (Index i = 0; i < n; ++i) out[codes[i] * p] += column[i];
   }
+  const ReducedQr qx = reduced_qr(xc, tolerance);
+  if (qx.rank == 0) return empty_result(p);
+  const Index r = qx.rank;
+  const MatrixXd class_sums = q_transpose_times(qx, sums);  // r x n_class
+
   Index present = 0;
   MatrixXd gram = MatrixXd::Zero(r, r);
   for (int k = 0; k < n_class; ++k) {
@@ -133,6 +152,16 @@ CcaResult cca_classes(const MatrixXd& x, const int* codes, int n_class, double t
   const Eigen::VectorXd values = eigen.eigenvalues().reverse().head(n_dir);
 
   return normalised(back_substitute(qx, vectors, p), values.cwiseMax(0.0).cwiseSqrt().cwiseMin(1.0));
+}
+
+CcaResult cca(const ConstMatrixRef& x, const ConstMatrixRef& y, double tolerance) {
+  CcaWorkspace work;
+  return cca(x, y, tolerance, work);
+}
+
+CcaResult cca_classes(const ConstMatrixRef& x, const int* codes, int n_class, double tolerance) {
+  CcaWorkspace work;
+  return cca_classes(x, codes, n_class, tolerance, work);
 }
 
 }  // namespace ccforest

@@ -2,6 +2,7 @@
 #define CCFOREST_CCA_H_
 
 #include <Eigen/Dense>
+#include <vector>
 
 namespace ccforest {
 
@@ -19,27 +20,46 @@ struct CcaResult {
 };
 
 /**
+ * Buffers for the centred blocks, kept between calls so that a tree's CCAs,
+ * one per node, do not allocate memory of the node's size each time.
+ */
+struct CcaWorkspace {
+  std::vector<double> x, y;
+};
+
+using ConstMatrixRef = Eigen::Ref<const Eigen::MatrixXd>;
+
+/**
  * Numerically stable CCA of the paper's Appendix A (Bjorck and Golub): centre
  * both blocks, pivoted QR of each reduced to the columns whose |R_ii| exceeds
  * tolerance * |R_11|, SVD of Qx'Qy, back-substitution and un-pivoting.
  *
- * @param x n x p first block (copied and centred here).
+ * Qx is never formed: the reduced QR gives Xc P = Q R on its first r columns,
+ * so Qx'Qy = Rx^-T (Xc Px)' (Yc Py) Ry^-1, from the p x q cross product of the
+ * centred blocks (taken before the factorisations overwrite them) and two
+ * triangular solves. The pivoting and the rank decision are the paper's.
+ *
+ * @param x n x p first block (not modified).
  * @param y n x q second block.
  * @param tolerance rank tolerance epsilon (the paper uses 1e-4).
  */
-CcaResult cca(const Eigen::MatrixXd& x, const Eigen::MatrixXd& y, double tolerance);
+CcaResult cca(const ConstMatrixRef& x, const ConstMatrixRef& y, double tolerance,
+              CcaWorkspace& work);
+CcaResult cca(const ConstMatrixRef& x, const ConstMatrixRef& y, double tolerance);
 
 /**
  * The same CCA when the second block is the 1-of-K encoding of one class
  * output, without forming it. With Qx orthogonal to the constant vector,
- * Qx' Qy Qy' Qx equals sum_k S_k S_k' / n_k, where S_k sums the rows of Qx in
- * class k, so the left singular vectors come from a small symmetric
- * eigenproblem in O(n r) instead of a QR of the n x K indicator matrix.
+ * Qx' Qy Qy' Qx equals sum_k S_k S_k' / n_k, where S_k = Rx^-T (Xc Px)' 1_k
+ * sums the rows of Qx in class k, so the left singular vectors come from a
+ * small symmetric eigenproblem in O(n p) after the QR, instead of a QR of the
+ * n x K indicator matrix (the "LDA equivalence" of the paper's footnote).
  *
  * @param codes n class codes in [0, n_class).
  */
-CcaResult cca_classes(const Eigen::MatrixXd& x, const int* codes, int n_class,
-                      double tolerance);
+CcaResult cca_classes(const ConstMatrixRef& x, const int* codes, int n_class, double tolerance,
+                      CcaWorkspace& work);
+CcaResult cca_classes(const ConstMatrixRef& x, const int* codes, int n_class, double tolerance);
 
 }  // namespace ccforest
 

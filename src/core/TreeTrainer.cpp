@@ -215,7 +215,7 @@ TreeTrainer::FeatureSet TreeTrainer::select_features(const NodeTask& task) {
 
 namespace {
 
-bool rows_equal(const MatrixXd& x, Eigen::Index a, Eigen::Index b) {
+bool rows_equal(const ConstMatrixRef& x, Eigen::Index a, Eigen::Index b) {
   for (Eigen::Index j = 0; j < x.cols(); ++j) {
     if (x(a, j) != x(b, j)) return false;
   }
@@ -223,7 +223,7 @@ bool rows_equal(const MatrixXd& x, Eigen::Index a, Eigen::Index b) {
 }
 
 /** Index of a second distinct row when x has exactly two distinct rows, else -1. */
-Eigen::Index second_of_two_unique(const MatrixXd& x) {
+Eigen::Index second_of_two_unique(const ConstMatrixRef& x) {
   Eigen::Index second = -1;
   for (Eigen::Index i = 1; i < x.rows(); ++i) {
     if (rows_equal(x, 0, i)) continue;
@@ -253,7 +253,7 @@ void canonical_sign(Eigen::Ref<Eigen::VectorXd> direction) {
 }
 
 /** Principal axes of x with singular value above tolerance times the largest. */
-MatrixXd principal_directions(const MatrixXd& x, double tolerance) {
+MatrixXd principal_directions(const ConstMatrixRef& x, double tolerance) {
   const MatrixXd centred = x.rowwise() - x.colwise().mean();
   Eigen::SelfAdjointEigenSolver<MatrixXd> eigen(centred.transpose() * centred);
   const Eigen::VectorXd values = eigen.eigenvalues().reverse().cwiseMax(0.0).cwiseSqrt();
@@ -265,11 +265,11 @@ MatrixXd principal_directions(const MatrixXd& x, double tolerance) {
 
 }  // namespace
 
-MatrixXd TreeTrainer::directions_on(const MatrixXd& x, const std::vector<size_t>* rows) {
+MatrixXd TreeTrainer::directions_on(const ConstMatrixRef& x, const size_t* rows) {
   const Eigen::Index n = x.rows();
   const double tol = options_.rank_tolerance;
   if (options_.projection == Projection::kPca) return principal_directions(x, tol);
-  auto node_row = [&](Eigen::Index i) { return rows ? (*rows)[i] : static_cast<size_t>(i); };
+  auto node_row = [&](Eigen::Index i) { return rows ? rows[i] : static_cast<size_t>(i); };
 
   // With two distinct rows the centred block has rank one and the pivoted QR
   // would keep a single column, so split along their difference (Appendix B).
@@ -278,9 +278,9 @@ MatrixXd TreeTrainer::directions_on(const MatrixXd& x, const std::vector<size_t>
 
   const size_t width = data_.n_output();
   if (data_.is_classification() && width == 1) {
-    std::vector<int> codes(n);
-    for (Eigen::Index i = 0; i < n; ++i) codes[i] = classes_[node_row(i)];
-    return cca_classes(x, codes.data(), data_.n_class[0], tol).directions;
+    codes_.resize(static_cast<size_t>(n));
+    for (Eigen::Index i = 0; i < n; ++i) codes_[i] = classes_[node_row(i)];
+    return cca_classes(x, codes_.data(), data_.n_class[0], tol, cca_work_).directions;
   }
   MatrixXd y;
   if (data_.is_classification()) {
@@ -294,32 +294,38 @@ MatrixXd TreeTrainer::directions_on(const MatrixXd& x, const std::vector<size_t>
       for (size_t m = 0; m < width; ++m) y(i, m) = values_[node_row(i) * width + m];
     }
   }
-  return cca(x, y, tol).directions;
+  return cca(x, y, tol, cca_work_).directions;
 }
 
 MatrixXd TreeTrainer::data_directions(size_t n) {
   const Eigen::Index p = static_cast<Eigen::Index>(columns_.size());
-  const Eigen::Map<const MatrixXd> xs(xs_.data(), static_cast<Eigen::Index>(n), p);
+  const Eigen::Index rows = static_cast<Eigen::Index>(n);
+  const Eigen::Map<const MatrixXd> xs(xs_.data(), rows, p);
   if (options_.projection_bootstrap) {
-    std::vector<size_t> sample(n);
-    for (size_t& s : sample) s = rng_.index(n);
-    MatrixXd xb(static_cast<Eigen::Index>(n), p);
-    for (size_t i = 0; i < n; ++i) xb.row(i) = xs.row(static_cast<Eigen::Index>(sample[i]));
+    sample_.resize(n);
+    for (size_t& s : sample_) s = rng_.index(n);
+    boot_.resize(n * static_cast<size_t>(p));
+    for (Eigen::Index j = 0; j < p; ++j) {
+      const double* from = xs_.data() + static_cast<size_t>(j) * n;
+      double* to = boot_.data() + static_cast<size_t>(j) * n;
+      for (size_t i = 0; i < n; ++i) to[i] = from[sample_[i]];
+    }
+    const Eigen::Map<const MatrixXd> xb(boot_.data(), rows, p);
     bool x_varies = false, y_varies = false;
-    for (size_t i = 1; i < n && !x_varies; ++i) x_varies = !rows_equal(xb, 0, i);
+    for (Eigen::Index i = 1; i < rows && !x_varies; ++i) x_varies = !rows_equal(xb, 0, i);
     const size_t width = data_.n_output();
     for (size_t i = 1; i < n && !y_varies; ++i) {
       for (size_t m = 0; m < width && !y_varies; ++m) {
         y_varies = data_.is_classification()
-                       ? classes_[sample[i] * width + m] != classes_[sample[0] * width + m]
-                       : values_[sample[i] * width + m] != values_[sample[0] * width + m];
+                       ? classes_[sample_[i] * width + m] != classes_[sample_[0] * width + m]
+                       : values_[sample_[i] * width + m] != values_[sample_[0] * width + m];
       }
     }
     // A degenerate bootstrap sample says nothing about directions; fall back
     // to the node's own rows (Appendix B).
-    if (x_varies && y_varies) return directions_on(xb, &sample);
+    if (x_varies && y_varies) return directions_on(xb, sample_.data());
   }
-  return directions_on(MatrixXd(xs), nullptr);
+  return directions_on(xs, nullptr);
 }
 
 MatrixXd TreeTrainer::find_directions(size_t n) {

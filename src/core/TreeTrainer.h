@@ -6,6 +6,7 @@
 #include <memory>
 #include <vector>
 
+#include "Cca.h"
 #include "Data.h"
 #include "Options.h"
 #include "Rng.h"
@@ -46,7 +47,7 @@ class TreeTrainer {
   bool gather_feature(int feature, size_t begin, size_t end);
   Eigen::MatrixXd find_directions(size_t n);
   Eigen::MatrixXd data_directions(size_t n);
-  Eigen::MatrixXd directions_on(const Eigen::MatrixXd& x, const std::vector<size_t>* rows);
+  Eigen::MatrixXd directions_on(const ConstMatrixRef& x, const size_t* rows);
   double value(size_t row, int column) const;
 
   const Data& data_;
@@ -66,6 +67,11 @@ class TreeTrainer {
   std::vector<double> xs_;          // node rows x selected columns, column-major
   std::vector<double> projection_;  // node rows x directions, column-major
   std::vector<int> scratch_rows_;
+  // Reused at every node so that finding directions does not allocate.
+  std::vector<size_t> sample_;      // projection bootstrap: node positions drawn
+  std::vector<double> boot_;        // the bootstrap sample of xs_, column-major
+  std::vector<int> codes_;          // class codes of the rows given to the CCA
+  CcaWorkspace cca_work_;
   std::vector<char> in_bag_;
 };
 
