@@ -64,10 +64,10 @@ MatrixXd back_substitute(const ReducedQr& qr, const MatrixXd& u, Index p) {
 }
 
 /** R^-T applied to the pivoted, reduced rows of m: the rows of Q' for m = Xc' Z. */
-MatrixXd q_transpose_times(const ReducedQr& qr, const MatrixXd& m) {
-  MatrixXd pivoted(qr.rank, m.cols());
-  for (Index j = 0; j < qr.rank; ++j) pivoted.row(j) = m.row(qr.columns(j));
-  return qr.r.transpose().triangularView<Eigen::Lower>().solve(pivoted);
+void q_transpose_times(const ReducedQr& qr, const MatrixXd& m, MatrixXd& out) {
+  out.resize(qr.rank, m.cols());
+  for (Index j = 0; j < qr.rank; ++j) out.row(j) = m.row(qr.columns(j));
+  qr.r.transpose().triangularView<Eigen::Lower>().solveInPlace(out);
 }
 
 /**
@@ -108,8 +108,10 @@ CcaResult cca(const ConstMatrixRef& x, const ConstMatrixRef& y, double tolerance
   const Index n_dir = std::min(qx.rank, qy.rank);
   if (n_dir == 0) return empty_result(p);
   // Qx'Qy = Rx^-T (Xc Px)'(Yc Py) Ry^-1, built as (Ry^-T (Rx^-T M)')'.
-  const MatrixXd left = q_transpose_times(qx, cross_product);  // r_x x q
-  const MatrixXd cross = q_transpose_times(qy, left.transpose()).transpose();
+  MatrixXd left, right;
+  q_transpose_times(qx, cross_product, left);  // r_x x q
+  q_transpose_times(qy, left.transpose(), right);
+  const MatrixXd cross = right.transpose();
   // Only the x-side singular vectors are needed, so decompose the r_x x r_y
   // cross product whichever way round it is.
   Eigen::JacobiSVD<MatrixXd> svd(cross, Eigen::ComputeThinU);
@@ -122,8 +124,10 @@ CcaResult cca_classes(const ConstMatrixRef& x, const int* codes, int n_class, do
   const Index p = x.cols(), n = x.rows();
   MatrixMap xc = centre(x, work.x);
   // Class sums of the centred columns, taken before the QR overwrites them.
-  MatrixXd sums = MatrixXd::Zero(p, n_class);
-  std::vector<Index> counts(n_class, 0);
+  MatrixXd& sums = work.sums;
+  sums.setZero(p, n_class);
+  std::vector<Index>& counts = work.counts;
+  counts.assign(static_cast<size_t>(n_class), 0);
   for (Index i = 0; i < n; ++i) ++counts[codes[i]];
   for (Index j = 0; j < p; ++j) {
     const double* column = xc.col(j).data();
@@ -133,7 +137,8 @@ CcaResult cca_classes(const ConstMatrixRef& x, const int* codes, int n_class, do
   const ReducedQr qx = reduced_qr(xc, tolerance);
   if (qx.rank == 0) return empty_result(p);
   const Index r = qx.rank;
-  const MatrixXd class_sums = q_transpose_times(qx, sums);  // r x n_class
+  MatrixXd& class_sums = work.class_sums;  // r x n_class
+  q_transpose_times(qx, sums, class_sums);
 
   Index present = 0;
   MatrixXd gram = MatrixXd::Zero(r, r);

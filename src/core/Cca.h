@@ -25,6 +25,8 @@ struct CcaResult {
  */
 struct CcaWorkspace {
   std::vector<double> x, y;
+  Eigen::MatrixXd sums, class_sums;
+  std::vector<Eigen::Index> counts;
 };
 
 using ConstMatrixRef = Eigen::Ref<const Eigen::MatrixXd>;

@@ -98,7 +98,8 @@ void TreeTrainer::make_leaf(size_t begin, size_t end) {
   const size_t n = end - begin;
   const double inv_n = 1.0 / static_cast<double>(n);
   if (data_.is_classification()) {
-    std::vector<int> counts(data_.n_value(), 0);
+    std::vector<int>& counts = leaf_counts_;
+    counts.assign(data_.n_value(), 0);
     for (int k : classes_) ++counts[k];
     for (size_t k = 0; k < counts.size(); ++k) {
       if (counts[k] > 0) tree_.add_entry(static_cast<int>(k), counts[k] * inv_n);
@@ -173,7 +174,8 @@ TreeTrainer::FeatureSet TreeTrainer::select_features(const NodeTask& task) {
 
   // A partial Fisher-Yates shuffle over positions of `available`, recording
   // only the swapped positions, so sampling costs O(mtry) and not O(D).
-  std::vector<std::pair<size_t, size_t>> moved;
+  std::vector<std::pair<size_t, size_t>>& moved = moved_;
+  moved.clear();
   auto at = [&](size_t pos) {
     for (const auto& m : moved) {
       if (m.first == pos) return m.second;
@@ -205,11 +207,13 @@ TreeTrainer::FeatureSet TreeTrainer::select_features(const NodeTask& task) {
   // Constant features are dropped for this node's descendants only.
   auto kept = std::make_shared<std::vector<int>>();
   kept->reserve(n_available - dropped_.size());
-  std::vector<char> is_dropped(data_.n_feature(), 0);
+  std::vector<char>& is_dropped = is_dropped_;
+  is_dropped.resize(data_.n_feature(), 0);
   for (int f : dropped_) is_dropped[f] = 1;
   for (int f : available) {
     if (!is_dropped[f]) kept->push_back(f);
   }
+  for (int f : dropped_) is_dropped[f] = 0;
   return kept;
 }
 

@@ -71,6 +71,9 @@ class TreeTrainer {
   std::vector<size_t> sample_;      // projection bootstrap: node positions drawn
   std::vector<double> boot_;        // the bootstrap sample of xs_, column-major
   std::vector<int> codes_;          // class codes of the rows given to the CCA
+  std::vector<int> leaf_counts_;
+  std::vector<std::pair<size_t, size_t>> moved_;  // feature sampling: swapped positions
+  std::vector<char> is_dropped_;    // all zero between nodes
   CcaWorkspace cca_work_;
   std::vector<char> in_bag_;
 };
