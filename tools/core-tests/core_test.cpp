@@ -63,7 +63,7 @@ void test_sorter() {
   std::normal_distribution<double> normal;
   // Ties, values that agree in their top 32 bits (1 + 1e-9 k), and wide ranges,
   // around both sorting paths (std::sort below 64 values, radix above).
-  for (int n : {1, 5, 63, 64, 300, 5000}) {
+  for (int n : {1, 5, 63, 64, 300, 2047, 5000}) {
     for (int kind = 0; kind < 3; ++kind) {
       std::vector<double> u(n);
       for (int i = 0; i < n; ++i) {
