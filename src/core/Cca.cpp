@@ -12,6 +12,9 @@ using Eigen::Index;
 using Eigen::MatrixXd;
 using MatrixMap = Eigen::Map<MatrixXd>;
 
+// Blocks whose largest centred value lies within 2^+-256 are not rescaled.
+constexpr int kOrdinaryExponent = 256;
+
 /** R and the pivots of a pivoted QR, reduced to numerical rank. */
 struct ReducedQr {
   MatrixXd r;               // rank x rank, upper triangular
@@ -36,22 +39,53 @@ ReducedQr reduced_qr(MatrixMap centred, double tolerance) {
   return out;
 }
 
+/** Adds the rows of the column-major p-column block `centred` to their class columns of `sums`. */
+void add_class_sums(const MatrixMap& centred, const int* codes, MatrixXd& sums) {
+  const Index n = centred.rows(), p = centred.cols();
+  for (Index j = 0; j < p; ++j) {
+    const double* column = centred.col(j).data();
+    double* out = sums.data() + j;  // sums is p x n_class: (j, k) is out[k * p]
+    for (Index i = 0; i < n; ++i) out[codes[i] * p] += column[i];
+  }
+}
+
 /**
- * Copies m into `buffer`, centres its columns and divides the block by about
- * its largest magnitude. One scale for the whole block changes neither the
- * rank decisions (relative to |R_11|) nor the directions beyond a common
- * factor, and keeps the squared norms inside the Householder steps finite for
- * data near 1e200.
+ * Copies m into `buffer` and centres its columns; with `codes`, also sets
+ * `sums` (p x n_class) to the class sums of the centred columns.
+ *
+ * Blocks of extreme magnitude are divided by a power of two near their
+ * largest value, which keeps the squared norms inside the Householder steps
+ * finite for data near 1e200 and above zero near 1e-200. Such a scaling is
+ * exact and every later step commutes with it (the rank decisions are
+ * relative to |R_11|, the directions are normalised), so blocks of ordinary
+ * magnitude skip it and give the same directions.
  */
-MatrixMap centre(const ConstMatrixRef& m, std::vector<double>& buffer) {
-  buffer.resize(static_cast<size_t>(m.rows() * m.cols()));
-  MatrixMap centred(buffer.data(), m.rows(), m.cols());
-  centred = m.rowwise() - m.colwise().mean();
-  const double largest = centred.size() > 0 ? centred.cwiseAbs().maxCoeff() : 0.0;
-  // A power of two, so the scaling itself is exact.
-  const double factor =
-      (largest > 0.0 && std::isfinite(largest)) ? std::ldexp(1.0, std::ilogb(largest)) : 1.0;
-  centred /= factor;
+MatrixMap centre(const ConstMatrixRef& m, std::vector<double>& buffer, const int* codes = nullptr,
+                 MatrixXd* sums = nullptr) {
+  const Index n = m.rows(), p = m.cols();
+  buffer.resize(static_cast<size_t>(n * p));
+  MatrixMap centred(buffer.data(), n, p);
+  const Eigen::RowVectorXd mean = m.colwise().mean();
+  double largest = 0.0;
+  for (Index j = 0; j < p; ++j) {
+    const double* in = m.col(j).data();
+    double* out = centred.col(j).data();
+    const double mu = mean(j);
+    for (Index i = 0; i < n; ++i) {
+      const double v = in[i] - mu;
+      out[i] = v;
+      largest = std::max(largest, std::abs(v));
+    }
+  }
+  const bool ordinary = largest > 0.0 && std::isfinite(largest) &&
+                        std::abs(std::ilogb(largest)) <= kOrdinaryExponent;
+  if (!ordinary && largest > 0.0 && std::isfinite(largest)) {
+    centred /= std::ldexp(1.0, std::ilogb(largest));
+  }
+  if (codes != nullptr) {
+    sums->setZero(p, sums->cols());
+    add_class_sums(centred, codes, *sums);
+  }
   return centred;
 }
 
@@ -122,18 +156,13 @@ CcaResult cca(const ConstMatrixRef& x, const ConstMatrixRef& y, double tolerance
 CcaResult cca_classes(const ConstMatrixRef& x, const int* codes, int n_class, double tolerance,
                       CcaWorkspace& work) {
   const Index p = x.cols(), n = x.rows();
-  MatrixMap xc = centre(x, work.x);
-  // Class sums of the centred columns, taken before the QR overwrites them.
   MatrixXd& sums = work.sums;
-  sums.setZero(p, n_class);
+  sums.resize(p, n_class);
+  // Class sums of the centred columns, taken before the QR overwrites them.
+  MatrixMap xc = centre(x, work.x, codes, &sums);
   std::vector<Index>& counts = work.counts;
   counts.assign(static_cast<size_t>(n_class), 0);
   for (Index i = 0; i < n; ++i) ++counts[codes[i]];
-  for (Index j = 0; j < p; ++j) {
-    const double* column = xc.col(j).data();
-    double* out = sums.data() + j;
-    for (Index i = 0; i < n; ++i) out[codes[i] * p] += column[i];
-  }
   const ReducedQr qx = reduced_qr(xc, tolerance);
   if (qx.rank == 0) return empty_result(p);
   const Index r = qx.rank;

@@ -55,7 +55,7 @@ class SplitSearch {
    */
   SplitSearch(SplitRule rule, size_t n_value, size_t n_max)
       : rule_(rule), node_count_(n_value, 0), left_count_(n_value, 0),
-        right_count_(n_value, 0), left_value_(n_value, 0.0) {
+        left_value_(n_value, 0.0) {
     if (rule_ == SplitRule::kEntropy) {
       xlogx_.assign(n_max + 2, 0.0);
       for (size_t c = 1; c < xlogx_.size(); ++c) {
@@ -158,13 +158,20 @@ class SplitSearch {
     const size_t n = targets_.n, w = kOneOutput ? 1 : targets_.width;
     const double width = static_cast<double>(w);
     std::fill(left_count_.begin(), left_count_.end(), 0);
-    std::copy(node_count_.begin(), node_count_.end(), right_count_.begin());
+    // One output: gather the classes in sorted order first, a loop without
+    // dependencies, so the sweep below reads them in sequence.
+    const int* classes = targets_.classes;
+    if (kOneOutput) {
+      sorted_classes_.resize(n);
+      for (size_t pos = 0; pos < n; ++pos) sorted_classes_[pos] = classes[rows_[pos]];
+      classes = sorted_classes_.data();
+    }
     double left_sum = 0.0, right_sum = node_sum_;
     for (size_t pos = 0; pos + 1 < n; ++pos) {
-      const int* c = targets_.classes + static_cast<size_t>(rows_[pos]) * w;
+      const int* c = kOneOutput ? classes + pos : classes + static_cast<size_t>(rows_[pos]) * w;
       for (size_t m = 0; m < w; ++m) {
         const int l = left_count_[c[m]]++;
-        const int r = right_count_[c[m]]--;
+        const int r = node_count_[c[m]] - l;  // the right child's count before the move
         if (kEntropy) {
           left_sum += step_[l];
           right_sum -= step_[r - 1];
@@ -216,9 +223,10 @@ class SplitSearch {
   double node_sum_ = 0.0;
   std::vector<double> xlogx_;  // c log c
   std::vector<double> step_;   // (c + 1) log(c + 1) - c log c
-  std::vector<int> node_count_, left_count_, right_count_;
+  std::vector<int> node_count_, left_count_;
   std::vector<double> left_value_;
   KeySorter sorter_;
+  std::vector<int> sorted_classes_;
   const double* sorted_ = nullptr;  // the projected values in increasing order
   const int* rows_ = nullptr;       // the node row of each sorted value
 };
