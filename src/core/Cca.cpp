@@ -60,7 +60,7 @@ void add_class_sums(const MatrixMap& centred, const int* codes, MatrixXd& sums) 
  * relative to |R_11|, the directions are normalised), so blocks of ordinary
  * magnitude skip it and give the same directions.
  */
-MatrixMap centre(const ConstMatrixRef& m, std::vector<double>& buffer, const int* codes = nullptr,
+MatrixMap centre(const ConstMatrixRef& m, Buffer<double>& buffer, const int* codes = nullptr,
                  MatrixXd* sums = nullptr) {
   const Index n = m.rows(), p = m.cols();
   buffer.resize(static_cast<size_t>(n * p));

@@ -4,6 +4,8 @@
 #include <Eigen/Dense>
 #include <vector>
 
+#include "Buffer.h"
+
 namespace ccforest {
 
 /**
@@ -24,7 +26,7 @@ struct CcaResult {
  * one per node, do not allocate memory of the node's size each time.
  */
 struct CcaWorkspace {
-  std::vector<double> x, y;
+  Buffer<double> x, y;
   Eigen::MatrixXd sums, class_sums;
   std::vector<Eigen::Index> counts;
 };

@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "Buffer.h"
+
 namespace ccforest {
 
 /**
@@ -134,9 +136,9 @@ class KeySorter {
     return (bits & 0x8000000000000000ULL) ? ~bits : bits | 0x8000000000000000ULL;
   }
 
-  std::vector<uint64_t> keys_, buffer_;
-  std::vector<double> values_;
-  std::vector<int> positions_;
+  Buffer<uint64_t> keys_, buffer_;
+  Buffer<double> values_;
+  Buffer<int> positions_;
   std::vector<std::pair<double, int>> pairs_;
 };
 

@@ -226,7 +226,7 @@ class SplitSearch {
   std::vector<int> node_count_, left_count_;
   std::vector<double> left_value_;
   KeySorter sorter_;
-  std::vector<int> sorted_classes_;
+  Buffer<int> sorted_classes_;
   const double* sorted_ = nullptr;  // the projected values in increasing order
   const int* rows_ = nullptr;       // the node row of each sorted value
 };

@@ -113,11 +113,13 @@ void TreeTrainer::make_leaf(size_t begin, size_t end) {
 }
 
 bool TreeTrainer::gather_feature(int feature, size_t begin, size_t end) {
-  const size_t n = end - begin, start = xs_.size();
+  const size_t n = end - begin, start = xs_used_;
   const int first = data_.feature_start[feature], last = data_.feature_start[feature + 1];
   bool any_missing = false;
   int last_varying = -1, n_varying = 0;
-  xs_.resize(start + n * static_cast<size_t>(last - first));
+  // Grown, never shrunk or cleared: resizing down and up again would zero-fill.
+  const size_t needed = start + n * static_cast<size_t>(last - first);
+  if (xs_.size() < needed) xs_.resize(needed);
   double* out = xs_.data() + start;
   for (int column = first; column < last; ++column) {
     bool varies = false;
@@ -139,10 +141,7 @@ bool TreeTrainer::gather_feature(int feature, size_t begin, size_t end) {
     }
     out += n;
   }
-  if (n_varying == 0) {
-    xs_.resize(start);
-    return false;
-  }
+  if (n_varying == 0) return false;
   // The indicators of a factor's levels present at the node sum to one, so
   // one of them is redundant. Left in, which one the pivoted QR drops would
   // turn on rounding, and rescaling another feature could change the tree.
@@ -159,7 +158,7 @@ bool TreeTrainer::gather_feature(int feature, size_t begin, size_t end) {
     kept += n;
     columns_.push_back(column);
   }
-  xs_.resize(kept);
+  xs_used_ = kept;
   return true;
 }
 
@@ -170,7 +169,7 @@ TreeTrainer::FeatureSet TreeTrainer::select_features(const NodeTask& task) {
   selected_.clear();
   columns_.clear();
   dropped_.clear();
-  xs_.clear();
+  xs_used_ = 0;
 
   // A partial Fisher-Yates shuffle over positions of `available`, recording
   // only the swapped positions, so sampling costs O(mtry) and not O(D).
@@ -366,12 +365,15 @@ namespace {
  * training rows and new rows fall on the same side of a threshold.
  */
 void project(const double* x, size_t n, const MatrixXd& directions, Eigen::Index d, double* u) {
-  std::fill(u, u + n, 0.0);
+  // Eigen's packet loop computes the same u + a * x per element as a scalar
+  // loop (no fused multiply-add), only two at a time.
+  const Eigen::Index rows = static_cast<Eigen::Index>(n);
+  Eigen::Map<Eigen::ArrayXd> out(u, rows);
+  out.setZero();
   for (Eigen::Index j = 0; j < directions.rows(); ++j) {
     const double a = directions(j, d);
     if (a == 0.0) continue;
-    const double* xj = x + static_cast<size_t>(j) * n;
-    for (size_t i = 0; i < n; ++i) u[i] += a * xj[i];
+    out += a * Eigen::Map<const Eigen::ArrayXd>(x + static_cast<size_t>(j) * n, rows);
   }
 }
 

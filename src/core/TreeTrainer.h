@@ -6,6 +6,7 @@
 #include <memory>
 #include <vector>
 
+#include "Buffer.h"
 #include "Cca.h"
 #include "Data.h"
 #include "Options.h"
@@ -57,20 +58,21 @@ class TreeTrainer {
   Tree tree_;
   SplitSearch search_;
 
-  std::vector<int> rows_;           // sample indices; each node owns a contiguous range
-  std::vector<int> classes_;        // node targets, row-major (classification)
-  std::vector<double> values_;      // node targets, row-major and centred (regression)
+  Buffer<int> rows_;                // sample indices; each node owns a contiguous range
+  Buffer<int> classes_;             // node targets, row-major (classification)
+  Buffer<double> values_;           // node targets, row-major and centred (regression)
   std::vector<double> node_mean_;   // node means of the outputs (regression)
   std::vector<int> selected_;       // features sampled at the node
   std::vector<int> columns_;        // their matrix columns
   std::vector<int> dropped_;        // features found constant at the node
-  std::vector<double> xs_;          // node rows x selected columns, column-major
-  std::vector<double> projection_;  // node rows x directions, column-major
+  Buffer<double> xs_;               // node rows x selected columns, column-major
+  size_t xs_used_ = 0;              // entries of xs_ in use
+  Buffer<double> projection_;       // node rows x directions, column-major
   std::vector<int> scratch_rows_;
   // Reused at every node so that finding directions does not allocate.
-  std::vector<size_t> sample_;      // projection bootstrap: node positions drawn
-  std::vector<double> boot_;        // the bootstrap sample of xs_, column-major
-  std::vector<int> codes_;          // class codes of the rows given to the CCA
+  Buffer<size_t> sample_;           // projection bootstrap: node positions drawn
+  Buffer<double> boot_;             // the bootstrap sample of xs_, column-major
+  Buffer<int> codes_;               // class codes of the rows given to the CCA
   std::vector<int> leaf_counts_;
   std::vector<std::pair<size_t, size_t>> moved_;  // feature sampling: swapped positions
   std::vector<char> is_dropped_;    // all zero between nodes
