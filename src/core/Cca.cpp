@@ -77,9 +77,8 @@ MatrixMap centre(const ConstMatrixRef& m, Buffer<double>& buffer, const int* cod
       largest = std::max(largest, std::abs(v));
     }
   }
-  const bool ordinary = largest > 0.0 && std::isfinite(largest) &&
-                        std::abs(std::ilogb(largest)) <= kOrdinaryExponent;
-  if (!ordinary && largest > 0.0 && std::isfinite(largest)) {
+  if (largest > 0.0 && std::isfinite(largest) &&
+      std::abs(std::ilogb(largest)) > kOrdinaryExponent) {
     centred /= std::ldexp(1.0, std::ilogb(largest));
   }
   if (codes != nullptr) {

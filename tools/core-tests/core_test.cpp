@@ -116,6 +116,16 @@ void test_cca() {
   }
   check(agree, "the class shortcut equals CCA on the indicator matrix");
 
+  // Blocks of extreme magnitude are rescaled by a power of two, ordinary
+  // ones are not; both must give the same directions.
+  bool same_scaled = true;
+  for (double scale : {std::ldexp(1.0, 300), std::ldexp(1.0, -300)}) {
+    const CcaResult big = cca_classes(x * scale, codes.data(), 3, 1e-4);
+    same_scaled = same_scaled && big.directions.cols() == classes.directions.cols() &&
+                  (big.directions - classes.directions).cwiseAbs().maxCoeff() < 1e-12;
+  }
+  check(same_scaled, "rescaling x by 2^+-300 leaves the class CCA directions unchanged");
+
   Eigen::MatrixXd constant = Eigen::MatrixXd::Ones(n, 2);
   check(cca(constant, y, 1e-4).directions.cols() == 0, "constant x gives no direction");
 }
