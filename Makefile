@@ -47,8 +47,12 @@ document:
 	# Sourcing R/ is all roxygen needs; compiling src/ here would only cost time.
 	$(RSCRIPT) -e 'roxygen2::roxygenise(load_code = "source")'
 
+# R CMD build installs the package from this directory to build the
+# vignettes; objects left here by an earlier build (other flags, other
+# headers) must not be linked into it.
 build:
 	rm -f $(TARBALL)
+	find src \( -name '*.o' -o -name '*.so' -o -name '*.dll' \) -delete
 	$(PAR) $(R) CMD build .
 
 install: deps document build
