@@ -146,13 +146,7 @@ caret_var_imp <- function(object, ...) {
 #' Variables used by at least one split
 #' @noRd
 caret_predictors <- function(x, ...) {
-  forest <- x$forest
-  width <- diff(forest$payload_start)
-  entry_node <- rep.int(seq_along(width), width)
-  used <- forest$payload_index[forest$child_left[entry_node] > 0L &
-                                 forest$payload_value != 0] + 1L
-  features <- sort(unique(x$blueprint$column_feature[used]))
-  x$blueprint$feature_names[features]
+  x$blueprint$feature_names[x$forest$importance > 0]
 }
 
 #' @noRd

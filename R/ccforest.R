@@ -164,6 +164,7 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
 
   x <- as_feature_frame(x, x_arg)
   check_same_rows(x, y)
+  kept_rows <- NULL
   if (na_action == "omit") {
     keep <- stats::complete.cases(x) & response_row_ok(y)
     if (!any(keep)) {
@@ -171,6 +172,7 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
     }
     x <- x[keep, , drop = FALSE]
     y <- subset_rows(y, keep)
+    if (!all(keep)) kept_rows <- keep
   }
   response <- prepare_response(y, y_arg)
   blueprint <- new_blueprint(x, x_arg)
@@ -199,43 +201,29 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
     sampling = if (bagging) "bagging" else "projection",
     projection = projection, importance = importance, na_action = na_action
   )
-  check_forest_memory(estimate_forest_bytes(
-    n_obs = nrow(matrix_x), n_tree = n_tree, min_leaf = min_leaf, bagging = bagging,
-    max_depth = max_depth,
-    split_width = mtry * length(blueprint$column_names) / n_feature,
-    leaf_width = if (task == "classification") response$n_output else ncol(response$values)
-  ))
-  y_class <- if (task == "classification") response$codes else matrix(0L, nrow(matrix_x), 0L)
-  y_real <- if (task == "regression") response$values else matrix(0, nrow(matrix_x), 0L)
-  n_class <- if (task == "classification") response$n_class else integer(0)
+  training <- training_set(matrix_x, blueprint, response)
+  core <- core_options(options, seed)
 
   started <- proc.time()[["elapsed"]]
-  forest <- ccf_train_cpp(
-    matrix_x, as.integer(blueprint$feature_start), y_class, as.integer(n_class), y_real,
-    list(
-      n_tree = n_tree, seed = seed, mtry = mtry, min_split = min_split,
-      min_leaf = min_leaf, max_depth = max_depth,
-      split_rule = match(split_rule, c("entropy", "gini", "variance")) - 1L,
-      projection = match(projection, c("cca", "rotation", "pca", "axis")) - 1L,
-      projection_bootstrap = !bagging, bagging = bagging,
-      impute_random = na_action %in% c("impute_random", "omit")
-    ),
-    n_thread, verbose, importance == "permutation"
-  )
-  train_time <- proc.time()[["elapsed"]] - started
-
+  grown <- grow_trees(training, core, first_tree = 0L, n_tree = n_tree, n_thread = n_thread,
+                      verbose = verbose)
   fit <- new_ccforest(
-    forest = forest[setdiff(names(forest), c("oob_sum", "oob_count", "importance"))], task = task,
-    blueprint = blueprint, response = response_blueprint(response), options = options,
-    seed = seed, n_obs = nrow(matrix_x), train_time = train_time, call = call
+    forest = new_forest(grown, first_tree = 1L), task = task, blueprint = blueprint,
+    response = response_blueprint(response), options = options, seed = seed,
+    n_obs = nrow(matrix_x), train_time = NA_real_, call = call
   )
   if (bagging) {
-    fit[c("predictions", "oob_error")] <- out_of_bag(forest, fit$response, response)
+    oob <- ccf_oob_cpp(fit$forest$trees, model_shape(fit), training$x, training$feature_start,
+                       training$y_class, training$n_class, training$y_real, seed, 0,
+                       core$impute_random, n_thread, importance == "permutation")
+    fit[c("predictions", "oob_error")] <- out_of_bag(oob, fit$response, response, kept_rows)
+    if (importance == "permutation") {
+      fit$variable.importance <- oob_importance(oob$importance, fit)
+    }
   }
+  fit$train_time <- proc.time()[["elapsed"]] - started
   if (importance == "projection") {
     fit$variable.importance <- projection_importance(fit)
-  } else if (importance == "permutation") {
-    fit$variable.importance <- oob_importance(forest$importance, fit)
   }
   fit
 }
@@ -253,13 +241,17 @@ oob_importance <- function(values, object) {
             class = c("ccforest_importance", "numeric"))
 }
 
-#' Out-of-bag predictions (NA for rows every tree drew) and their error:
-#' misclassification rate for classes, mean squared error for values,
-#' averaged over outputs
+#' Out-of-bag predictions and their error: misclassification rate for
+#' classes, mean squared error for values, averaged over outputs
+#'
+#' @param oob The core's sums and counts over the rows the forest was grown on.
+#' @param kept_rows With na_action = "omit", which of the data's rows were
+#'   kept (NULL when all were): predictions line up with the data's rows, NA
+#'   for dropped ones and for rows every tree drew.
 #' @noRd
-out_of_bag <- function(forest, response_bp, response) {
-  seen <- forest$oob_count > 0L
-  values <- forest$oob_sum / pmax(forest$oob_count, 1L)
+out_of_bag <- function(oob, response_bp, response, kept_rows = NULL) {
+  seen <- oob$count > 0L
+  values <- oob$sum / pmax(oob$count, 1L)
   values[!seen, ] <- NA_real_
   if (response_bp$task == "classification") {
     predicted <- format_classification(values, response_bp, "class")
@@ -278,7 +270,23 @@ out_of_bag <- function(forest, response_bp, response) {
     fitted <- as.matrix(as.data.frame(predicted))
     errors <- colMeans((fitted[seen, , drop = FALSE] - truth[seen, , drop = FALSE])^2)
   }
+  if (!is.null(kept_rows)) {
+    predicted <- expand_rows(predicted, kept_rows)
+  }
   list(predicted, if (any(seen)) mean(errors) else NA_real_)
+}
+
+#' Spread predictions for the kept rows over all rows, NA elsewhere
+#' @noRd
+expand_rows <- function(predicted, kept_rows) {
+  position <- cumsum(kept_rows)
+  position[!kept_rows] <- NA_integer_
+  if (is.data.frame(predicted)) {
+    out <- predicted[position, , drop = FALSE]
+    rownames(out) <- NULL
+    return(out)
+  }
+  predicted[position]
 }
 
 #' Build the fitted object: plain data only, so it saves and reloads as is

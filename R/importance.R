@@ -138,37 +138,14 @@ importance.ccforest <- function(x, type = NULL, new_data = NULL, y = NULL, n_rep
 
 #' Projection importance: split gains shared among each split's features in
 #' proportion to |coefficient| (columns are z-scored, so sd = 1), summed per
-#' original variable over the forest and divided by the number of trees.
-#' Vectorised over the flat arrays.
-#' @param object A fitted "ccforest" (or any list with `forest` and
-#'   `blueprint`).
+#' original variable over the forest (by the core, while growing it) and
+#' divided by the number of trees.
+#' @param object A fitted "ccforest".
 #' @return A sorted "ccforest_importance" vector of type "projection".
 #' @noRd
 projection_importance <- function(object) {
-  forest <- object$forest
-  bp <- object$blueprint
-  n_tree <- length(forest$node_start) - 1L
-  n_feature <- length(bp$feature_names)
-
-  width <- diff(forest$payload_start)
-  entry_node <- rep.int(seq_along(width), width)
-  is_split <- forest$child_left[entry_node] > 0L
-  node <- entry_node[is_split]
-  weight <- abs(forest$payload_value[is_split])
-  feature <- bp$column_feature[forest$payload_index[is_split] + 1L]
-
-  # Entries of a node are contiguous, so per-node totals come back in node
-  # order and expand with the node's width.
-  split_width <- width[forest$child_left > 0L & width > 0L]
-  node_total <- rep.int(as.vector(rowsum(weight, node, reorder = FALSE)), split_width)
-  share <- ifelse(node_total > 0, weight / node_total, 0) * forest$gain[node]
-
-  values <- numeric(n_feature)
-  if (length(share) > 0L) {
-    per_feature <- rowsum(share, feature)
-    values[as.integer(rownames(per_feature))] <- per_feature[, 1L]
-  }
-  new_importance(values / n_tree, bp$feature_names, "projection")
+  new_importance(object$forest$importance / n_trees(object), object$blueprint$feature_names,
+                 "projection")
 }
 
 #' Permutation importance on held-out data
@@ -199,12 +176,7 @@ permutation_importance <- function(object, new_data, y, n_repeat, n_thread, seed
 
   response <- object$response
   predict_error <- function(z) {
-    values <- ccf_predict_cpp(
-      object$forest, z, n_value = prediction_width(response),
-      n_tree = length(object$forest$node_start) - 1L, seed = object$seed,
-      impute_random = object$options$na_action %in% c("impute_random", "omit"),
-      n_thread = n_thread
-    )
+    values <- predict_values(object, z, n_trees(object), n_thread)
     prediction_error(values, truth, response)
   }
 

@@ -45,22 +45,32 @@ predict.ccforest <- function(object, new_data, ..., type = NULL, n_tree = NULL,
     stop(sprintf("type = \"%s\" is for classification forests; this one is a ", type),
          "regression forest: use \"response\".", call. = FALSE)
   }
-  n_total <- length(object$forest$node_start) - 1L
+  n_total <- n_trees(object)
   n_tree <- if (is.null(n_tree)) n_total else check_count(n_tree, "n_tree", min = 1L, max = n_total)
   n_thread <- resolve_n_thread(n_thread)
 
   matrix_x <- predictor_matrix(object, new_data)
-  values <- ccf_predict_cpp(
-    object$forest, matrix_x, n_value = prediction_width(object$response),
-    n_tree = n_tree, seed = object$seed,
-    impute_random = object$options$na_action %in% c("impute_random", "omit"),
-    n_thread = n_thread
-  )
+  values <- predict_values(object, matrix_x, n_tree, n_thread)
   if (task == "classification") {
     format_classification(values, object$response, type)
   } else {
     format_regression(values, object$response)
   }
+}
+
+#' The forest's averaged leaf values for the rows of an encoded matrix
+#' @noRd
+predict_values <- function(object, matrix_x, n_tree, n_thread) {
+  core_call(object, ccf_predict_cpp(
+    object$forest$trees, model_shape(object), matrix_x, seed = object$seed,
+    first_tree = object$forest$first_tree - 1, impute_random = imputes_at_random(object),
+    n_tree = n_tree, n_thread = n_thread
+  ))
+}
+
+#' @noRd
+imputes_at_random <- function(object) {
+  object$options$na_action %in% c("impute_random", "omit")
 }
 
 #' The z-scored feature matrix of new data, through the stored blueprint
@@ -140,6 +150,12 @@ check_ccforest <- function(object, arg = "object") {
     stop(sprintf("`%s` is damaged: its `forest` is %s, not a list. Refit the forest.", arg,
                  class_label(object$forest)), call. = FALSE)
   }
+  if (is.null(object$forest$format) && !is.null(object$forest$node_start)) {
+    stop(sprintf(paste0(
+      "`%s` was fitted with ccforest %s, whose model format this version cannot read. ",
+      "Refit it with ccforest() (the same call and seed grow a forest of the same design); ",
+      "models are now several times smaller."), arg, format(object$version)), call. = FALSE)
+  }
   problem <- ccforest_problem(object)
   if (!is.null(problem)) {
     stop(sprintf("`%s` is damaged: %s. Refit the forest.", arg, problem), call. = FALSE)
@@ -208,6 +224,9 @@ ccforest_problem <- function(object) {
                          !identical(form$feature_names, bp$feature_names))) {
     return("its formula does not match its features")
   }
+
+  problem <- forest_problem(object$forest, n_feature)
+  if (!is.null(problem)) return(problem)
 
   resp <- object$response
   if (!is.list(resp) || !is_count(resp$n_output, 1) || !is.character(resp$names) ||

@@ -40,9 +40,7 @@ print.ccforest <- function(x, ...) {
 #' @export
 summary.ccforest <- function(object, ...) {
   check_ccforest(object)
-  forest <- object$forest
-  n_tree <- length(forest$node_start) - 1L
-  tree_of_node <- rep.int(seq_len(n_tree), diff(forest$node_start))
+  sizes <- tree_sizes(object)
   response <- object$response
   task_label <- if (object$task == "classification") {
     classes <- vapply(response$levels, length, integer(1))
@@ -60,7 +58,7 @@ summary.ccforest <- function(object, ...) {
   structure(
     list(
       task_label = task_label,
-      n_tree = n_tree,
+      n_tree = n_trees(object),
       n_feature = length(object$blueprint$feature_names),
       n_column = length(object$blueprint$column_names),
       sampling_label = if (object$options$sampling == "bagging") {
@@ -69,8 +67,8 @@ summary.ccforest <- function(object, ...) {
         "projection bootstrap"
       },
       projection_label = projection_label(object$options$projection),
-      leaves = tabulate(tree_of_node[forest$child_left == 0L], n_tree),
-      depth = tree_depths(forest),
+      leaves = sizes$leaves,
+      depth = sizes$depth,
       options = object$options,
       seed = object$seed,
       n_obs = object$n_obs,
@@ -105,23 +103,6 @@ print.summary.ccforest <- function(x, ...) {
   )
   cat(sprintf("%-21s %s", names(rows), rows), sep = "\n")
   invisible(x)
-}
-
-#' Depth of every tree: nodes are stored breadth first, so one forward pass
-#' gives each node's depth from its parent's.
-#' @noRd
-tree_depths <- function(forest) {
-  n_tree <- length(forest$node_start) - 1L
-  vapply(seq_len(n_tree), function(t) {
-    nodes <- (forest$node_start[[t]] + 1L):forest$node_start[[t + 1L]]
-    left <- forest$child_left[nodes]
-    depth <- integer(length(nodes))
-    split <- which(left > 0L)
-    for (j in split) {
-      depth[left[[j]] + 1:2] <- depth[[j]] + 1L
-    }
-    max(depth)
-  }, numeric(1))
 }
 
 #' @noRd

@@ -1,34 +1,35 @@
-# Memory: a forest that cannot fit should stop with a clear error before it
-# starts, instead of the operating system killing the R session mid-fit.
+# Memory. A forest's size is only known once its trees are grown, so the
+# core measures the trees of each batch as it hands them over, extrapolates
+# to the whole forest and stops with a clear error as soon as that would not
+# fit (see ccf_grow_cpp()). Here: how much memory there is to fit into.
 
-#' Upper-end estimate of the bytes a forest will occupy, counted twice
-#' because the trees are held once by the core and once as R vectors while
-#' they are handed over
+#' Memory the fit may use, in bytes: `options(ccforest.memory_limit)` if set,
+#' else what the system can still give; Inf where that is unknown
 #' @noRd
-estimate_forest_bytes <- function(n_obs, n_tree, min_leaf, bagging, max_depth,
-                                  split_width, leaf_width) {
-  leaves <- n_obs / min_leaf
-  if (bagging) {
-    leaves <- min(leaves, 0.632 * n_obs)
+memory_limit <- function() {
+  limit <- getOption("ccforest.memory_limit")
+  if (!is.null(limit)) {
+    return(check_number(limit, "options(ccforest.memory_limit)", min = 0, open_min = TRUE))
   }
-  if (max_depth > 0L) {
-    leaves <- min(leaves, 2^max_depth)
-  }
-  leaves <- max(1, leaves)
-  # Per node: child (4), threshold (8), gain (8), payload offset (4) bytes;
-  # per payload entry: an index (4) and a value (8).
-  per_tree <- (2 * leaves - 1) * 24 + (leaves - 1) * split_width * 12 + leaves * leaf_width * 12
-  2 * n_tree * per_tree
+  available <- available_memory()
+  if (is.na(available)) Inf else available
 }
 
-#' Memory the system can still give, in bytes, or NA where unknown
+#' Memory the system can still give, in bytes, or NA where unknown: the
+#' smaller of the machine's available memory and what the process's control
+#' group (a container's limit, say) has left
 #' @noRd
-available_memory <- function() {
-  meminfo <- "/proc/meminfo"
-  if (!file.exists(meminfo)) {
-    return(NA_real_)
-  }
-  lines <- tryCatch(readLines(meminfo, n = 10L), error = function(e) character(0))
+available_memory <- function(root = "/") {
+  candidates <- c(meminfo_available(file.path(root, "proc/meminfo")),
+                  cgroup_available(root))
+  candidates <- candidates[!is.na(candidates)]
+  if (length(candidates) == 0L) NA_real_ else min(candidates)
+}
+
+#' MemAvailable from /proc/meminfo, in bytes
+#' @noRd
+meminfo_available <- function(path) {
+  lines <- read_lines_quietly(path)
   line <- grep("^MemAvailable:", lines, value = TRUE)
   if (length(line) != 1L) {
     return(NA_real_)
@@ -36,24 +37,44 @@ available_memory <- function() {
   as.numeric(gsub("[^0-9]", "", line)) * 1024
 }
 
-#' Stop before growing a forest that clearly cannot fit in memory
+#' The limit of this process's memory control group minus its usage, in
+#' bytes: cgroup v2 (memory.max, memory.current) or v1
+#' (memory.limit_in_bytes, memory.usage_in_bytes); NA when there is no limit
 #' @noRd
-check_forest_memory <- function(needed, available = available_memory()) {
-  if (is.na(available) || needed <= available) {
-    return(invisible(needed))
+cgroup_available <- function(root = "/") {
+  groups <- read_lines_quietly(file.path(root, "proc/self/cgroup"))
+  read_number <- function(path) {
+    value <- trimws(read_lines_quietly(path, n = 1L))
+    if (length(value) != 1L || !grepl("^[0-9]+$", value)) NA_real_ else as.numeric(value)
   }
-  stop(sprintf(
-    paste0(
-      "This forest would need about %s of memory, but only %s is available. ",
-      "Reduce `n_tree`, or grow smaller trees with a larger `min_leaf` or a `max_depth`."
-    ),
-    format_bytes(needed), format_bytes(available)
-  ), call. = FALSE)
+  # v2: one line "0::/path"
+  v2 <- sub("^0::", "", grep("^0::", groups, value = TRUE))
+  if (length(v2) == 1L) {
+    dir <- file.path(root, "sys/fs/cgroup", sub("^/", "", v2))
+    limit <- read_number(file.path(dir, "memory.max"))
+    used <- read_number(file.path(dir, "memory.current"))
+    if (!is.na(limit)) {
+      return(max(0, limit - if (is.na(used)) 0 else used))
+    }
+  }
+  # v1: "N:memory:/path" (or a controller list containing memory)
+  v1 <- grep("^[0-9]+:([^:]*,)?memory(,[^:]*)?:", groups, value = TRUE)
+  if (length(v1) == 1L) {
+    dir <- file.path(root, "sys/fs/cgroup/memory", sub("^/", "", sub("^[^:]*:[^:]*:", "", v1)))
+    limit <- read_number(file.path(dir, "memory.limit_in_bytes"))
+    used <- read_number(file.path(dir, "memory.usage_in_bytes"))
+    # v1 reports "no limit" as a number near 2^63.
+    if (!is.na(limit) && limit < 2^60) {
+      return(max(0, limit - if (is.na(used)) 0 else used))
+    }
+  }
+  NA_real_
 }
 
 #' @noRd
-format_bytes <- function(bytes) {
-  units <- c("bytes", "KB", "MB", "GB", "TB", "PB")
-  power <- min(length(units) - 1L, max(0L, floor(log(max(bytes, 1), 1024))))
-  sprintf("%.1f %s", bytes / 1024^power, units[[power + 1L]])
+read_lines_quietly <- function(path, n = -1L) {
+  if (!file.exists(path)) {
+    return(character(0))
+  }
+  tryCatch(suppressWarnings(readLines(path, n = n)), error = function(e) character(0))
 }

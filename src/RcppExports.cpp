@@ -11,9 +11,9 @@ Rcpp::Rostream<true>&  Rcpp::Rcout = Rcpp::Rcpp_cout_get();
 Rcpp::Rostream<false>& Rcpp::Rcerr = Rcpp::Rcpp_cerr_get();
 #endif
 
-// ccf_train_cpp
-Rcpp::List ccf_train_cpp(const Rcpp::NumericMatrix& x, const Rcpp::IntegerVector& feature_start, const Rcpp::IntegerMatrix& y_class, const Rcpp::IntegerVector& n_class, const Rcpp::NumericMatrix& y_real, const Rcpp::List& options, int n_thread, bool verbose, bool permutation_importance);
-RcppExport SEXP _ccforest_ccf_train_cpp(SEXP xSEXP, SEXP feature_startSEXP, SEXP y_classSEXP, SEXP n_classSEXP, SEXP y_realSEXP, SEXP optionsSEXP, SEXP n_threadSEXP, SEXP verboseSEXP, SEXP permutation_importanceSEXP) {
+// ccf_grow_cpp
+Rcpp::List ccf_grow_cpp(const Rcpp::NumericMatrix& x, const Rcpp::IntegerVector& feature_start, const Rcpp::IntegerMatrix& y_class, const Rcpp::IntegerVector& n_class, const Rcpp::NumericMatrix& y_real, const Rcpp::List& options, const Rcpp::List& shape, double first_tree, int n_tree, int n_thread, bool verbose, double memory_limit);
+RcppExport SEXP _ccforest_ccf_grow_cpp(SEXP xSEXP, SEXP feature_startSEXP, SEXP y_classSEXP, SEXP n_classSEXP, SEXP y_realSEXP, SEXP optionsSEXP, SEXP shapeSEXP, SEXP first_treeSEXP, SEXP n_treeSEXP, SEXP n_threadSEXP, SEXP verboseSEXP, SEXP memory_limitSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::traits::input_parameter< const Rcpp::NumericMatrix& >::type x(xSEXP);
@@ -22,26 +22,73 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< const Rcpp::IntegerVector& >::type n_class(n_classSEXP);
     Rcpp::traits::input_parameter< const Rcpp::NumericMatrix& >::type y_real(y_realSEXP);
     Rcpp::traits::input_parameter< const Rcpp::List& >::type options(optionsSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type shape(shapeSEXP);
+    Rcpp::traits::input_parameter< double >::type first_tree(first_treeSEXP);
+    Rcpp::traits::input_parameter< int >::type n_tree(n_treeSEXP);
     Rcpp::traits::input_parameter< int >::type n_thread(n_threadSEXP);
     Rcpp::traits::input_parameter< bool >::type verbose(verboseSEXP);
+    Rcpp::traits::input_parameter< double >::type memory_limit(memory_limitSEXP);
+    rcpp_result_gen = Rcpp::wrap(ccf_grow_cpp(x, feature_start, y_class, n_class, y_real, options, shape, first_tree, n_tree, n_thread, verbose, memory_limit));
+    return rcpp_result_gen;
+END_RCPP
+}
+// ccf_oob_cpp
+Rcpp::List ccf_oob_cpp(const Rcpp::List& trees, const Rcpp::List& shape, const Rcpp::NumericMatrix& x, const Rcpp::IntegerVector& feature_start, const Rcpp::IntegerMatrix& y_class, const Rcpp::IntegerVector& n_class, const Rcpp::NumericMatrix& y_real, double seed, double first_tree, bool impute_random, int n_thread, bool permutation_importance);
+RcppExport SEXP _ccforest_ccf_oob_cpp(SEXP treesSEXP, SEXP shapeSEXP, SEXP xSEXP, SEXP feature_startSEXP, SEXP y_classSEXP, SEXP n_classSEXP, SEXP y_realSEXP, SEXP seedSEXP, SEXP first_treeSEXP, SEXP impute_randomSEXP, SEXP n_threadSEXP, SEXP permutation_importanceSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type trees(treesSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type shape(shapeSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::NumericMatrix& >::type x(xSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::IntegerVector& >::type feature_start(feature_startSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::IntegerMatrix& >::type y_class(y_classSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::IntegerVector& >::type n_class(n_classSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::NumericMatrix& >::type y_real(y_realSEXP);
+    Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
+    Rcpp::traits::input_parameter< double >::type first_tree(first_treeSEXP);
+    Rcpp::traits::input_parameter< bool >::type impute_random(impute_randomSEXP);
+    Rcpp::traits::input_parameter< int >::type n_thread(n_threadSEXP);
     Rcpp::traits::input_parameter< bool >::type permutation_importance(permutation_importanceSEXP);
-    rcpp_result_gen = Rcpp::wrap(ccf_train_cpp(x, feature_start, y_class, n_class, y_real, options, n_thread, verbose, permutation_importance));
+    rcpp_result_gen = Rcpp::wrap(ccf_oob_cpp(trees, shape, x, feature_start, y_class, n_class, y_real, seed, first_tree, impute_random, n_thread, permutation_importance));
     return rcpp_result_gen;
 END_RCPP
 }
 // ccf_predict_cpp
-Rcpp::NumericMatrix ccf_predict_cpp(const Rcpp::List& forest, const Rcpp::NumericMatrix& x, int n_value, int n_tree, double seed, bool impute_random, int n_thread);
-RcppExport SEXP _ccforest_ccf_predict_cpp(SEXP forestSEXP, SEXP xSEXP, SEXP n_valueSEXP, SEXP n_treeSEXP, SEXP seedSEXP, SEXP impute_randomSEXP, SEXP n_threadSEXP) {
+Rcpp::NumericMatrix ccf_predict_cpp(const Rcpp::List& trees, const Rcpp::List& shape, const Rcpp::NumericMatrix& x, double seed, double first_tree, bool impute_random, int n_tree, int n_thread);
+RcppExport SEXP _ccforest_ccf_predict_cpp(SEXP treesSEXP, SEXP shapeSEXP, SEXP xSEXP, SEXP seedSEXP, SEXP first_treeSEXP, SEXP impute_randomSEXP, SEXP n_treeSEXP, SEXP n_threadSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< const Rcpp::List& >::type forest(forestSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type trees(treesSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type shape(shapeSEXP);
     Rcpp::traits::input_parameter< const Rcpp::NumericMatrix& >::type x(xSEXP);
-    Rcpp::traits::input_parameter< int >::type n_value(n_valueSEXP);
-    Rcpp::traits::input_parameter< int >::type n_tree(n_treeSEXP);
     Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
+    Rcpp::traits::input_parameter< double >::type first_tree(first_treeSEXP);
     Rcpp::traits::input_parameter< bool >::type impute_random(impute_randomSEXP);
+    Rcpp::traits::input_parameter< int >::type n_tree(n_treeSEXP);
     Rcpp::traits::input_parameter< int >::type n_thread(n_threadSEXP);
-    rcpp_result_gen = Rcpp::wrap(ccf_predict_cpp(forest, x, n_value, n_tree, seed, impute_random, n_thread));
+    rcpp_result_gen = Rcpp::wrap(ccf_predict_cpp(trees, shape, x, seed, first_tree, impute_random, n_tree, n_thread));
+    return rcpp_result_gen;
+END_RCPP
+}
+// ccf_tree_sizes_cpp
+Rcpp::List ccf_tree_sizes_cpp(const Rcpp::List& trees, const Rcpp::List& shape);
+RcppExport SEXP _ccforest_ccf_tree_sizes_cpp(SEXP treesSEXP, SEXP shapeSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type trees(treesSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type shape(shapeSEXP);
+    rcpp_result_gen = Rcpp::wrap(ccf_tree_sizes_cpp(trees, shape));
+    return rcpp_result_gen;
+END_RCPP
+}
+// ccf_tree_table_cpp
+Rcpp::List ccf_tree_table_cpp(const Rcpp::RawVector& tree, const Rcpp::List& shape);
+RcppExport SEXP _ccforest_ccf_tree_table_cpp(SEXP treeSEXP, SEXP shapeSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< const Rcpp::RawVector& >::type tree(treeSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type shape(shapeSEXP);
+    rcpp_result_gen = Rcpp::wrap(ccf_tree_table_cpp(tree, shape));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -83,29 +130,55 @@ BEGIN_RCPP
 END_RCPP
 }
 // ccf_split_cpp
-Rcpp::List ccf_split_cpp(const Rcpp::NumericVector& u, const Rcpp::IntegerMatrix& classes, const Rcpp::NumericMatrix& values, int n_value, int split_rule, int min_leaf, double seed);
-RcppExport SEXP _ccforest_ccf_split_cpp(SEXP uSEXP, SEXP classesSEXP, SEXP valuesSEXP, SEXP n_valueSEXP, SEXP split_ruleSEXP, SEXP min_leafSEXP, SEXP seedSEXP) {
+Rcpp::List ccf_split_cpp(const Rcpp::NumericVector& u, const Rcpp::IntegerMatrix& classes, const Rcpp::NumericMatrix& values, const Rcpp::IntegerVector& n_class, int split_rule, int min_leaf, double seed);
+RcppExport SEXP _ccforest_ccf_split_cpp(SEXP uSEXP, SEXP classesSEXP, SEXP valuesSEXP, SEXP n_classSEXP, SEXP split_ruleSEXP, SEXP min_leafSEXP, SEXP seedSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::traits::input_parameter< const Rcpp::NumericVector& >::type u(uSEXP);
     Rcpp::traits::input_parameter< const Rcpp::IntegerMatrix& >::type classes(classesSEXP);
     Rcpp::traits::input_parameter< const Rcpp::NumericMatrix& >::type values(valuesSEXP);
-    Rcpp::traits::input_parameter< int >::type n_value(n_valueSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::IntegerVector& >::type n_class(n_classSEXP);
     Rcpp::traits::input_parameter< int >::type split_rule(split_ruleSEXP);
     Rcpp::traits::input_parameter< int >::type min_leaf(min_leafSEXP);
     Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
-    rcpp_result_gen = Rcpp::wrap(ccf_split_cpp(u, classes, values, n_value, split_rule, min_leaf, seed));
+    rcpp_result_gen = Rcpp::wrap(ccf_split_cpp(u, classes, values, n_class, split_rule, min_leaf, seed));
+    return rcpp_result_gen;
+END_RCPP
+}
+// ccf_round_coefficients_cpp
+Rcpp::NumericVector ccf_round_coefficients_cpp(const Rcpp::NumericVector& c);
+RcppExport SEXP _ccforest_ccf_round_coefficients_cpp(SEXP cSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< const Rcpp::NumericVector& >::type c(cSEXP);
+    rcpp_result_gen = Rcpp::wrap(ccf_round_coefficients_cpp(c));
+    return rcpp_result_gen;
+END_RCPP
+}
+// ccf_short_threshold_cpp
+double ccf_short_threshold_cpp(double lo, double hi);
+RcppExport SEXP _ccforest_ccf_short_threshold_cpp(SEXP loSEXP, SEXP hiSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< double >::type lo(loSEXP);
+    Rcpp::traits::input_parameter< double >::type hi(hiSEXP);
+    rcpp_result_gen = Rcpp::wrap(ccf_short_threshold_cpp(lo, hi));
     return rcpp_result_gen;
 END_RCPP
 }
 
 static const R_CallMethodDef CallEntries[] = {
-    {"_ccforest_ccf_train_cpp", (DL_FUNC) &_ccforest_ccf_train_cpp, 9},
-    {"_ccforest_ccf_predict_cpp", (DL_FUNC) &_ccforest_ccf_predict_cpp, 7},
+    {"_ccforest_ccf_grow_cpp", (DL_FUNC) &_ccforest_ccf_grow_cpp, 12},
+    {"_ccforest_ccf_oob_cpp", (DL_FUNC) &_ccforest_ccf_oob_cpp, 12},
+    {"_ccforest_ccf_predict_cpp", (DL_FUNC) &_ccforest_ccf_predict_cpp, 8},
+    {"_ccforest_ccf_tree_sizes_cpp", (DL_FUNC) &_ccforest_ccf_tree_sizes_cpp, 2},
+    {"_ccforest_ccf_tree_table_cpp", (DL_FUNC) &_ccforest_ccf_tree_table_cpp, 2},
     {"_ccforest_ccf_cca_cpp", (DL_FUNC) &_ccforest_ccf_cca_cpp, 3},
     {"_ccforest_ccf_cca_classes_cpp", (DL_FUNC) &_ccforest_ccf_cca_classes_cpp, 4},
     {"_ccforest_ccf_rotation_cpp", (DL_FUNC) &_ccforest_ccf_rotation_cpp, 3},
     {"_ccforest_ccf_split_cpp", (DL_FUNC) &_ccforest_ccf_split_cpp, 7},
+    {"_ccforest_ccf_round_coefficients_cpp", (DL_FUNC) &_ccforest_ccf_round_coefficients_cpp, 1},
+    {"_ccforest_ccf_short_threshold_cpp", (DL_FUNC) &_ccforest_ccf_short_threshold_cpp, 2},
     {NULL, NULL, 0}
 };
 

@@ -3,50 +3,56 @@
 #include <Rcpp.h>
 
 #include <cmath>
+#include <cstdio>
+#include <string>
 #include <vector>
 
 #include "core/Cca.h"
 #include "core/Data.h"
 #include "core/Forest.h"
+#include "core/Model.h"
 #include "core/Options.h"
 #include "core/Predictor.h"
+#include "core/Projection.h"
 #include "core/Rotation.h"
 #include "core/SplitSearch.h"
+#include "core/TreeCodec.h"
 #include "parallel.h"
-#include "serialize.h"
+#include "r_convert.h"
 
 using namespace ccforest;
 
 namespace {
 
-MatrixMap map_matrix(const Rcpp::NumericMatrix& m) {
-  return MatrixMap(m.begin(), m.nrow(), m.ncol());
-}
-
-IntMatrixMap map_int_matrix(const Rcpp::IntegerMatrix& m) {
-  return IntMatrixMap(m.begin(), m.nrow(), m.ncol());
-}
-
-template <typename T>
-T option(const Rcpp::List& options, const char* name) {
-  if (!options.containsElementNamed(name)) {
-    Rcpp::stop(std::string("internal error: option `") + name + "` is missing");
+std::string format_bytes(double bytes) {
+  const char* units[] = {"bytes", "KB", "MB", "GB", "TB", "PB"};
+  int power = 0;
+  while (bytes >= 1024.0 && power < 5) {
+    bytes /= 1024.0;
+    ++power;
   }
-  return Rcpp::as<T>(options[name]);
+  char text[64];
+  std::snprintf(text, sizeof text, "%.1f %s", bytes, units[power]);
+  return text;
 }
 
-/** The master seed as the core's integer; R checks it, this guards the cast. */
-uint64_t seed_value(double seed) {
-  if (!(seed >= 0.0 && seed <= 2147483647.0) || seed != std::floor(seed)) {
-    Rcpp::stop("`seed` must be a whole number in [0, 2^31 - 1]");
+/**
+ * Runs `work`, turning the core's exceptions into R conditions: damaged
+ * models and memory limits become plain R errors (without the internal call),
+ * a cancelled batch an interrupt. R's own longjumps and interrupts pass
+ * through unchanged.
+ */
+template <typename Work>
+auto guarded(Work work, const char* out_of_memory) -> decltype(work()) {
+  try {
+    return work();
+  } catch (const DamagedModel& e) {
+    throw Rcpp::exception(e.what(), false);
+  } catch (const Cancelled&) {
+    throw Rcpp::internal::InterruptedException();
+  } catch (const std::bad_alloc&) {
+    throw Rcpp::exception(out_of_memory, false);
   }
-  return static_cast<uint64_t>(seed);
-}
-
-Rcpp::NumericMatrix to_r(const Eigen::MatrixXd& m) {
-  Rcpp::NumericMatrix out(m.rows(), m.cols());
-  std::copy(m.data(), m.data() + m.size(), out.begin());
-  return out;
 }
 
 /** The test hooks are called with arbitrary matrices: check what the core assumes. */
@@ -59,56 +65,215 @@ void check_cca_input(const Rcpp::NumericMatrix& x, R_xlen_t n_y, double toleranc
   }
 }
 
-}  // namespace
-
-// [[Rcpp::export(rng = false)]]
-Rcpp::List ccf_train_cpp(const Rcpp::NumericMatrix& x, const Rcpp::IntegerVector& feature_start,
-                         const Rcpp::IntegerMatrix& y_class, const Rcpp::IntegerVector& n_class,
-                         const Rcpp::NumericMatrix& y_real, const Rcpp::List& options,
-                         int n_thread, bool verbose, bool permutation_importance) {
-  const Data data(map_matrix(x), Rcpp::as<std::vector<int>>(feature_start), map_int_matrix(y_class),
-                  Rcpp::as<std::vector<int>>(n_class), map_matrix(y_real));
-  const TreeOptions tree(option<int>(options, "mtry"), option<int>(options, "min_split"),
-                         option<int>(options, "min_leaf"), option<int>(options, "max_depth"),
-                         static_cast<SplitRule>(option<int>(options, "split_rule")),
-                         static_cast<Projection>(option<int>(options, "projection")),
-                         option<bool>(options, "projection_bootstrap"),
-                         option<bool>(options, "bagging"), option<bool>(options, "impute_random"));
-  const ForestOptions forest(option<int>(options, "n_tree"),
-                             seed_value(option<double>(options, "seed")), tree);
-  ForestFit fit;
-  try {
-    fit = train_forest(data, forest, r_runtime(n_thread, verbose, "Growing trees"),
-                       permutation_importance);
-  } catch (const std::bad_alloc&) {
-    Rcpp::stop("out of memory while growing the forest; reduce `n_tree`, or grow smaller "
-               "trees with a larger `min_leaf` or a `max_depth`");
-  }
-  Rcpp::List out = forest_to_list(fit.trees);
-  if (!fit.oob_count.empty()) {
-    out.push_back(to_r(fit.oob_sum), "oob_sum");
-    out.push_back(Rcpp::wrap(fit.oob_count), "oob_count");
-  }
-  if (!fit.importance.empty()) out.push_back(Rcpp::wrap(fit.importance), "importance");
+Rcpp::NumericMatrix to_r(const Eigen::MatrixXd& m) {
+  Rcpp::NumericMatrix out(Rcpp::Shield<SEXP>(alloc_matrix(REALSXP, m.rows(), m.cols())));
+  std::copy(m.data(), m.data() + m.size(), out.begin());
   return out;
 }
 
+ForestSource forest_source(double seed, double first_tree, bool bagging, bool impute_random) {
+  ForestSource source;
+  source.seed = whole_number(seed, "seed");
+  source.first_tree = whole_number(first_tree, "first_tree");
+  source.bagging = bagging;
+  source.impute_random = impute_random;
+  return source;
+}
+
+}  // namespace
+
+// Grows trees first_tree, ..., first_tree + n_tree - 1 (0-based numbers) and
+// returns them as a list of raw vectors, with each tree's projection
+// importance (a feature x tree matrix). Trees move to R after every batch, so
+// the forest is never held twice; after each batch the size of the whole
+// forest is extrapolated from the trees grown so far, and growing stops with
+// an error as soon as it would exceed `memory_limit` bytes.
 // [[Rcpp::export(rng = false)]]
-Rcpp::NumericMatrix ccf_predict_cpp(const Rcpp::List& forest, const Rcpp::NumericMatrix& x,
-                                    int n_value, int n_tree, double seed, bool impute_random,
-                                    int n_thread) {
-  const ForestView view = forest_view(forest, x.ncol(), n_value);
-  if (n_tree < 1 || n_tree > view.n_tree) Rcpp::stop("internal error: n_tree out of range");
-  PredictOptions options;
-  options.seed = seed_value(seed);
-  options.impute_random = impute_random;
-  options.n_tree = n_tree;
-  options.n_value = static_cast<size_t>(n_value);
-  try {
-    return to_r(predict_forest(view, map_matrix(x), options, r_runtime(n_thread, false, "")));
-  } catch (const std::bad_alloc&) {
-    Rcpp::stop("out of memory while predicting; predict `new_data` in smaller pieces");
+Rcpp::List ccf_grow_cpp(const Rcpp::NumericMatrix& x, const Rcpp::IntegerVector& feature_start,
+                        const Rcpp::IntegerMatrix& y_class, const Rcpp::IntegerVector& n_class,
+                        const Rcpp::NumericMatrix& y_real, const Rcpp::List& options,
+                        const Rcpp::List& shape, double first_tree, int n_tree, int n_thread,
+                        bool verbose, double memory_limit) {
+  const Data data = training_data(x, feature_start, y_class, n_class, y_real);
+  const ForestOptions forest(n_tree, whole_number(list_value<double>(options, "seed"), "seed"),
+                             tree_options(options), whole_number(first_tree, "first_tree"));
+  const ModelShape model = model_shape(shape);
+  const size_t n_feature = data.n_feature();
+  Rcpp::List trees(Rcpp::Shield<SEXP>(alloc_vector(VECSXP, n_tree)));
+  Rcpp::NumericMatrix importance(
+      Rcpp::Shield<SEXP>(alloc_matrix(REALSXP, static_cast<R_xlen_t>(n_feature), n_tree)));
+  double stored_bytes = 0.0;
+  RHost host;
+  const Runtime runtime = r_runtime(host, n_thread, verbose, "Growing trees");
+  auto sink = [&](size_t begin, std::vector<std::vector<uint8_t>>& encoded,
+                  std::vector<double>& tree_importance) {
+    for (size_t i = 0; i < encoded.size(); ++i) {
+      std::vector<uint8_t> bytes;
+      bytes.swap(encoded[i]);
+      SEXP raw = Rcpp::Shield<SEXP>(alloc_vector(RAWSXP, static_cast<R_xlen_t>(bytes.size())));
+      std::copy(bytes.begin(), bytes.end(), RAW(raw));
+      SET_VECTOR_ELT(trees, static_cast<R_xlen_t>(begin + i), raw);
+      // An R raw vector costs its bytes plus a header.
+      stored_bytes += static_cast<double>(bytes.size()) + 56.0;
+    }
+    std::copy(tree_importance.begin(), tree_importance.end(),
+              importance.begin() + static_cast<R_xlen_t>(begin * n_feature));
+    const double done = static_cast<double>(begin + encoded.size());
+    const double projected = stored_bytes / done * n_tree;
+    if (std::isfinite(memory_limit) && projected > memory_limit) {
+      throw Rcpp::exception(
+          ("This forest would need about " + format_bytes(projected) + " of memory for its " +
+           std::to_string(n_tree) + " trees (" + format_bytes(stored_bytes / done) +
+           " per tree, measured on the " + std::to_string(static_cast<long>(done)) +
+           " grown so far), but only " + format_bytes(memory_limit) +
+           " is available. Reduce `n_tree`, or grow smaller trees with a larger `min_leaf` or "
+           "a `max_depth`.")
+              .c_str(),
+          false);
+    }
+  };
+  guarded([&] { grow_forest(data, forest, model, runtime, sink); },
+          "out of memory while growing the forest; reduce `n_tree`, or grow smaller trees with a "
+          "larger `min_leaf` or a `max_depth`");
+  return Rcpp::List::create(Rcpp::Named("trees") = trees, Rcpp::Named("importance") = importance);
+}
+
+// Out-of-bag sums of a bagged forest (and, if asked, its out-of-bag
+// permutation importance), from the stored trees and the training data.
+// [[Rcpp::export(rng = false)]]
+Rcpp::List ccf_oob_cpp(const Rcpp::List& trees, const Rcpp::List& shape,
+                       const Rcpp::NumericMatrix& x, const Rcpp::IntegerVector& feature_start,
+                       const Rcpp::IntegerMatrix& y_class, const Rcpp::IntegerVector& n_class,
+                       const Rcpp::NumericMatrix& y_real, double seed, double first_tree,
+                       bool impute_random, int n_thread, bool permutation_importance) {
+  const Data data = training_data(x, feature_start, y_class, n_class, y_real);
+  const ModelShape model = model_shape(shape);
+  const EncodedTrees encoded = guarded([&] { return encoded_trees(trees); }, "out of memory");
+  const ForestSource source = forest_source(seed, first_tree, true, impute_random);
+  RHost host;
+  const Runtime runtime = r_runtime(host, n_thread, false, "");
+  const char* oom = "out of memory while computing out-of-bag predictions";
+  const OutOfBag oob = guarded([&] { return out_of_bag(encoded, model, data, source, runtime); }, oom);
+  Rcpp::List out = Rcpp::List::create(Rcpp::Named("sum") = to_r(oob.sum),
+                                      Rcpp::Named("count") = Rcpp::wrap(oob.count));
+  if (permutation_importance) {
+    const std::vector<double> importance = guarded(
+        [&] { return oob_permutation_importance(encoded, model, data, source, runtime); }, oom);
+    out.push_back(Rcpp::wrap(importance), "importance");
   }
+  return out;
+}
+
+// Averages the leaf values of the first n_tree stored trees for each row of x.
+// The result is allocated before any C++ work, so nothing C++ holds can be
+// stranded by a failed allocation; trees are decoded (and checked) a batch at a
+// time, which bounds the memory of large forests.
+// [[Rcpp::export(rng = false)]]
+Rcpp::NumericMatrix ccf_predict_cpp(const Rcpp::List& trees, const Rcpp::List& shape,
+                                    const Rcpp::NumericMatrix& x, double seed, double first_tree,
+                                    bool impute_random, int n_tree, int n_thread) {
+  const ModelShape model_shape_ = model_shape(shape);
+  if (x.ncol() != model_shape_.n_column) Rcpp::stop("internal error: data has the wrong width");
+  if (n_tree < 1 || n_tree > trees.size()) Rcpp::stop("internal error: n_tree out of range");
+  const R_xlen_t n = x.nrow();
+  const int n_value = model_shape_.n_value();
+  Rcpp::NumericMatrix out(Rcpp::Shield<SEXP>(alloc_matrix(REALSXP, n, n_value)));
+  std::fill(out.begin(), out.end(), 0.0);
+  const char* oom = "out of memory while predicting; predict `new_data` in smaller pieces";
+  guarded([&] {
+    const EncodedTrees encoded = encoded_trees(trees);
+    const MatrixMap xm = map_matrix(x);
+    const std::vector<uint64_t> hash = row_hashes(xm);
+    RHost host;
+    const Runtime runtime = r_runtime(host, n_thread, false, "");
+    PredictOptions options;
+    options.seed = whole_number(seed, "seed");
+    options.impute_random = impute_random;
+    // Decoded trees take a few times their stored size: decode about 64 MB of
+    // stored trees at a time.
+    const size_t budget = size_t{64} << 20;
+    for (size_t begin = 0; begin < static_cast<size_t>(n_tree);) {
+      size_t end = begin, bytes = 0;
+      while (end < static_cast<size_t>(n_tree) && (end == begin || bytes + encoded[end].second <= budget)) {
+        bytes += encoded[end].second;
+        ++end;
+      }
+      const ForestModel batch = decode_forest(encoded, model_shape_, begin, end);
+      options.first_tree = whole_number(first_tree, "first_tree") + begin;
+      add_tree_predictions(batch, xm, hash, options, runtime, out.begin());
+      begin = end;
+    }
+  }, oom);
+  for (double& v : out) v /= static_cast<double>(n_tree);
+  return out;
+}
+
+// Checks every stored tree and returns its number of leaves and its depth.
+// [[Rcpp::export(rng = false)]]
+Rcpp::List ccf_tree_sizes_cpp(const Rcpp::List& trees, const Rcpp::List& shape) {
+  const ModelShape model = model_shape(shape);
+  Rcpp::IntegerVector leaves(trees.size()), depth(trees.size());
+  guarded([&] {
+    const EncodedTrees encoded = encoded_trees(trees);
+    for (size_t t = 0; t < encoded.size(); ++t) {
+      const ForestModel tree = decode_forest(encoded, model, t, t + 1);
+      std::vector<int> level(tree.nodes.size(), 0);
+      int n_leaf = 0, deepest = 0;
+      for (size_t j = 0; j < tree.nodes.size(); ++j) {
+        const Node& node = tree.nodes[j];
+        if (node.left == 0) {
+          ++n_leaf;
+          deepest = std::max(deepest, level[j]);
+        } else {
+          level[static_cast<size_t>(node.left)] = level[j] + 1;
+          level[static_cast<size_t>(node.left) + 1] = level[j] + 1;
+        }
+      }
+      leaves[static_cast<R_xlen_t>(t)] = n_leaf;
+      depth[static_cast<R_xlen_t>(t)] = deepest;
+    }
+  }, "out of memory while reading the forest");
+  return Rcpp::List::create(Rcpp::Named("leaves") = leaves, Rcpp::Named("depth") = depth);
+}
+
+// One stored tree as a table of its nodes (0-based ids, breadth first).
+// [[Rcpp::export(rng = false)]]
+Rcpp::List ccf_tree_table_cpp(const Rcpp::RawVector& tree, const Rcpp::List& shape) {
+  const ModelShape model = model_shape(shape);
+  return guarded([&] {
+    ForestModel decoded;
+    decoded.shape = model;
+    decode_tree(tree.begin(), static_cast<size_t>(tree.size()), decoded);
+    const R_xlen_t n = static_cast<R_xlen_t>(decoded.nodes.size());
+    Rcpp::IntegerVector node(n), left(n), right(n);
+    Rcpp::LogicalVector terminal(n);
+    Rcpp::NumericVector threshold(n);
+    Rcpp::List columns(n), coefficients(n), values(n), value_index(n);
+    for (R_xlen_t j = 0; j < n; ++j) {
+      const Node& nd = decoded.nodes[static_cast<size_t>(j)];
+      node[j] = static_cast<int>(j);
+      terminal[j] = nd.left == 0;
+      left[j] = nd.left == 0 ? NA_INTEGER : nd.left;
+      right[j] = nd.left == 0 ? NA_INTEGER : nd.left + 1;
+      threshold[j] = nd.left == 0 ? NA_REAL : nd.threshold;
+      if (nd.left != 0) {
+        columns[j] = Rcpp::IntegerVector(decoded.column.begin() + nd.begin,
+                                         decoded.column.begin() + nd.begin + nd.count);
+        coefficients[j] = Rcpp::NumericVector(decoded.coef.begin() + nd.begin,
+                                              decoded.coef.begin() + nd.begin + nd.count);
+      } else {
+        value_index[j] = Rcpp::IntegerVector(decoded.value_index.begin() + nd.begin,
+                                             decoded.value_index.begin() + nd.begin + nd.count);
+        values[j] = Rcpp::NumericVector(decoded.value.begin() + nd.begin,
+                                        decoded.value.begin() + nd.begin + nd.count);
+      }
+    }
+    return Rcpp::List::create(
+        Rcpp::Named("node") = node, Rcpp::Named("left") = left, Rcpp::Named("right") = right,
+        Rcpp::Named("terminal") = terminal, Rcpp::Named("threshold") = threshold,
+        Rcpp::Named("columns") = columns, Rcpp::Named("coefficients") = coefficients,
+        Rcpp::Named("value_index") = value_index, Rcpp::Named("values") = values);
+  }, "out of memory while reading the tree");
 }
 
 // Test hooks: expose core kernels so testthat can compare them with
@@ -131,6 +296,7 @@ Rcpp::List ccf_cca_cpp(const Rcpp::NumericMatrix& x, const Rcpp::NumericMatrix& 
 Rcpp::List ccf_cca_classes_cpp(const Rcpp::NumericMatrix& x, const Rcpp::IntegerVector& codes,
                                int n_class, double tolerance) {
   check_cca_input(x, codes.size(), tolerance);
+  if (n_class < 1) Rcpp::stop("`n_class` must be >= 1");
   for (int code : codes) {
     if (code == NA_INTEGER || code < 0 || code >= n_class) {
       Rcpp::stop("`codes` must lie in [0, n_class)");
@@ -145,14 +311,14 @@ Rcpp::List ccf_cca_classes_cpp(const Rcpp::NumericMatrix& x, const Rcpp::Integer
 // [[Rcpp::export(rng = false)]]
 Rcpp::NumericMatrix ccf_rotation_cpp(int p, double seed, double stream) {
   if (p < 1) Rcpp::stop("`p` must be >= 1");
-  Rng rng(seed_value(seed), seed_value(stream));
+  Rng rng(whole_number(seed, "seed"), whole_number(stream, "stream"));
   return to_r(random_rotation(p, rng));
 }
 
 // [[Rcpp::export(rng = false)]]
 Rcpp::List ccf_split_cpp(const Rcpp::NumericVector& u, const Rcpp::IntegerMatrix& classes,
-                         const Rcpp::NumericMatrix& values, int n_value, int split_rule,
-                         int min_leaf, double seed) {
+                         const Rcpp::NumericMatrix& values, const Rcpp::IntegerVector& n_class,
+                         int split_rule, int min_leaf, double seed) {
   const size_t n = static_cast<size_t>(u.size());
   const bool is_class = classes.ncol() > 0;
   if (n == 0) Rcpp::stop("`u` is empty");
@@ -165,11 +331,28 @@ Rcpp::List ccf_split_cpp(const Rcpp::NumericVector& u, const Rcpp::IntegerMatrix
   for (double v : u) {
     if (!std::isfinite(v)) Rcpp::stop("`u` must be finite");
   }
-  for (int k : classes) {
-    if (k == NA_INTEGER || k < 0 || k >= n_value) Rcpp::stop("`classes` must lie in [0, n_value)");
-  }
-  if (!is_class && values.ncol() != n_value) Rcpp::stop("`values` must have n_value columns");
   const size_t width = static_cast<size_t>(is_class ? classes.ncol() : values.ncol());
+  // Each class output m has its own codes in [0, n_class[m]); the core sees
+  // them offset into one range, so one output's codes can never be read as
+  // another's.
+  std::vector<int> offset(1, 0);
+  if (is_class) {
+    if (static_cast<size_t>(n_class.size()) != width) {
+      Rcpp::stop("`n_class` must give the number of classes of each column of `classes`");
+    }
+    for (int k : n_class) {
+      if (k == NA_INTEGER || k < 1) Rcpp::stop("`n_class` must be >= 1");
+      offset.push_back(offset.back() + k);
+    }
+    for (size_t m = 0; m < width; ++m) {
+      for (size_t i = 0; i < n; ++i) {
+        const int k = classes(i, m);
+        if (k == NA_INTEGER || k < 0 || k >= n_class[m]) {
+          Rcpp::stop("`classes` must lie in [0, n_class) in each column");
+        }
+      }
+    }
+  }
   std::vector<int> class_rows(is_class ? n * width : 0);
   std::vector<double> value_rows(is_class ? 0 : n * width);
   for (size_t m = 0; m < width; ++m) {
@@ -180,24 +363,50 @@ Rcpp::List ccf_split_cpp(const Rcpp::NumericVector& u, const Rcpp::IntegerMatrix
     }
     for (size_t i = 0; i < n; ++i) {
       if (is_class) {
-        class_rows[i * width + m] = classes(i, m);
+        class_rows[i * width + m] = offset[m] + classes(i, m);
       } else {
         value_rows[i * width + m] = values(i, m) - mean;
       }
     }
+  }
+  for (double v : value_rows) {
+    if (!std::isfinite(v)) Rcpp::stop("`values` must be finite");
   }
   NodeTargets targets;
   targets.classes = class_rows.data();
   targets.values = value_rows.data();
   targets.n = n;
   targets.width = width;
-  SplitSearch search(static_cast<SplitRule>(split_rule), static_cast<size_t>(n_value), n);
+  const size_t n_value = is_class ? static_cast<size_t>(offset.back()) : width;
+  const EntropyTable table(split_rule == 0 ? n : 0);
+  SplitSearch search(static_cast<SplitRule>(split_rule), n_value, &table);
   const double base = search.set_node(targets);
-  Rng rng(static_cast<uint64_t>(seed), 0);
+  Rng rng(whole_number(seed, "seed"), 0);
   BestSplit best;
   search.sweep(u.begin(), static_cast<size_t>(min_leaf), 0, rng, best);
+  const bool found = best.direction >= 0;
   return Rcpp::List::create(
-      Rcpp::Named("found") = best.direction >= 0, Rcpp::Named("gain") = best.gain,
-      Rcpp::Named("threshold") = best.threshold, Rcpp::Named("n_left") = static_cast<int>(best.n_left),
-      Rcpp::Named("base") = base, Rcpp::Named("tolerance") = search.tolerance());
+      Rcpp::Named("found") = found, Rcpp::Named("gain") = best.gain,
+      Rcpp::Named("threshold") = found ? short_threshold(best.lo, best.hi) : NA_REAL,
+      Rcpp::Named("n_left") = static_cast<int>(best.n_left), Rcpp::Named("base") = base,
+      Rcpp::Named("tolerance") = search.tolerance());
+}
+
+// [[Rcpp::export(rng = false)]]
+Rcpp::NumericVector ccf_round_coefficients_cpp(const Rcpp::NumericVector& c) {
+  Rcpp::NumericVector out(c.size());
+  for (R_xlen_t i = 0; i < c.size(); ++i) {
+    const double a = std::abs(c[i]);
+    if (!(a < 2.0)) Rcpp::stop("coefficients must be finite with |c| < 2");
+    out[i] = a < kSmallestCoefficient ? 0.0 : decode_coefficient(encode_coefficient(c[i]));
+  }
+  return out;
+}
+
+// [[Rcpp::export(rng = false)]]
+double ccf_short_threshold_cpp(double lo, double hi) {
+  if (!(std::isfinite(lo) && std::isfinite(hi) && lo < hi)) {
+    Rcpp::stop("`lo` and `hi` must be finite with lo < hi");
+  }
+  return short_threshold(lo, hi);
 }

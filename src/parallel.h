@@ -10,8 +10,13 @@
 #include <RcppParallel.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <exception>
 #include <functional>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 
@@ -28,27 +33,77 @@ struct BodyWorker : public RcppParallel::Worker {
   const std::function<void(size_t)>& body;
 };
 
+namespace detail {
+
+inline void check_interrupt_fn(void*) { R_CheckUserInterrupt(); }
+
+/** Whether the user pressed Ctrl-C; safe to call (it cannot jump) on the main thread. */
+inline bool interrupt_pending() { return R_ToplevelExec(check_interrupt_fn, nullptr) == FALSE; }
+
+}  // namespace detail
+
 /**
- * The R host's runtime: RcppParallel for the loop, R's interrupt check and
- * console progress on the main thread between batches. Batches are small
- * (two items per thread) so Ctrl-C is honoured within a batch's time.
+ * The state of an R call that runs core work: the cancel flag its threads
+ * poll. Lives on the binding's stack for the duration of the call.
  */
-inline Runtime r_runtime(int n_thread, bool verbose, const std::string& label) {
+struct RHost {
+  std::atomic<bool> cancel{false};
+};
+
+/**
+ * The R host's runtime. Each batch runs off the main thread (on RcppParallel's
+ * pool when there are several threads), while the main thread waits and
+ * checks for Ctrl-C every 20 ms: an interrupt raises the cancel flag, which
+ * trees and prediction blocks poll, and R sees the interrupt as soon as the
+ * workers have stopped, not only between batches.
+ */
+inline Runtime r_runtime(RHost& host, int n_thread, bool verbose, const std::string& label) {
   Runtime runtime;
   // More threads than cores only adds contention (and TBB warns about it).
   const size_t cores = std::max(1u, std::thread::hardware_concurrency());
   const size_t threads = std::min(cores, static_cast<size_t>(n_thread < 1 ? 1 : n_thread));
   runtime.batch_size = 2 * threads;
-  runtime.parallel_for = [threads](size_t begin, size_t end,
-                                   const std::function<void(size_t)>& body) {
-    if (threads == 1 || end - begin == 1) {
-      for (size_t i = begin; i < end; ++i) body(i);
-      return;
+  runtime.cancel = &host.cancel;
+  std::atomic<bool>* cancel = &host.cancel;
+  runtime.parallel_for = [threads, cancel](size_t begin, size_t end,
+                                           const std::function<void(size_t)>& body) {
+    std::mutex mutex;
+    std::condition_variable finished;
+    bool done = false;
+    std::exception_ptr failure;
+    std::thread worker([&] {
+      try {
+        if (threads == 1 || end - begin == 1) {
+          for (size_t i = begin; i < end; ++i) body(i);
+        } else {
+          BodyWorker work(body);
+          RcppParallel::parallelFor(begin, end, work, 1, static_cast<int>(threads));
+        }
+      } catch (...) {
+        failure = std::current_exception();
+      }
+      std::lock_guard<std::mutex> lock(mutex);
+      done = true;
+      finished.notify_one();
+    });
+    bool interrupted = false;
+    {
+      std::unique_lock<std::mutex> lock(mutex);
+      while (!finished.wait_for(lock, std::chrono::milliseconds(20), [&] { return done; })) {
+        if (interrupted) continue;
+        lock.unlock();
+        interrupted = detail::interrupt_pending();
+        if (interrupted) cancel->store(true);
+        lock.lock();
+      }
     }
-    BodyWorker worker(body);
-    RcppParallel::parallelFor(begin, end, worker, 1, static_cast<int>(threads));
+    worker.join();
+    if (interrupted || cancel->load()) throw Rcpp::internal::InterruptedException();
+    if (failure) std::rethrow_exception(failure);
   };
-  runtime.check_interrupt = [] { Rcpp::checkUserInterrupt(); };
+  runtime.check_interrupt = [] {
+    if (detail::interrupt_pending()) throw Rcpp::internal::InterruptedException();
+  };
   if (verbose) {
     using Clock = std::chrono::steady_clock;
     auto start = std::make_shared<Clock::time_point>(Clock::now());

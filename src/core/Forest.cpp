@@ -1,78 +1,159 @@
 #include "Forest.h"
 
 #include <algorithm>
+#include <cmath>
+#include <memory>
 #include <utility>
 
 #include "Importance.h"
 #include "Predictor.h"
+#include "Projection.h"
+#include "Sampling.h"
+#include "SplitSearch.h"
+#include "TreeCodec.h"
 #include "TreeTrainer.h"
 
 namespace ccforest {
 
-ForestFit train_forest(const Data& data, const ForestOptions& options, const Runtime& runtime,
-                       bool permutation_importance) {
-  const size_t n_tree = static_cast<size_t>(options.n_tree);
-  const bool bagging = options.tree.bagging;
-  ForestFit fit;
-  fit.trees.resize(n_tree);
-  // Per tree, the (row, leaf) pairs of its out-of-bag rows; kept only until
-  // the batch is summed, so memory stays bounded by the batch size.
-  std::vector<std::vector<std::pair<int, int>>> oob_leaves(bagging ? n_tree : 0);
-  const bool importance = bagging && permutation_importance;
-  std::vector<std::vector<double>> tree_importance(importance ? n_tree : 0);
-  size_t n_scored = 0;
-  if (importance) fit.importance.assign(data.n_feature(), 0.0);
-  if (bagging) {
-    fit.oob_sum = Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(data.n_row()),
-                                        static_cast<Eigen::Index>(data.n_value()));
-    fit.oob_count.assign(data.n_row(), 0);
+std::vector<double> tree_projection_importance(const Tree& tree, const Data& data) {
+  std::vector<double> importance(data.n_feature(), 0.0);
+  std::vector<int> feature_of(static_cast<size_t>(data.feature_start.back()));
+  for (size_t d = 0; d < data.n_feature(); ++d) {
+    for (int c = data.feature_start[d]; c < data.feature_start[d + 1]; ++c) {
+      feature_of[static_cast<size_t>(c)] = static_cast<int>(d);
+    }
   }
+  for (size_t s = 0; s < tree.n_splits(); ++s) {
+    double total = 0.0;
+    for (int e = tree.split_begin[s]; e < tree.split_begin[s + 1]; ++e) {
+      total += std::abs(decode_coefficient(tree.coef_code[e]));
+    }
+    if (!(total > 0.0)) continue;
+    for (int e = tree.split_begin[s]; e < tree.split_begin[s + 1]; ++e) {
+      const double share = std::abs(decode_coefficient(tree.coef_code[e])) / total;
+      importance[static_cast<size_t>(feature_of[tree.column[e]])] += share * tree.gain[s];
+    }
+  }
+  return importance;
+}
 
-  auto grow = [&](size_t t) {
-    TreeTrainer trainer(data, options.tree, options.seed, t);
-    fit.trees[t] = trainer.grow();
-    if (!bagging) return;
-    const int node_start[2] = {0, static_cast<int>(fit.trees[t].n_nodes())};
-    const ForestView view = tree_view(fit.trees[t], node_start);
-    const uint64_t key = tree_impute_key(options.seed, t);
-    const std::vector<char>& in_bag = trainer.in_bag();
-    for (size_t row = 0; row < in_bag.size(); ++row) {
-      if (in_bag[row]) continue;
-      const int leaf = find_leaf(view, 0, data.x, static_cast<Eigen::Index>(row),
-                                 data.row_hash[row], key, options.tree.impute_random);
-      oob_leaves[t].emplace_back(static_cast<int>(row), leaf);
+void grow_forest(const Data& data, const ForestOptions& options, const ModelShape& shape,
+                 const Runtime& runtime, const BatchSink& sink) {
+  const size_t n_tree = static_cast<size_t>(options.n_tree);
+  const size_t n_feature = data.n_feature();
+  std::unique_ptr<EntropyTable> entropy;
+  if (options.tree.split_rule == SplitRule::kEntropy) {
+    entropy = std::make_unique<EntropyTable>(data.n_row());
+  }
+  // Per tree, until its batch is handed over.
+  std::vector<std::vector<uint8_t>> encoded(n_tree);
+  std::vector<std::vector<double>> importance(n_tree);
+
+  auto grow = [&](size_t i) {
+    const uint64_t t = options.first_tree + i;
+    TreeTrainer trainer(data, options.tree, options.seed, t, entropy.get(), &runtime);
+    const Tree tree = trainer.grow();
+    importance[i] = tree_projection_importance(tree, data);
+    encoded[i] = encode_tree(tree, shape);
+  };
+  auto hand_over = [&](size_t begin, size_t end) {
+    std::vector<std::vector<uint8_t>> batch(end - begin);
+    std::vector<double> batch_importance;
+    batch_importance.reserve((end - begin) * n_feature);
+    for (size_t i = begin; i < end; ++i) {
+      batch[i - begin].swap(encoded[i]);
+      batch_importance.insert(batch_importance.end(), importance[i].begin(), importance[i].end());
+      std::vector<double>().swap(importance[i]);
     }
-    if (importance) {
-      // Permutations come from their own stream so that asking for importance
-      // does not change the forest.
-      Rng rng(mix64(options.seed, 0x696d706f7274ULL), t);
-      tree_importance[t] = tree_permutation_importance(data, fit.trees[t], in_bag, key,
-                                                       options.tree.impute_random, rng);
+    sink(begin, batch, batch_importance);
+  };
+  run_batched(runtime, n_tree, grow, hand_over);
+}
+
+namespace {
+
+/** Tree t of `trees` alone, decoded. */
+ForestModel one_tree(const EncodedTrees& trees, const ModelShape& shape, size_t t) {
+  return decode_forest(trees, shape, t, t + 1);
+}
+
+}  // namespace
+
+OutOfBag out_of_bag(const EncodedTrees& trees, const ModelShape& shape, const Data& data,
+                    const ForestSource& source, const Runtime& runtime) {
+  const size_t n_tree = trees.size();
+  OutOfBag out;
+  out.sum = Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(data.n_row()), shape.n_value());
+  out.count.assign(data.n_row(), 0);
+  // Per tree, its out-of-bag rows' leaf values, kept only until the batch is
+  // summed (in tree order), so memory stays bounded by the batch.
+  std::vector<std::vector<std::pair<int, std::pair<int, double>>>> found(n_tree);
+  auto visit = [&](size_t t) {
+    const ForestModel model = one_tree(trees, shape, t);
+    const uint64_t tree = source.first_tree + t;
+    const std::vector<char> bag = in_bag(data, source.seed, tree);
+    const uint64_t key = tree_impute_key(source.seed, tree);
+    std::vector<double> scratch(static_cast<size_t>(std::max(1, model.max_count)));
+    for (size_t row = 0; row < bag.size(); ++row) {
+      if (bag[row]) continue;
+      if (row % 4096 == 0) runtime.throw_if_cancelled();
+      const uint64_t hash = data.row_hash[row];
+      const Eigen::Index r = static_cast<Eigen::Index>(row);
+      const int32_t leaf = find_leaf(model, 0, [&](int32_t c) {
+        return cell_value(data.x(r, c), source.impute_random, key, hash, c);
+      }, scratch.data());
+      const Node& node = model.nodes[static_cast<size_t>(leaf)];
+      for (int32_t e = 0; e < node.count; ++e) {
+        found[t].push_back({static_cast<int>(row),
+                            {model.value_index[node.begin + e], model.value[node.begin + e]}});
+      }
+      found[t].push_back({static_cast<int>(row), {-1, 0.0}});
     }
   };
-  auto sum_batch = [&](size_t begin, size_t end) {
-    if (!bagging) return;
+  auto sum = [&](size_t begin, size_t end) {
     for (size_t t = begin; t < end; ++t) {
-      const Tree& tree = fit.trees[t];
-      for (const auto& row_leaf : oob_leaves[t]) {
-        const int leaf = row_leaf.second;
-        for (int e = tree.payload_start[leaf]; e < tree.payload_start[leaf + 1]; ++e) {
-          fit.oob_sum(row_leaf.first, tree.payload_index[e]) += tree.payload_value[e];
+      for (const auto& entry : found[t]) {
+        if (entry.second.first < 0) {
+          ++out.count[static_cast<size_t>(entry.first)];
+        } else {
+          out.sum(entry.first, entry.second.first) += entry.second.second;
         }
-        ++fit.oob_count[row_leaf.first];
       }
-      std::vector<std::pair<int, int>>().swap(oob_leaves[t]);
-      if (importance && !tree_importance[t].empty()) {
-        for (size_t d = 0; d < fit.importance.size(); ++d) {
-          fit.importance[d] += tree_importance[t][d];
-        }
-        ++n_scored;
-      }
+      std::vector<std::pair<int, std::pair<int, double>>>().swap(found[t]);
     }
   };
-  run_batched(runtime, n_tree, grow, sum_batch);
-  for (double& value : fit.importance) value /= static_cast<double>(std::max<size_t>(1, n_scored));
-  return fit;
+  run_batched(runtime, n_tree, visit, sum);
+  return out;
+}
+
+std::vector<double> oob_permutation_importance(const EncodedTrees& trees, const ModelShape& shape,
+                                               const Data& data, const ForestSource& source,
+                                               const Runtime& runtime) {
+  const size_t n_tree = trees.size();
+  std::vector<std::vector<double>> per_tree(n_tree);
+  std::vector<double> total(data.n_feature(), 0.0);
+  size_t n_scored = 0;
+  auto score = [&](size_t t) {
+    const ForestModel model = one_tree(trees, shape, t);
+    const uint64_t tree = source.first_tree + t;
+    // Permutations come from their own stream, so that asking for importance
+    // changes nothing else.
+    Rng rng(mix64(source.seed, 0x696d706f7274ULL), tree);
+    per_tree[t] = tree_permutation_importance(data, model, in_bag(data, source.seed, tree),
+                                              tree_impute_key(source.seed, tree),
+                                              source.impute_random, rng, runtime);
+  };
+  auto sum = [&](size_t begin, size_t end) {
+    for (size_t t = begin; t < end; ++t) {
+      if (per_tree[t].empty()) continue;
+      for (size_t d = 0; d < total.size(); ++d) total[d] += per_tree[t][d];
+      ++n_scored;
+      std::vector<double>().swap(per_tree[t]);
+    }
+  };
+  run_batched(runtime, n_tree, score, sum);
+  for (double& value : total) value /= static_cast<double>(std::max<size_t>(1, n_scored));
+  return total;
 }
 
 }  // namespace ccforest

@@ -2,9 +2,12 @@
 #define CCFOREST_FOREST_H_
 
 #include <Eigen/Dense>
+#include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "Data.h"
+#include "Model.h"
 #include "Options.h"
 #include "Runtime.h"
 #include "Tree.h"
@@ -12,25 +15,56 @@
 namespace ccforest {
 
 /**
- * A grown forest and, when trees were bagged, its out-of-bag predictions:
- * for each training row, the sum of leaf values over the trees whose sample
- * left it out, and how many such trees there were.
+ * Receives each batch of grown trees on the calling thread, in tree order:
+ * `encoded[i]` is tree begin + i in stored form and `importance` holds its
+ * projection importance (one row of n_feature values per tree). The receiver
+ * may take the vectors' contents (they are not used again).
  */
-struct ForestFit {
-  std::vector<Tree> trees;
-  Eigen::MatrixXd oob_sum;
-  std::vector<int> oob_count;
-  /** Mean out-of-bag permutation importance per feature, when requested. */
-  std::vector<double> importance;
+using BatchSink = std::function<void(size_t begin, std::vector<std::vector<uint8_t>>& encoded,
+                                     std::vector<double>& importance)>;
+
+/**
+ * Grows trees options.first_tree, ..., options.first_tree + options.n_tree - 1
+ * of the forest with options.seed. Tree t depends only on (data, options,
+ * seed, t), never on threads, batches or the other trees, so ranges grown
+ * apart and put together in order give the same forest as one run.
+ */
+void grow_forest(const Data& data, const ForestOptions& options, const ModelShape& shape,
+                 const Runtime& runtime, const BatchSink& sink);
+
+/**
+ * A split's gain shared among the original features of its hyperplane in
+ * proportion to |coefficient|, summed per feature over the tree.
+ */
+std::vector<double> tree_projection_importance(const Tree& tree, const Data& data);
+
+/** Where the stored trees of a forest came from, to redraw what was not stored. */
+struct ForestSource {
+  uint64_t seed = 0;
+  uint64_t first_tree = 0;   // global number of trees[0]
+  bool bagging = false;
+  bool impute_random = true;
 };
 
 /**
- * Grows options.n_tree trees. Tree t draws only from the stream (seed, t), so
- * the forest is the same for any number of threads; out-of-bag sums are added
- * on the calling thread in tree order, so they are too.
+ * Out-of-bag sums: for each training row, the sum of the leaf values of the
+ * trees whose bootstrap sample left it out (added in tree order) and their
+ * number. Samples are redrawn from (seed, tree).
  */
-ForestFit train_forest(const Data& data, const ForestOptions& options, const Runtime& runtime,
-                       bool permutation_importance = false);
+struct OutOfBag {
+  Eigen::MatrixXd sum;
+  std::vector<int> count;
+};
+OutOfBag out_of_bag(const EncodedTrees& trees, const ModelShape& shape, const Data& data,
+                    const ForestSource& source, const Runtime& runtime);
+
+/**
+ * Mean out-of-bag permutation importance per feature over the trees that
+ * have out-of-bag rows (see Importance.h), summed in tree order.
+ */
+std::vector<double> oob_permutation_importance(const EncodedTrees& trees, const ModelShape& shape,
+                                               const Data& data, const ForestSource& source,
+                                               const Runtime& runtime);
 
 }  // namespace ccforest
 

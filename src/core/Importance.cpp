@@ -1,7 +1,7 @@
 #include "Importance.h"
 
+#include <algorithm>
 #include <cmath>
-#include <numeric>
 
 #include "Predictor.h"
 
@@ -9,9 +9,8 @@ namespace ccforest {
 
 namespace {
 
-/** Error of the leaf's prediction for training row `row`, averaged over outputs. */
-double leaf_error(const Data& data, const Tree& tree, int leaf, Eigen::Index row) {
-  const int first = tree.payload_start[leaf], last = tree.payload_start[leaf + 1];
+/** Error of a leaf's prediction for training row `row`, averaged over outputs. */
+double leaf_error(const Data& data, const ForestModel& tree, const Node& leaf, Eigen::Index row) {
   const size_t width = data.n_output();
   double error = 0.0;
   if (data.is_classification()) {
@@ -19,19 +18,19 @@ double leaf_error(const Data& data, const Tree& tree, int leaf, Eigen::Index row
       // Entries are sorted by class, so the first maximum is the lowest class.
       int best = -1;
       double best_p = -1.0;
-      for (int e = first; e < last; ++e) {
-        const int k = tree.payload_index[e];
+      for (int32_t e = 0; e < leaf.count; ++e) {
+        const int k = tree.value_index[leaf.begin + e];
         if (k < data.class_offset[m] || k >= data.class_offset[m + 1]) continue;
-        if (tree.payload_value[e] > best_p) {
-          best_p = tree.payload_value[e];
+        if (tree.value[leaf.begin + e] > best_p) {
+          best_p = tree.value[leaf.begin + e];
           best = k;
         }
       }
       error += best != data.class_offset[m] + data.y_class(row, m) ? 1.0 : 0.0;
     }
   } else {
-    for (int e = first; e < last; ++e) {
-      const double diff = tree.payload_value[e] - data.y_real(row, tree.payload_index[e]);
+    for (int32_t e = 0; e < leaf.count; ++e) {
+      const double diff = tree.value[leaf.begin + e] - data.y_real(row, tree.value_index[leaf.begin + e]);
       error += diff * diff;
     }
   }
@@ -40,36 +39,31 @@ double leaf_error(const Data& data, const Tree& tree, int leaf, Eigen::Index row
 
 }  // namespace
 
-std::vector<double> tree_permutation_importance(const Data& data, const Tree& tree,
+std::vector<double> tree_permutation_importance(const Data& data, const ForestModel& tree,
                                                 const std::vector<char>& in_bag,
                                                 uint64_t impute_key, bool impute_random,
-                                                Rng& rng) {
+                                                Rng& rng, const Runtime& runtime) {
   std::vector<int> oob;
   for (size_t row = 0; row < in_bag.size(); ++row) {
     if (!in_bag[row]) oob.push_back(static_cast<int>(row));
   }
   if (oob.empty()) return {};
-  const int node_start[2] = {0, static_cast<int>(tree.n_nodes())};
-  const ForestView view = tree_view(tree, node_start);
+  std::vector<double> scratch(static_cast<size_t>(std::max(1, tree.max_count)));
 
-  auto cell = [&](int source_row, int column) {
-    const double v = data.x(source_row, column);
-    if (!std::isnan(v)) return v;
-    return impute_random ? imputed_normal(impute_key, data.row_hash[source_row],
-                                          static_cast<uint64_t>(column))
-                         : 0.0;
-  };
   // Error with feature `feature`'s columns read from partner rows (-1: none).
   auto error_with = [&](int feature, const std::vector<int>& partner) {
+    runtime.throw_if_cancelled();
     const int first = feature < 0 ? 0 : data.feature_start[feature];
     const int last = feature < 0 ? 0 : data.feature_start[feature + 1];
     double total = 0.0;
     for (size_t i = 0; i < oob.size(); ++i) {
       const int row = oob[i];
-      const int leaf = find_leaf_by(view, 0, [&](int column) {
-        return cell(column >= first && column < last ? partner[i] : row, column);
-      });
-      total += leaf_error(data, tree, leaf, row);
+      const int32_t leaf = find_leaf(tree, 0, [&](int32_t column) {
+        const int source = column >= first && column < last ? partner[i] : row;
+        return cell_value(data.x(source, column), impute_random, impute_key,
+                          data.row_hash[static_cast<size_t>(source)], column);
+      }, scratch.data());
+      total += leaf_error(data, tree, tree.nodes[static_cast<size_t>(leaf)], row);
     }
     return total / static_cast<double>(oob.size());
   };

@@ -5,8 +5,9 @@
 #include <vector>
 
 #include "Data.h"
+#include "Model.h"
 #include "Rng.h"
-#include "Tree.h"
+#include "Runtime.h"
 
 namespace ccforest {
 
@@ -17,14 +18,15 @@ namespace ccforest {
  * error on the rows as they are. Error is the misclassification rate, or the
  * squared error of the standardised outputs, averaged over outputs.
  *
+ * @param tree a model holding the one tree.
  * @param in_bag 1 for rows drawn into the tree's sample.
  * @param rng the stream that draws the permutations.
  * @return one value per feature; empty when the tree has no out-of-bag rows.
  */
-std::vector<double> tree_permutation_importance(const Data& data, const Tree& tree,
+std::vector<double> tree_permutation_importance(const Data& data, const ForestModel& tree,
                                                 const std::vector<char>& in_bag,
                                                 uint64_t impute_key, bool impute_random,
-                                                Rng& rng);
+                                                Rng& rng, const Runtime& runtime);
 
 }  // namespace ccforest
 

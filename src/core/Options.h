@@ -47,15 +47,16 @@ struct TreeOptions {
   double rank_tolerance;
 };
 
-/** Settings for a whole forest. */
+/** Settings for a whole forest, or for the range of its trees grown in one call. */
 struct ForestOptions {
-  ForestOptions(int n_tree, uint64_t seed, TreeOptions tree)
-      : n_tree(n_tree), seed(seed), tree(tree) {
+  ForestOptions(int n_tree, uint64_t seed, TreeOptions tree, uint64_t first_tree = 0)
+      : n_tree(n_tree), seed(seed), first_tree(first_tree), tree(tree) {
     if (n_tree < 1) throw std::invalid_argument("n_tree must be >= 1");
   }
 
   int n_tree;
   uint64_t seed;
+  uint64_t first_tree;  // global number of the first tree grown
   TreeOptions tree;
 };
 

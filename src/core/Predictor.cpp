@@ -5,72 +5,63 @@
 #include <vector>
 
 #include "Options.h"
-#include "Rng.h"
 
 namespace ccforest {
 
 namespace {
 
-constexpr size_t kRowBlock = 256;
+// Rows are copied a block at a time into row-major order, so that a split
+// reads its few columns from one cache line or two instead of from one
+// column of the matrix each.
+constexpr size_t kRowBlock = 128;
 
 }  // namespace
 
-int find_leaf(const ForestView& forest, int t, const MatrixMap& x, Eigen::Index row,
-              uint64_t row_hash, uint64_t impute_key, bool impute_random) {
-  return find_leaf_by(forest, t, [&](int column) {
-    const double v = x(row, column);
-    if (!std::isnan(v)) return v;
-    return impute_random ? imputed_normal(impute_key, row_hash, static_cast<uint64_t>(column))
-                         : 0.0;
-  });
-}
-
-ForestView tree_view(const Tree& tree, const int (&node_start)[2]) {
-  ForestView view;
-  view.n_tree = 1;
-  view.node_start = node_start;
-  view.child_left = tree.child_left.data();
-  view.threshold = tree.threshold.data();
-  view.payload_start = tree.payload_start.data();
-  view.payload_index = tree.payload_index.data();
-  view.payload_value = tree.payload_value.data();
-  return view;
-}
-
-namespace {
-
-template <typename Visit>
-void for_each_leaf(const ForestView& forest, const MatrixMap& x, const PredictOptions& options,
-                   const Runtime& runtime, Visit visit) {
-  const size_t n = static_cast<size_t>(x.rows());
-  const std::vector<uint64_t> hash = row_hashes(x);
+void add_tree_predictions(const ForestModel& model, const MatrixMap& x,
+                          const std::vector<uint64_t>& row_hash, const PredictOptions& options,
+                          const Runtime& runtime, double* out) {
+  const size_t n = static_cast<size_t>(x.rows()), p = static_cast<size_t>(x.cols());
+  const size_t n_tree = model.n_tree();
   const size_t n_block = (n + kRowBlock - 1) / kRowBlock;
+  std::vector<uint64_t> keys(n_tree);
+  for (size_t t = 0; t < n_tree; ++t) keys[t] = tree_impute_key(options.seed, options.first_tree + t);
   run_batched(runtime, n_block, [&](size_t block) {
     const size_t begin = block * kRowBlock, end = std::min(n, begin + kRowBlock);
-    // Trees outermost within a block keeps one tree's nodes in cache.
-    for (int t = 0; t < options.n_tree; ++t) {
-      const uint64_t key = tree_impute_key(options.seed, static_cast<uint64_t>(t));
+    std::vector<double> rows((end - begin) * p);
+    std::vector<char> has_na(end - begin, 0);
+    for (size_t j = 0; j < p; ++j) {
+      const double* from = x.data() + j * n;
       for (size_t i = begin; i < end; ++i) {
-        const Eigen::Index row = static_cast<Eigen::Index>(i);
-        visit(row, t, find_leaf(forest, t, x, row, hash[i], key, options.impute_random));
+        const double v = from[i];
+        rows[(i - begin) * p + j] = v;
+        if (std::isnan(v)) has_na[i - begin] = 1;
+      }
+    }
+    std::vector<double> scratch(static_cast<size_t>(std::max(1, model.max_count)));
+    // Trees outermost within the block keeps one tree's nodes in cache; each
+    // row still adds its trees' values in tree order.
+    for (size_t t = 0; t < n_tree; ++t) {
+      const Node* nodes = model.nodes.data() + model.tree_start[t];
+      for (size_t i = begin; i < end; ++i) {
+        const double* row = rows.data() + (i - begin) * p;
+        int32_t leaf;
+        if (!has_na[i - begin]) {
+          leaf = find_leaf(model, t, [row](int32_t c) { return row[c]; }, scratch.data());
+        } else {
+          const uint64_t key = keys[t], hash = row_hash[i];
+          const bool random = options.impute_random;
+          leaf = find_leaf(model, t, [&](int32_t c) {
+            return cell_value(row[c], random, key, hash, c);
+          }, scratch.data());
+        }
+        const Node& node = nodes[leaf];
+        for (int32_t e = 0; e < node.count; ++e) {
+          out[static_cast<size_t>(model.value_index[node.begin + e]) * n + i] +=
+              model.value[node.begin + e];
+        }
       }
     }
   });
-}
-
-}  // namespace
-
-Eigen::MatrixXd predict_forest(const ForestView& forest, const MatrixMap& x,
-                               const PredictOptions& options, const Runtime& runtime) {
-  Eigen::MatrixXd out = Eigen::MatrixXd::Zero(x.rows(), static_cast<Eigen::Index>(options.n_value));
-  for_each_leaf(forest, x, options, runtime, [&](Eigen::Index row, int t, int leaf) {
-    const int g = forest.node_start[t] + leaf;
-    for (int e = forest.payload_start[g]; e < forest.payload_start[g + 1]; ++e) {
-      out(row, forest.payload_index[e]) += forest.payload_value[e];
-    }
-  });
-  if (options.n_tree > 0) out /= static_cast<double>(options.n_tree);
-  return out;
 }
 
 }  // namespace ccforest

@@ -1,80 +1,66 @@
 #ifndef CCFOREST_PREDICTOR_H_
 #define CCFOREST_PREDICTOR_H_
 
-#include <Eigen/Dense>
 #include <cmath>
 #include <cstdint>
+#include <vector>
 
 #include "Data.h"
+#include "Model.h"
+#include "Projection.h"
+#include "Rng.h"
 #include "Runtime.h"
-#include "Tree.h"
 
 namespace ccforest {
 
 /**
- * A read-only view of a stored forest: the trees' flat arrays concatenated,
- * tree t owning nodes [node_start[t], node_start[t + 1]). Child indices are
- * local to their tree; payload offsets are global. Nothing is copied.
- */
-struct ForestView {
-  int n_tree = 0;
-  const int* node_start = nullptr;
-  const int* child_left = nullptr;
-  const double* threshold = nullptr;
-  const int* payload_start = nullptr;
-  const int* payload_index = nullptr;
-  const double* payload_value = nullptr;
-};
-
-/**
- * The leaf (index local to tree t) reached by a row whose column values are
- * given by value(column). The projection sums in stored order, as in
- * training, so training rows fall on the side of each threshold they were
- * assigned to.
+ * The node (index within tree t) where a row ends, given value(column), the
+ * row's value in a column with missing values already imputed. Each split's
+ * values are gathered into `scratch` (model.max_count entries) and projected
+ * by project_row(), the routine training used.
  */
 template <typename Value>
-int find_leaf_by(const ForestView& forest, int t, Value value) {
-  const int base = forest.node_start[t];
-  int node = 0;
+int32_t find_leaf(const ForestModel& model, size_t t, Value value, double* scratch) {
+  const Node* nodes = model.nodes.data() + model.tree_start[t];
+  int32_t j = 0;
   for (;;) {
-    const int g = base + node;
-    const int left = forest.child_left[g];
-    if (left == 0) return node;
-    double u = 0.0;
-    for (int e = forest.payload_start[g]; e < forest.payload_start[g + 1]; ++e) {
-      u += forest.payload_value[e] * value(forest.payload_index[e]);
-    }
-    node = u <= forest.threshold[g] ? left : left + 1;
+    const Node& node = nodes[j];
+    if (node.left == 0) return j;
+    const int32_t* column = model.column.data() + node.begin;
+    for (int32_t e = 0; e < node.count; ++e) scratch[e] = value(column[e]);
+    const double u = project_row(model.coef.data() + node.begin, scratch, node.count);
+    j = u <= node.threshold ? node.left : node.left + 1;
   }
 }
 
 /**
- * The leaf (index local to the tree) that row `row` of x reaches in tree t.
- * Missing values are imputed with the tree's key and the row's hash, exactly
- * as in training.
+ * A row's value in a column as every tree sees it: the cell itself, or for a
+ * missing cell the tree's draw keyed on the row's content (random
+ * imputation) or 0, the training mean of a z-scored column.
  */
-int find_leaf(const ForestView& forest, int t, const MatrixMap& x, Eigen::Index row,
-              uint64_t row_hash, uint64_t impute_key, bool impute_random);
+inline double cell_value(double v, bool impute_random, uint64_t impute_key, uint64_t row_hash,
+                         int column) {
+  if (!std::isnan(v)) return v;
+  return impute_random ? imputed_normal(impute_key, row_hash, static_cast<uint64_t>(column)) : 0.0;
+}
 
-/** A view of one in-memory tree; `node_start` must outlive the view. */
-ForestView tree_view(const Tree& tree, const int (&node_start)[2]);
-
-/** How to fill in missing values of new rows. */
+/** How to predict: the imputation of missing values and the trees' global numbers. */
 struct PredictOptions {
-  uint64_t seed = 0;           // the forest's master seed (keys the imputation)
-  bool impute_random = true;   // otherwise NaN counts as the training mean
-  int n_tree = 0;              // use trees [0, n_tree)
-  size_t n_value = 0;          // width of the leaf value vectors
+  uint64_t seed = 0;          // the forest's master seed (keys the imputation)
+  bool impute_random = true;  // otherwise NaN counts as the training mean
+  /** Global index of the model's first tree (imputation keys follow tree numbers). */
+  uint64_t first_tree = 0;
 };
 
 /**
- * Averages the leaf values of the first n_tree trees for each row of x.
- * Each row sums its trees in tree order, so results do not depend on threads.
- *
- * @return n x n_value matrix of class probabilities or (standardised) means.
+ * Adds the leaf values of every tree of `model`, in tree order, to each row's
+ * entry of `out` (column-major, x.rows() x n_value). Calling it on
+ * consecutive batches of trees therefore gives the same sums as one call on
+ * all of them, whatever the threads.
  */
-Eigen::MatrixXd predict_forest(const ForestView& forest, const MatrixMap& x,
-                               const PredictOptions& options, const Runtime& runtime);
+void add_tree_predictions(const ForestModel& model, const MatrixMap& x,
+                          const std::vector<uint64_t>& row_hash, const PredictOptions& options,
+                          const Runtime& runtime, double* out);
 
 }  // namespace ccforest
 

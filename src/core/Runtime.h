@@ -1,10 +1,17 @@
 #ifndef CCFOREST_RUNTIME_H_
 #define CCFOREST_RUNTIME_H_
 
+#include <atomic>
 #include <cstddef>
+#include <exception>
 #include <functional>
 
 namespace ccforest {
+
+/** Thrown by work that noticed the host asked it to stop. */
+struct Cancelled : std::exception {
+  const char* what() const noexcept override { return "cancelled"; }
+};
 
 /**
  * What the host (R, or a plain C++ test) lends the core. The core never
@@ -22,6 +29,16 @@ struct Runtime {
   std::function<void(size_t done, size_t total)> progress = [](size_t, size_t) {};
   /** Work items in the first batch (batches grow while they run quickly). */
   size_t batch_size = 4;
+  /**
+   * Raised by the host while a batch runs (Ctrl-C, say); long work polls it
+   * through cancelled() and throws Cancelled.
+   */
+  const std::atomic<bool>* cancel = nullptr;
+
+  bool cancelled() const { return cancel != nullptr && cancel->load(std::memory_order_relaxed); }
+  void throw_if_cancelled() const {
+    if (cancelled()) throw Cancelled();
+  }
 };
 
 /**

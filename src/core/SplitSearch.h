@@ -30,10 +30,25 @@ struct NodeTargets {
 /** The best split seen so far; near-ties are broken uniformly at random. */
 struct BestSplit {
   double gain = -std::numeric_limits<double>::infinity();
-  double threshold = 0.0;
+  double lo = 0.0, hi = 0.0;  // the projected values either side of the split
   int direction = -1;
   size_t n_left = 0;
   size_t ties = 0;
+};
+
+/**
+ * c log c and its increments (c + 1) log(c + 1) - c log c for counts up to
+ * the largest node: built once per forest and shared, read-only, by its trees.
+ */
+struct EntropyTable {
+  explicit EntropyTable(size_t n_max) : xlogx(n_max + 2, 0.0), step(n_max + 1) {
+    for (size_t c = 1; c < xlogx.size(); ++c) {
+      xlogx[c] = static_cast<double>(c) * std::log(static_cast<double>(c));
+    }
+    for (size_t c = 0; c <= n_max; ++c) step[c] = xlogx[c + 1] - xlogx[c];
+  }
+  std::vector<double> xlogx;
+  std::vector<double> step;
 };
 
 /**
@@ -43,26 +58,23 @@ struct BestSplit {
  *
  * Gains are measured as n times the decrease in impurity (averaged over
  * outputs), which orders splits like the paper's gain G and is additive over
- * nodes. Candidate thresholds are midpoints between adjacent distinct values,
- * and both children must keep at least `min_leaf` rows.
+ * nodes. Candidate splits fall between adjacent distinct values (the
+ * threshold is chosen between them afterwards, see short_threshold()), and
+ * both children must keep at least `min_leaf` rows.
  */
 class SplitSearch {
  public:
   /**
    * @param rule impurity criterion.
    * @param n_value number of classes over all outputs (classification) or of outputs.
-   * @param n_max largest node size that will be searched.
+   * @param entropy the forest's table (entropy rule only), covering the largest node.
    */
-  SplitSearch(SplitRule rule, size_t n_value, size_t n_max)
+  SplitSearch(SplitRule rule, size_t n_value, const EntropyTable* entropy)
       : rule_(rule), node_count_(n_value, 0), left_count_(n_value, 0),
         left_value_(n_value, 0.0) {
     if (rule_ == SplitRule::kEntropy) {
-      xlogx_.assign(n_max + 2, 0.0);
-      for (size_t c = 1; c < xlogx_.size(); ++c) {
-        xlogx_[c] = static_cast<double>(c) * std::log(static_cast<double>(c));
-      }
-      step_.resize(n_max + 1);
-      for (size_t c = 0; c <= n_max; ++c) step_[c] = xlogx_[c + 1] - xlogx_[c];
+      xlogx_ = entropy->xlogx.data();
+      step_ = entropy->step.data();
     }
   }
 
@@ -120,12 +132,6 @@ class SplitSearch {
     }
   }
 
-  /** A threshold t with lo <= t < hi, so `u <= t` reproduces the sweep's partition. */
-  static double midpoint(double lo, double hi) {
-    const double mid = lo + 0.5 * (hi - lo);
-    return (mid >= lo && mid < hi) ? mid : lo;
-  }
-
  private:
   double class_term(int count) const {
     const double c = static_cast<double>(count);
@@ -144,7 +150,8 @@ class SplitSearch {
       return;
     }
     best.gain = std::max(gain, best.gain);
-    best.threshold = midpoint(sorted_[pos], sorted_[pos + 1]);
+    best.lo = sorted_[pos];
+    best.hi = sorted_[pos + 1];
     best.direction = direction;
     best.n_left = pos + 1;
   }
@@ -221,8 +228,8 @@ class SplitSearch {
   NodeTargets targets_;
   double base_ = 0.0;
   double node_sum_ = 0.0;
-  std::vector<double> xlogx_;  // c log c
-  std::vector<double> step_;   // (c + 1) log(c + 1) - c log c
+  const double* xlogx_ = nullptr;  // c log c
+  const double* step_ = nullptr;   // (c + 1) log(c + 1) - c log c
   std::vector<int> node_count_, left_count_;
   std::vector<double> left_value_;
   KeySorter sorter_;

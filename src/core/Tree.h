@@ -1,44 +1,40 @@
 #ifndef CCFOREST_TREE_H_
 #define CCFOREST_TREE_H_
 
+#include <cstdint>
 #include <vector>
 
 namespace ccforest {
 
 /**
- * One grown tree as flat arrays, nodes in breadth-first order (root 0).
+ * One grown tree, as the trainer builds it, before it is encoded.
  *
- * Node j's entries are [payload_start[j], payload_start[j + 1]) of the payload
- * arrays. For a split node they are the projection: (matrix column, unit-norm
- * coefficient) pairs, and rows with projection <= threshold go to child_left,
- * the rest to child_left + 1. For a leaf (child_left == 0) they are the
- * non-zero leaf values: (class index over all outputs, proportion) or
- * (output, mean), so a pure leaf stores one entry per output.
+ * Nodes are numbered breadth first (root 0) and processed in that order, so
+ * the children of the k-th split node are nodes 2k + 1 and 2k + 2: the tree's
+ * shape is the sequence of split flags alone.
+ *
+ * A split sends rows with sum_e coef[e] * x[column[e]] <= threshold to its
+ * first child. Its columns are increasing, its coefficients are stored as
+ * 16-bit codes (see Projection.h) and the largest is exactly 1. A leaf holds
+ * its non-zero values: (class index over all outputs, proportion) or
+ * (output, mean).
  */
 struct Tree {
-  std::vector<int> child_left;
-  std::vector<double> threshold;
-  std::vector<double> gain;  // node rows times impurity decrease; 0 at leaves
-  std::vector<int> payload_start{0};
-  std::vector<int> payload_index;
-  std::vector<double> payload_value;
+  std::vector<uint8_t> is_split;
 
-  size_t n_nodes() const { return child_left.size(); }
+  std::vector<double> threshold;        // per split node
+  std::vector<double> gain;             // per split: rows times impurity decrease
+  std::vector<int> split_begin{0};      // entries of split s: [split_begin[s], split_begin[s + 1])
+  std::vector<int> column;
+  std::vector<uint16_t> coef_code;
 
-  /** Appends an empty node; its payload is written when it is processed. */
-  void add_node() {
-    child_left.push_back(0);
-    threshold.push_back(0.0);
-    gain.push_back(0.0);
-  }
+  std::vector<int> leaf_begin{0};       // values of leaf l: [leaf_begin[l], leaf_begin[l + 1])
+  std::vector<int> leaf_index;
+  std::vector<double> leaf_value;
 
-  void add_entry(int index, double value) {
-    payload_index.push_back(index);
-    payload_value.push_back(value);
-  }
-
-  /** Closes the payload of the node being processed (nodes close in order). */
-  void close_node() { payload_start.push_back(static_cast<int>(payload_index.size())); }
+  size_t n_nodes() const { return is_split.size(); }
+  size_t n_splits() const { return threshold.size(); }
+  size_t n_leaves() const { return leaf_begin.size() - 1; }
 };
 
 }  // namespace ccforest

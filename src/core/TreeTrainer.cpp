@@ -1,42 +1,43 @@
 #include "TreeTrainer.h"
 
+#include <algorithm>
 #include <cmath>
 #include <numeric>
 #include <stdexcept>
 
 #include "Cca.h"
+#include "Projection.h"
 #include "Rotation.h"
+#include "Sampling.h"
 
 namespace ccforest {
 
 using Eigen::MatrixXd;
 
 TreeTrainer::TreeTrainer(const Data& data, const TreeOptions& options, uint64_t seed,
-                         uint64_t tree_index)
-    : data_(data), options_(options), rng_(seed, tree_index),
+                         uint64_t tree_index, const EntropyTable* entropy, const Runtime* runtime)
+    : data_(data), options_(options), runtime_(runtime), rng_(seed, tree_index),
       impute_key_(tree_impute_key(seed, tree_index)),
-      search_(options.split_rule, data.n_value(), data.n_row()) {}
+      search_(options.split_rule, data.n_value(), entropy) {}
 
 Tree TreeTrainer::grow() {
   const size_t n = data_.n_row();
-  rows_.resize(n);
-  if (options_.bagging) {
-    in_bag_.assign(n, 0);
-    for (size_t i = 0; i < n; ++i) {
-      rows_[i] = static_cast<int>(rng_.index(n));
-      in_bag_[rows_[i]] = 1;
-    }
-  } else {
-    std::iota(rows_.begin(), rows_.end(), 0);
+  {
+    std::vector<int> sample;
+    draw_sample(data_, options_.bagging, rng_, sample);
+    rows_.assign(sample.begin(), sample.end());
   }
   auto all = std::make_shared<std::vector<int>>(data_.n_feature());
   std::iota(all->begin(), all->end(), 0);
 
-  tree_.add_node();
   std::vector<NodeTask> level{{0, n, 0, all}}, next;
   while (!level.empty()) {
     next.clear();
-    for (const NodeTask& task : level) grow_node(task, next);
+    for (const NodeTask& task : level) {
+      // A slow tree must not hold up Ctrl-C until it is finished.
+      if (runtime_ != nullptr) runtime_->throw_if_cancelled();
+      grow_node(task, next);
+    }
     level.swap(next);
   }
   return std::move(tree_);
@@ -95,21 +96,26 @@ bool TreeTrainer::targets_pure() const {
 }
 
 void TreeTrainer::make_leaf(size_t begin, size_t end) {
-  const size_t n = end - begin;
-  const double inv_n = 1.0 / static_cast<double>(n);
+  const double n = static_cast<double>(end - begin);
+  tree_.is_split.push_back(0);
   if (data_.is_classification()) {
     std::vector<int>& counts = leaf_counts_;
     counts.assign(data_.n_value(), 0);
     for (int k : classes_) ++counts[k];
     for (size_t k = 0; k < counts.size(); ++k) {
-      if (counts[k] > 0) tree_.add_entry(static_cast<int>(k), counts[k] * inv_n);
+      if (counts[k] == 0) continue;
+      // Stored as float (and exactly 1 for a class alone): round here so that
+      // the tree in memory is the tree that will be read back.
+      tree_.leaf_index.push_back(static_cast<int>(k));
+      tree_.leaf_value.push_back(static_cast<double>(static_cast<float>(counts[k] / n)));
     }
   } else {
     for (size_t m = 0; m < node_mean_.size(); ++m) {
-      tree_.add_entry(static_cast<int>(m), node_mean_[m]);
+      tree_.leaf_index.push_back(static_cast<int>(m));
+      tree_.leaf_value.push_back(node_mean_[m]);
     }
   }
-  tree_.close_node();
+  tree_.leaf_begin.push_back(static_cast<int>(tree_.leaf_index.size()));
 }
 
 bool TreeTrainer::gather_feature(int feature, size_t begin, size_t end) {
@@ -239,22 +245,6 @@ Eigen::Index second_of_two_unique(const ConstMatrixRef& x) {
   return second;
 }
 
-/**
- * Singular and eigen vectors have arbitrary signs, which rounding can flip;
- * a flip swaps the children and so changes the rest of the tree. Making the
- * largest coefficient positive (the first of near-equal ones) keeps a tree
- * the same when its input changes only by rounding, as under rescaling.
- */
-void canonical_sign(Eigen::Ref<Eigen::VectorXd> direction) {
-  const double largest = direction.cwiseAbs().maxCoeff();
-  for (Eigen::Index j = 0; j < direction.size(); ++j) {
-    if (std::abs(direction(j)) >= largest * (1.0 - 1e-9)) {
-      if (direction(j) < 0.0) direction = -direction;
-      return;
-    }
-  }
-}
-
 /** Principal axes of x with singular value above tolerance times the largest. */
 MatrixXd principal_directions(const ConstMatrixRef& x, double tolerance) {
   const MatrixXd centred = x.rowwise() - x.colwise().mean();
@@ -333,54 +323,69 @@ MatrixXd TreeTrainer::data_directions(size_t n) {
 
 MatrixXd TreeTrainer::find_directions(size_t n) {
   const Eigen::Index p = static_cast<Eigen::Index>(columns_.size());
-  MatrixXd directions;
   switch (options_.projection) {
     case Projection::kAxis:
-      directions = MatrixXd::Identity(p, p);
-      break;
+      return MatrixXd::Identity(p, p);
     case Projection::kRotation:
-      directions = random_rotation(p, rng_);
-      break;
+      return random_rotation(p, rng_);
     case Projection::kCca:
     case Projection::kPca:
-      directions = data_directions(n);
       break;
   }
-  MatrixXd unit(p, directions.cols());
-  Eigen::Index kept = 0;
+  return data_directions(n);
+}
+
+size_t TreeTrainer::round_directions(const MatrixXd& directions) {
+  const Eigen::Index p = directions.rows();
+  size_t kept = 0;
+  if (directions_.size() < static_cast<size_t>(directions.cols())) {
+    directions_.resize(static_cast<size_t>(directions.cols()));
+  }
+  order_.clear();
+  for (Eigen::Index j = 0; j < p; ++j) order_.emplace_back(columns_[static_cast<size_t>(j)], j);
+  std::sort(order_.begin(), order_.end());
   for (Eigen::Index d = 0; d < directions.cols(); ++d) {
-    const double norm = directions.col(d).norm();
-    if (!(norm > 0.0) || !std::isfinite(norm)) continue;
-    unit.col(kept) = directions.col(d) / norm;
-    canonical_sign(unit.col(kept));
+    const auto a = directions.col(d);
+    if (!a.allFinite()) continue;
+    const double largest = a.cwiseAbs().maxCoeff();
+    if (!(largest > 0.0)) continue;
+    // Singular and eigen vectors have arbitrary signs, which rounding can
+    // flip, and a flip swaps the children. Dividing by the largest
+    // coefficient (the first of near-equal ones) makes it exactly +1, so a
+    // tree stays the same when its input changes only by rounding, as under
+    // rescaling; the split is the same at any scale.
+    Eigen::Index pivot = 0;
+    while (std::abs(a(pivot)) < largest * (1.0 - 1e-9)) ++pivot;
+    const double scale = a(pivot);
+    Direction& out = directions_[kept];
+    out.position.clear();
+    out.code.clear();
+    out.coef.clear();
+    for (const auto& column_position : order_) {
+      const double c = a(column_position.second) / scale;
+      if (!(std::abs(c) >= kSmallestCoefficient)) continue;
+      const uint16_t code = encode_coefficient(c);
+      out.position.push_back(static_cast<int>(column_position.second));
+      out.code.push_back(code);
+      out.coef.push_back(decode_coefficient(code));
+    }
     ++kept;
   }
-  return unit.leftCols(kept);
+  return kept;
 }
 
-namespace {
-
-/**
- * u = x * a with the sum taken in column order, the order prediction uses, so
- * training rows and new rows fall on the same side of a threshold.
- */
-void project(const double* x, size_t n, const MatrixXd& directions, Eigen::Index d, double* u) {
-  // Eigen's packet loop computes the same u + a * x per element as a scalar
-  // loop (no fused multiply-add), only two at a time.
-  const Eigen::Index rows = static_cast<Eigen::Index>(n);
-  Eigen::Map<Eigen::ArrayXd> out(u, rows);
-  out.setZero();
-  for (Eigen::Index j = 0; j < directions.rows(); ++j) {
-    const double a = directions(j, d);
-    if (a == 0.0) continue;
-    out += a * Eigen::Map<const Eigen::ArrayXd>(x + static_cast<size_t>(j) * n, rows);
+void TreeTrainer::project(const Direction& direction, size_t n, double* u) {
+  const size_t k = direction.position.size();
+  gathered_.resize(k);
+  for (size_t i = 0; i < n; ++i) {
+    for (size_t e = 0; e < k; ++e) {
+      gathered_[e] = xs_[static_cast<size_t>(direction.position[e]) * n + i];
+    }
+    u[i] = project_row(direction.coef.data(), gathered_.data(), static_cast<int>(k));
   }
 }
 
-}  // namespace
-
 void TreeTrainer::grow_node(const NodeTask& task, std::vector<NodeTask>& next) {
-  const size_t node = tree_.payload_start.size() - 1;
   const size_t n = task.end - task.begin;
   gather_targets(task.begin, task.end);
   const bool too_deep = options_.max_depth > 0 && task.depth >= options_.max_depth;
@@ -393,8 +398,8 @@ void TreeTrainer::grow_node(const NodeTask& task, std::vector<NodeTask>& next) {
     make_leaf(task.begin, task.end);
     return;
   }
-  const MatrixXd directions = find_directions(n);
-  if (directions.cols() == 0) {
+  const size_t n_direction = round_directions(find_directions(n));
+  if (n_direction == 0) {
     make_leaf(task.begin, task.end);
     return;
   }
@@ -405,11 +410,11 @@ void TreeTrainer::grow_node(const NodeTask& task, std::vector<NodeTask>& next) {
   targets.n = n;
   targets.width = data_.n_output();
   search_.set_node(targets);
-  projection_.resize(n * static_cast<size_t>(directions.cols()));
+  projection_.resize(n * n_direction);
   BestSplit best;
-  for (Eigen::Index d = 0; d < directions.cols(); ++d) {
-    double* u = projection_.data() + static_cast<size_t>(d) * n;
-    project(xs_.data(), n, directions, d, u);
+  for (size_t d = 0; d < n_direction; ++d) {
+    double* u = projection_.data() + d * n;
+    project(directions_[d], n, u);
     search_.sweep(u, static_cast<size_t>(options_.min_leaf), static_cast<int>(d), rng_, best);
   }
   if (best.direction < 0 || !(best.gain > search_.tolerance())) {
@@ -417,16 +422,16 @@ void TreeTrainer::grow_node(const NodeTask& task, std::vector<NodeTask>& next) {
     return;
   }
 
-  tree_.child_left[node] = static_cast<int>(tree_.n_nodes());
-  tree_.threshold[node] = best.threshold;
-  tree_.gain[node] = best.gain;
-  tree_.add_node();
-  tree_.add_node();
-  for (Eigen::Index j = 0; j < directions.rows(); ++j) {
-    const double a = directions(j, best.direction);
-    if (a != 0.0) tree_.add_entry(columns_[static_cast<size_t>(j)], a);
+  const double threshold = short_threshold(best.lo, best.hi);
+  const Direction& chosen = directions_[static_cast<size_t>(best.direction)];
+  tree_.is_split.push_back(1);
+  tree_.threshold.push_back(threshold);
+  tree_.gain.push_back(best.gain);
+  for (size_t e = 0; e < chosen.position.size(); ++e) {
+    tree_.column.push_back(columns_[static_cast<size_t>(chosen.position[e])]);
+    tree_.coef_code.push_back(chosen.code[e]);
   }
-  tree_.close_node();
+  tree_.split_begin.push_back(static_cast<int>(tree_.column.size()));
 
   // Stable partition of the node's rows by the chosen projection.
   const double* u = projection_.data() + static_cast<size_t>(best.direction) * n;
@@ -434,7 +439,7 @@ void TreeTrainer::grow_node(const NodeTask& task, std::vector<NodeTask>& next) {
   size_t n_left = 0;
   for (size_t i = 0; i < n; ++i) {
     const int row = rows_[task.begin + i];
-    if (u[i] <= best.threshold) {
+    if (u[i] <= threshold) {
       rows_[task.begin + n_left++] = row;
     } else {
       scratch_rows_.push_back(row);

@@ -11,6 +11,7 @@
 #include "Data.h"
 #include "Options.h"
 #include "Rng.h"
+#include "Runtime.h"
 #include "SplitSearch.h"
 #include "Tree.h"
 
@@ -25,12 +26,15 @@ namespace ccforest {
  */
 class TreeTrainer {
  public:
-  TreeTrainer(const Data& data, const TreeOptions& options, uint64_t seed, uint64_t tree_index);
+  /**
+   * @param tree_index the tree's global number: its random stream and its
+   *   imputation key derive from (seed, tree_index) alone.
+   * @param entropy the forest's shared table (entropy rule only).
+   */
+  TreeTrainer(const Data& data, const TreeOptions& options, uint64_t seed, uint64_t tree_index,
+              const EntropyTable* entropy, const Runtime* runtime = nullptr);
 
   Tree grow();
-
-  /** After grow() with bagging: 1 for rows drawn into the tree's sample. */
-  const std::vector<char>& in_bag() const { return in_bag_; }
 
  private:
   using FeatureSet = std::shared_ptr<const std::vector<int>>;
@@ -38,6 +42,12 @@ class TreeTrainer {
     size_t begin, end;
     int depth;
     FeatureSet features;
+  };
+  /** A candidate direction as stored: increasing columns, rounded coefficients. */
+  struct Direction {
+    std::vector<int> position;  // column of xs_
+    std::vector<uint16_t> code;
+    std::vector<double> coef;
   };
 
   void grow_node(const NodeTask& task, std::vector<NodeTask>& next);
@@ -49,10 +59,13 @@ class TreeTrainer {
   Eigen::MatrixXd find_directions(size_t n);
   Eigen::MatrixXd data_directions(size_t n);
   Eigen::MatrixXd directions_on(const ConstMatrixRef& x, const size_t* rows);
+  size_t round_directions(const Eigen::MatrixXd& directions);
+  void project(const Direction& direction, size_t n, double* u);
   double value(size_t row, int column) const;
 
   const Data& data_;
   const TreeOptions& options_;
+  const Runtime* runtime_;
   Rng rng_;
   uint64_t impute_key_;
   Tree tree_;
@@ -67,8 +80,11 @@ class TreeTrainer {
   std::vector<int> dropped_;        // features found constant at the node
   Buffer<double> xs_;               // node rows x selected columns, column-major
   size_t xs_used_ = 0;              // entries of xs_ in use
+  std::vector<Direction> directions_;  // the node's candidates, rounded
   Buffer<double> projection_;       // node rows x directions, column-major
+  std::vector<double> gathered_;    // one row's values on a direction's columns
   std::vector<int> scratch_rows_;
+  std::vector<std::pair<int, size_t>> order_;  // (matrix column, xs_ column) of a direction
   // Reused at every node so that finding directions does not allocate.
   Buffer<size_t> sample_;           // projection bootstrap: node positions drawn
   Buffer<double> boot_;             // the bootstrap sample of xs_, column-major
@@ -77,7 +93,6 @@ class TreeTrainer {
   std::vector<std::pair<size_t, size_t>> moved_;  // feature sampling: swapped positions
   std::vector<char> is_dropped_;    // all zero between nodes
   CcaWorkspace cca_work_;
-  std::vector<char> in_bag_;
 };
 
 }  // namespace ccforest

@@ -1,0 +1,185 @@
+# The forest inside a fitted object, and the calls that grow and read it.
+#
+# fit$forest is plain data:
+#   format      2L: the stored tree format (see src/core/TreeCodec.h)
+#   trees       a list with one raw vector per tree, in tree order
+#   first_tree  the global number of trees[[1]] (1 unless the forest is a
+#               range of a larger one, see `first_tree` in ccforest())
+#   importance  per original feature, the projection importance summed over
+#               the trees in tree order (see importance())
+# Every reader of the trees goes through the core, which checks each tree
+# against the model's shape before using it.
+
+#' What the core needs to grow trees on: the encoded features and outputs
+#' @noRd
+training_set <- function(matrix_x, blueprint, response) {
+  task <- response$task
+  list(
+    x = matrix_x,
+    feature_start = as.integer(blueprint$feature_start),
+    y_class = if (task == "classification") response$codes else matrix(0L, nrow(matrix_x), 0L),
+    n_class = if (task == "classification") as.integer(response$n_class) else integer(0),
+    y_real = if (task == "regression") response$values else matrix(0, nrow(matrix_x), 0L),
+    shape = list(
+      n_column = ncol(matrix_x),
+      n_class = if (task == "classification") as.integer(response$n_class) else integer(0),
+      n_output = as.integer(response$n_output)
+    )
+  )
+}
+
+#' The options as the core reads them
+#' @noRd
+core_options <- function(options, seed) {
+  bagging <- options$sampling == "bagging"
+  list(
+    seed = seed, mtry = options$mtry, min_split = options$min_split,
+    min_leaf = options$min_leaf, max_depth = options$max_depth,
+    split_rule = match(options$split_rule, c("entropy", "gini", "variance")) - 1L,
+    projection = match(options$projection, c("cca", "rotation", "pca", "axis")) - 1L,
+    projection_bootstrap = !bagging, bagging = bagging,
+    impute_random = options$na_action %in% c("impute_random", "omit")
+  )
+}
+
+#' Grow trees first_tree, ..., first_tree + n_tree - 1 (0-based global numbers)
+#' @return list(trees = list of raw vectors, importance = feature x tree matrix)
+#' @noRd
+grow_trees <- function(training, core, first_tree, n_tree, n_thread, verbose) {
+  ccf_grow_cpp(
+    training$x, training$feature_start, training$y_class, training$n_class, training$y_real,
+    core, training$shape, first_tree, n_tree, n_thread, verbose, memory_limit()
+  )
+}
+
+#' @noRd
+new_forest <- function(grown, first_tree) {
+  importance <- grown$importance
+  list(
+    format = 2L,
+    trees = grown$trees,
+    first_tree = as.integer(first_tree),
+    importance = if (ncol(importance) > 0L) rowSums(importance) else numeric(nrow(importance))
+  )
+}
+
+#' The shape every stored tree must fit: columns after encoding, and classes
+#' or outputs
+#' @noRd
+model_shape <- function(object) {
+  response <- object$response
+  list(
+    n_column = length(object$blueprint$column_names),
+    n_class = if (object$task == "classification") as.integer(response$n_class) else integer(0),
+    n_output = as.integer(response$n_output)
+  )
+}
+
+#' @noRd
+n_trees <- function(object) length(object$forest$trees)
+
+#' Number of leaves and depth of every tree, each tree checked on the way
+#' @noRd
+tree_sizes <- function(object) {
+  core_call(object, ccf_tree_sizes_cpp(object$forest$trees, model_shape(object)))
+}
+
+#' Run a core call that reads stored trees; a damaged tree is reported
+#' against the object, with what to do
+#' @noRd
+core_call <- function(object, expr, arg = "object") {
+  tryCatch(expr, error = function(e) {
+    message <- conditionMessage(e)
+    if (startsWith(message, "the forest is damaged: ")) {
+      stop(sprintf("`%s` is damaged: %s. Refit the forest.", arg,
+                   sub("^the forest is damaged: ", "", message)), call. = FALSE)
+    }
+    stop(e)
+  })
+}
+
+#' The first problem with the forest's structure, or NULL
+#' @noRd
+forest_problem <- function(forest, n_feature) {
+  if (!is.list(forest)) {
+    return("its `forest` is not a list")
+  }
+  if (is.null(forest$format) && !is.null(forest$node_start)) {
+    return(NULL)  # the 0.1.0 format, reported by check_ccforest()
+  }
+  if (!identical(forest$format, 2L)) {
+    return("its forest has an unknown format")
+  }
+  trees <- forest$trees
+  if (!is.list(trees) || length(trees) < 1L) {
+    return("its forest has no trees")
+  }
+  if (!all(vapply(trees, is.raw, logical(1)))) {
+    return("its trees are not raw vectors")
+  }
+  first <- forest$first_tree
+  if (!is.integer(first) || length(first) != 1L || is.na(first) || first < 1L ||
+      first > .Machine$integer.max - length(trees)) {
+    return("its first tree number is invalid")
+  }
+  importance <- forest$importance
+  if (!is.numeric(importance) || length(importance) != n_feature || !all(is.finite(importance))) {
+    return("its stored importance does not match its features")
+  }
+  NULL
+}
+
+#' Inspect one tree of a canonical correlation forest
+#'
+#' Returns the nodes of one tree as a data.frame, in the spirit of
+#' `ranger::treeInfo()`: the split hyperplane of every inner node and the
+#' prediction of every leaf. Nodes are numbered from 0 in breadth-first
+#' order; rows whose projection is at most `threshold` go to `left`.
+#'
+#' A split's hyperplane is \eqn{\sum_j w_j z_j \le t}{sum_j w_j z_j <= t} over the z-scored
+#' columns \eqn{z_j} of the encoded data (a factor contributes one 0/1
+#' column per level, z-scored too); the largest coefficient is 1. Leaves hold
+#' class proportions (classification) or output means (regression), on the
+#' original scale of the outputs.
+#'
+#' @param object A `"ccforest"` fitted by [ccforest()].
+#' @param tree Which tree, from 1 to the number of trees.
+#' @return A data.frame with one row per node: `node`, `left`, `right`
+#'   (child nodes; `NA` for leaves), `terminal`, `threshold`, the list columns
+#'   `columns` (names of the encoded columns of the split) and `coefficients`,
+#'   and for leaves the prediction: one column per class (`prob.<level>`, for
+#'   each output) or per output.
+#' @examples
+#' fit <- ccforest(Species ~ ., data = iris, n_tree = 5, seed = 1)
+#' info <- tree_info(fit, 1)
+#' head(info)
+#' @export
+tree_info <- function(object, tree = 1L) {
+  check_ccforest(object)
+  tree <- check_count(tree, "tree", min = 1L, max = n_trees(object))
+  table <- core_call(object, ccf_tree_table_cpp(object$forest$trees[[tree]], model_shape(object)))
+  column_names <- object$blueprint$column_names
+  n <- length(table$node)
+  out <- data.frame(node = table$node, left = table$left, right = table$right,
+                    terminal = table$terminal, threshold = table$threshold)
+  out$columns <- lapply(table$columns, function(j) column_names[j + 1L])
+  out$coefficients <- lapply(table$coefficients, function(w) if (is.null(w)) numeric(0) else w)
+  response <- object$response
+  width <- prediction_width(response)
+  values <- matrix(NA_real_, n, width)
+  for (j in which(table$terminal)) {
+    values[j, ] <- 0
+    values[j, table$value_index[[j]] + 1L] <- table$values[[j]]
+  }
+  if (object$task == "classification") {
+    labels <- unlist(lapply(seq_len(response$n_output), function(m) {
+      prefix <- if (response$n_output == 1L) "prob." else paste0("prob.", response$names[[m]], ".")
+      paste0(prefix, response$levels[[m]])
+    }), use.names = FALSE)
+  } else {
+    values <- sweep(sweep(values, 2L, response$scale, `*`), 2L, response$center, `+`)
+    labels <- if (response$n_output == 1L) "prediction" else paste0("prediction.", response$names)
+  }
+  colnames(values) <- labels
+  cbind(out, as.data.frame(values, optional = TRUE))
+}

@@ -1,0 +1,67 @@
+#include "Projection.h"
+
+#include <cmath>
+
+namespace ccforest {
+
+#if defined(__GNUC__) || defined(__clang__)
+#define CCFOREST_NOINLINE __attribute__((noinline))
+#else
+#define CCFOREST_NOINLINE
+#endif
+
+// Out of line on purpose (see the header): inlined copies could be compiled
+// differently from each other.
+CCFOREST_NOINLINE double project_row(const double* coef, const double* value, int k) {
+  double u = 0.0;
+  for (int e = 0; e < k; ++e) u += coef[e] * value[e];
+  return u;
+}
+
+uint16_t encode_coefficient(double c) {
+  const double a = std::abs(c);
+  int exponent = 0;
+  // a = f 2^exponent with f in [0.5, 1), so a = 2f 2^(exponent - 1), 2f in [1, 2).
+  const double f = std::frexp(a, &exponent);
+  int e = 1 - exponent;
+  long m = std::lround((2.0 * f - 1.0) * 1024.0);
+  if (m == 1024) {  // rounded up to the next power of two
+    m = 0;
+    --e;
+  }
+  if (e < 0) {  // |c| rounds to 2 or more: keep the largest code below 2
+    e = 0;
+    m = 1023;
+  }
+  if (e > 31) {  // below the smallest code: callers drop such entries
+    e = 31;
+    m = 0;
+  }
+  return static_cast<uint16_t>((c < 0.0 ? 0x8000 : 0) | (e << 10) | static_cast<int>(m));
+}
+
+double decode_coefficient(uint16_t code) {
+  const int e = (code >> 10) & 0x1f;
+  const int m = code & 0x3ff;
+  const double value = std::ldexp(1.0 + m / 1024.0, -e);
+  return (code & 0x8000) ? -value : value;
+}
+
+double short_threshold(double lo, double hi) {
+  const double mid = lo + 0.5 * (hi - lo);
+  if (!(mid >= lo && mid < hi)) return lo;
+  const double quarter = 0.25 * (hi - lo);
+  const double from = lo + quarter, to = hi - quarter;
+  if (mid == 0.0 || !(from <= to) || !std::isfinite(quarter)) return mid;
+  int exponent = 0;
+  std::frexp(mid, &exponent);
+  for (int bits = 1; bits <= 53; ++bits) {
+    const double step = std::ldexp(1.0, exponent - bits);
+    if (step == 0.0) break;
+    const double t = std::nearbyint(mid / step) * step;
+    if (t >= from && t <= to && t >= lo && t < hi) return t;
+  }
+  return mid;
+}
+
+}  // namespace ccforest

@@ -1,0 +1,48 @@
+#ifndef CCFOREST_PROJECTION_H_
+#define CCFOREST_PROJECTION_H_
+
+#include <cstdint>
+
+namespace ccforest {
+
+/**
+ * The projection of one row on a split direction: sum_e coef[e] * value[e],
+ * summed in entry order.
+ *
+ * Training, prediction, out-of-bag estimates and importance all call this one
+ * out-of-line function, so the same machine code computes every projection:
+ * whatever the compiler does with it (fused multiply-add, say), a training row
+ * lands on the same side of each threshold at prediction as when the tree was
+ * grown.
+ */
+double project_row(const double* coef, const double* value, int k);
+
+/**
+ * Split directions are stored with 16-bit coefficients: the direction is
+ * scaled so that its largest coefficient is exactly 1, and every other one is
+ * rounded to 11 significant bits (a relative error below 2^-11) with a
+ * binary exponent down to 2^-31. Trees project their training rows with the
+ * rounded coefficients, so what is stored is exactly what was used.
+ *
+ * Code layout: bit 15 the sign, bits 10-14 the exponent e, bits 0-9 the
+ * mantissa m; the value is +-(1 + m / 1024) 2^-e.
+ */
+constexpr double kSmallestCoefficient = 0x1.0p-31;
+
+/** The code of the representable value nearest to c, for 2^-31 <= |c| < 2. */
+uint16_t encode_coefficient(double c);
+
+/** The exact value of a code. */
+double decode_coefficient(uint16_t code);
+
+/**
+ * A threshold t with lo <= t < hi that has as few significant bits as
+ * possible within the middle half of (lo, hi), so that it compresses well,
+ * while `u <= t` still separates the two values exactly as their midpoint
+ * would. Falls back to the midpoint when the gap is too narrow.
+ */
+double short_threshold(double lo, double hi);
+
+}  // namespace ccforest
+
+#endif  // CCFOREST_PROJECTION_H_

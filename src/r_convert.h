@@ -1,0 +1,112 @@
+#ifndef CCFOREST_R_CONVERT_H_
+#define CCFOREST_R_CONVERT_H_
+
+// Conversions between R objects and the core's views, shared by the bindings.
+#include <Rcpp.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/Data.h"
+#include "core/Model.h"
+#include "core/Options.h"
+
+namespace ccforest {
+
+/**
+ * Allocates an R vector such that, if R cannot (a heap limit, say), the
+ * failure unwinds the C++ stack as an exception, so that every C++ object on
+ * it is destroyed before R reports the error. A plain allocation would jump
+ * over those destructors and leak what they own.
+ */
+inline SEXP alloc_vector(SEXPTYPE type, R_xlen_t length) {
+  return Rcpp::unwindProtect([&] { return Rf_allocVector(type, length); });
+}
+
+/** An R matrix allocated as alloc_vector() does, with its dimensions set. */
+inline SEXP alloc_matrix(SEXPTYPE type, R_xlen_t nrow, R_xlen_t ncol) {
+  return Rcpp::unwindProtect([&] {
+    SEXP m = PROTECT(Rf_allocVector(type, nrow * ncol));
+    SEXP dim = PROTECT(Rf_allocVector(INTSXP, 2));
+    INTEGER(dim)[0] = static_cast<int>(nrow);
+    INTEGER(dim)[1] = static_cast<int>(ncol);
+    Rf_setAttrib(m, R_DimSymbol, dim);
+    UNPROTECT(2);
+    return m;
+  });
+}
+
+inline MatrixMap map_matrix(const Rcpp::NumericMatrix& m) {
+  return MatrixMap(m.begin(), m.nrow(), m.ncol());
+}
+
+inline IntMatrixMap map_int_matrix(const Rcpp::IntegerMatrix& m) {
+  return IntMatrixMap(m.begin(), m.nrow(), m.ncol());
+}
+
+template <typename T>
+T list_value(const Rcpp::List& list, const char* name) {
+  if (!list.containsElementNamed(name)) {
+    Rcpp::stop(std::string("internal error: `") + name + "` is missing");
+  }
+  return Rcpp::as<T>(list[name]);
+}
+
+/** A whole number in [0, 2^31 - 1] as the core's integer; R checks it, this guards the cast. */
+inline uint64_t whole_number(double value, const char* what) {
+  if (!(value >= 0.0 && value <= 2147483647.0) || value != std::floor(value)) {
+    Rcpp::stop(std::string("`") + what + "` must be a whole number in [0, 2^31 - 1]");
+  }
+  return static_cast<uint64_t>(value);
+}
+
+/** The shape stored trees must fit: list(n_column, n_class, n_output). */
+inline ModelShape model_shape(const Rcpp::List& shape) {
+  ModelShape out;
+  out.n_column = list_value<int>(shape, "n_column");
+  out.n_class = list_value<std::vector<int>>(shape, "n_class");
+  out.n_output_real = list_value<int>(shape, "n_output");
+  if (out.n_column < 1 || out.n_output() < 1) Rcpp::stop("internal error: invalid model shape");
+  for (int k : out.n_class) {
+    if (k < 1) Rcpp::stop("internal error: invalid model shape");
+  }
+  return out;
+}
+
+/** Views of a list of raw vectors (the stored trees); the list must outlive them. */
+inline EncodedTrees encoded_trees(const Rcpp::List& trees) {
+  EncodedTrees out;
+  out.reserve(static_cast<size_t>(trees.size()));
+  for (R_xlen_t t = 0; t < trees.size(); ++t) {
+    SEXP tree = trees[t];
+    if (TYPEOF(tree) != RAWSXP) {
+      throw DamagedModel("tree " + std::to_string(t + 1) + " is not a raw vector");
+    }
+    out.emplace_back(RAW(tree), static_cast<size_t>(XLENGTH(tree)));
+  }
+  return out;
+}
+
+/** Training data as the core sees it, over R's memory. */
+inline Data training_data(const Rcpp::NumericMatrix& x, const Rcpp::IntegerVector& feature_start,
+                          const Rcpp::IntegerMatrix& y_class, const Rcpp::IntegerVector& n_class,
+                          const Rcpp::NumericMatrix& y_real) {
+  return Data(map_matrix(x), Rcpp::as<std::vector<int>>(feature_start), map_int_matrix(y_class),
+              Rcpp::as<std::vector<int>>(n_class), map_matrix(y_real));
+}
+
+/** Tree options from the list ccforest() builds. */
+inline TreeOptions tree_options(const Rcpp::List& options) {
+  return TreeOptions(list_value<int>(options, "mtry"), list_value<int>(options, "min_split"),
+                     list_value<int>(options, "min_leaf"), list_value<int>(options, "max_depth"),
+                     static_cast<SplitRule>(list_value<int>(options, "split_rule")),
+                     static_cast<Projection>(list_value<int>(options, "projection")),
+                     list_value<bool>(options, "projection_bootstrap"),
+                     list_value<bool>(options, "bagging"),
+                     list_value<bool>(options, "impute_random"));
+}
+
+}  // namespace ccforest
+
+#endif  // CCFOREST_R_CONVERT_H_
