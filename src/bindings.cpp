@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "core/Cca.h"
@@ -198,7 +199,7 @@ Rcpp::NumericMatrix ccf_predict_cpp(const Rcpp::List& trees, const Rcpp::List& s
         bytes += encoded[end].second;
         ++end;
       }
-      const ForestModel batch = decode_forest(encoded, model_shape_, begin, end);
+      const ForestModel batch = decode_forest(encoded, model_shape_, begin, end, runtime);
       options.first_tree = whole_number(first_tree, "first_tree") + begin;
       add_tree_predictions(batch, xm, hash, options, runtime, out.begin());
       begin = end;
@@ -217,19 +218,13 @@ Rcpp::List ccf_tree_sizes_cpp(const Rcpp::List& trees, const Rcpp::List& shape) 
     const EncodedTrees encoded = encoded_trees(trees);
     for (size_t t = 0; t < encoded.size(); ++t) {
       const ForestModel tree = decode_forest(encoded, model, t, t + 1);
-      std::vector<int> level(tree.nodes.size(), 0);
-      int n_leaf = 0, deepest = 0;
-      for (size_t j = 0; j < tree.nodes.size(); ++j) {
-        const Node& node = tree.nodes[j];
-        if (node.left == 0) {
-          ++n_leaf;
-          deepest = std::max(deepest, level[j]);
-        } else {
-          level[static_cast<size_t>(node.left)] = level[j] + 1;
-          level[static_cast<size_t>(node.left) + 1] = level[j] + 1;
-        }
+      const uint64_t* records = tree.tree(0);
+      int deepest = 0;
+      for (size_t at = 0; at < tree.tree_words(0);
+           at += ForestModel::record_words(records, static_cast<int32_t>(at))) {
+        deepest = std::max(deepest, ForestModel::head(records, static_cast<int32_t>(at)).depth);
       }
-      leaves[static_cast<R_xlen_t>(t)] = n_leaf;
+      leaves[static_cast<R_xlen_t>(t)] = tree.n_leaves[0];
       depth[static_cast<R_xlen_t>(t)] = deepest;
     }
   }, "out of memory while reading the forest");
@@ -244,28 +239,36 @@ Rcpp::List ccf_tree_table_cpp(const Rcpp::RawVector& tree, const Rcpp::List& sha
     ForestModel decoded;
     decoded.shape = model;
     decode_tree(tree.begin(), static_cast<size_t>(tree.size()), decoded);
-    const R_xlen_t n = static_cast<R_xlen_t>(decoded.nodes.size());
+    const uint64_t* records = decoded.tree(0);
+    std::vector<int32_t> at;
+    std::unordered_map<int32_t, int> id;
+    for (size_t a = 0; a < decoded.tree_words(0); a += ForestModel::record_words(records, static_cast<int32_t>(a))) {
+      id[static_cast<int32_t>(a)] = static_cast<int>(at.size());
+      at.push_back(static_cast<int32_t>(a));
+    }
+    const R_xlen_t n = static_cast<R_xlen_t>(at.size());
     Rcpp::IntegerVector node(n), left(n), right(n);
     Rcpp::LogicalVector terminal(n);
     Rcpp::NumericVector threshold(n);
     Rcpp::List columns(n), coefficients(n), values(n), value_index(n);
     for (R_xlen_t j = 0; j < n; ++j) {
-      const Node& nd = decoded.nodes[static_cast<size_t>(j)];
+      const int32_t a = at[static_cast<size_t>(j)];
+      const NodeHead& head = ForestModel::head(records, a);
       node[j] = static_cast<int>(j);
-      terminal[j] = nd.left == 0;
-      left[j] = nd.left == 0 ? NA_INTEGER : nd.left;
-      right[j] = nd.left == 0 ? NA_INTEGER : nd.left + 1;
-      threshold[j] = nd.left == 0 ? NA_REAL : nd.threshold;
-      if (nd.left != 0) {
-        columns[j] = Rcpp::IntegerVector(decoded.column.begin() + nd.begin,
-                                         decoded.column.begin() + nd.begin + nd.count);
-        coefficients[j] = Rcpp::NumericVector(decoded.coef.begin() + nd.begin,
-                                              decoded.coef.begin() + nd.begin + nd.count);
+      terminal[j] = head.left == 0;
+      left[j] = head.left == 0 ? NA_INTEGER : id[head.left];
+      right[j] = head.left == 0 ? NA_INTEGER : id[head.right];
+      threshold[j] = head.left == 0 ? NA_REAL : head.threshold;
+      if (head.left != 0) {
+        const std::ptrdiff_t* offsets = ForestModel::offsets(records, a);
+        const float* coef = ForestModel::coefficients(records, a);
+        columns[j] = Rcpp::IntegerVector(offsets, offsets + head.count);
+        coefficients[j] = Rcpp::NumericVector(coef, coef + head.count);
       } else {
-        value_index[j] = Rcpp::IntegerVector(decoded.value_index.begin() + nd.begin,
-                                             decoded.value_index.begin() + nd.begin + nd.count);
-        values[j] = Rcpp::NumericVector(decoded.value.begin() + nd.begin,
-                                        decoded.value.begin() + nd.begin + nd.count);
+        const int32_t* index = ForestModel::value_index(records, a);
+        const double* value = ForestModel::values(records, a);
+        value_index[j] = Rcpp::IntegerVector(index, index + head.count);
+        values[j] = Rcpp::NumericVector(value, value + head.count);
       }
     }
     return Rcpp::List::create(

@@ -17,7 +17,7 @@ using IntMatrixMap = Eigen::Map<const Eigen::MatrixXi>;
 /**
  * Hashes each row of `x` from its bit patterns (NaN canonicalised), so that
  * random imputation can be keyed on a row's content instead of its position.
- * Rows without missing values never need a hash; they get 0.
+ * Rows without missing values never need a hash; they get 0, and only they do.
  */
 inline std::vector<uint64_t> row_hashes(const MatrixMap& x) {
   const Eigen::Index n = x.rows(), p = x.cols();
@@ -37,7 +37,7 @@ inline std::vector<uint64_t> row_hashes(const MatrixMap& x) {
       if (!std::isnan(v)) std::memcpy(&bits, &v, sizeof bits);
       h = mix64(h, bits);
     }
-    hash[i] = h;
+    hash[i] = h == 0 ? 1 : h;  // 0 marks a complete row
   }
   return hash;
 }

@@ -93,19 +93,18 @@ OutOfBag out_of_bag(const EncodedTrees& trees, const ModelShape& shape, const Da
     const uint64_t tree = source.first_tree + t;
     const std::vector<char> bag = in_bag(data, source.seed, tree);
     const uint64_t key = tree_impute_key(source.seed, tree);
-    std::vector<double> scratch(static_cast<size_t>(std::max(1, model.max_count)));
+    std::vector<double> row_values(static_cast<size_t>(data.x.cols()));
+    const uint64_t* nodes = model.tree(0);
     for (size_t row = 0; row < bag.size(); ++row) {
       if (bag[row]) continue;
       if (row % 4096 == 0) runtime.throw_if_cancelled();
-      const uint64_t hash = data.row_hash[row];
-      const Eigen::Index r = static_cast<Eigen::Index>(row);
-      const int32_t leaf = find_leaf(model, 0, [&](int32_t c) {
-        return cell_value(data.x(r, c), source.impute_random, key, hash, c);
-      }, scratch.data());
-      const Node& node = model.nodes[static_cast<size_t>(leaf)];
-      for (int32_t e = 0; e < node.count; ++e) {
-        found[t].push_back({static_cast<int>(row),
-                            {model.value_index[node.begin + e], model.value[node.begin + e]}});
+      tree_row(data.x, static_cast<Eigen::Index>(row), source.impute_random, key,
+               data.row_hash[row], row_values.data());
+      const int32_t leaf = find_leaf(model, 0, row_values.data());
+      const int32_t* index = ForestModel::value_index(nodes, leaf);
+      const double* value = ForestModel::values(nodes, leaf);
+      for (int32_t e = 0; e < ForestModel::head(nodes, leaf).count; ++e) {
+        found[t].push_back({static_cast<int>(row), {index[e], value[e]}});
       }
       found[t].push_back({static_cast<int>(row), {-1, 0.0}});
     }

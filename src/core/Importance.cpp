@@ -10,27 +10,31 @@ namespace ccforest {
 namespace {
 
 /** Error of a leaf's prediction for training row `row`, averaged over outputs. */
-double leaf_error(const Data& data, const ForestModel& tree, const Node& leaf, Eigen::Index row) {
+double leaf_error(const Data& data, const ForestModel& tree, int32_t leaf, Eigen::Index row) {
   const size_t width = data.n_output();
+  const uint64_t* nodes = tree.tree(0);
+  const int32_t count = ForestModel::head(nodes, leaf).count;
+  const int32_t* index = ForestModel::value_index(nodes, leaf);
+  const double* value = ForestModel::values(nodes, leaf);
   double error = 0.0;
   if (data.is_classification()) {
     for (size_t m = 0; m < width; ++m) {
       // Entries are sorted by class, so the first maximum is the lowest class.
       int best = -1;
       double best_p = -1.0;
-      for (int32_t e = 0; e < leaf.count; ++e) {
-        const int k = tree.value_index[leaf.begin + e];
+      for (int32_t e = 0; e < count; ++e) {
+        const int k = index[e];
         if (k < data.class_offset[m] || k >= data.class_offset[m + 1]) continue;
-        if (tree.value[leaf.begin + e] > best_p) {
-          best_p = tree.value[leaf.begin + e];
+        if (value[e] > best_p) {
+          best_p = value[e];
           best = k;
         }
       }
       error += best != data.class_offset[m] + data.y_class(row, m) ? 1.0 : 0.0;
     }
   } else {
-    for (int32_t e = 0; e < leaf.count; ++e) {
-      const double diff = tree.value[leaf.begin + e] - data.y_real(row, tree.value_index[leaf.begin + e]);
+    for (int32_t e = 0; e < count; ++e) {
+      const double diff = value[e] - data.y_real(row, index[e]);
       error += diff * diff;
     }
   }
@@ -48,7 +52,8 @@ std::vector<double> tree_permutation_importance(const Data& data, const ForestMo
     if (!in_bag[row]) oob.push_back(static_cast<int>(row));
   }
   if (oob.empty()) return {};
-  std::vector<double> scratch(static_cast<size_t>(std::max(1, tree.max_count)));
+  const size_t p = static_cast<size_t>(data.x.cols());
+  std::vector<double> row_values(p), partner_values(p);
 
   // Error with feature `feature`'s columns read from partner rows (-1: none).
   auto error_with = [&](int feature, const std::vector<int>& partner) {
@@ -58,12 +63,16 @@ std::vector<double> tree_permutation_importance(const Data& data, const ForestMo
     double total = 0.0;
     for (size_t i = 0; i < oob.size(); ++i) {
       const int row = oob[i];
-      const int32_t leaf = find_leaf(tree, 0, [&](int32_t column) {
-        const int source = column >= first && column < last ? partner[i] : row;
-        return cell_value(data.x(source, column), impute_random, impute_key,
-                          data.row_hash[static_cast<size_t>(source)], column);
-      }, scratch.data());
-      total += leaf_error(data, tree, tree.nodes[static_cast<size_t>(leaf)], row);
+      tree_row(data.x, row, impute_random, impute_key, data.row_hash[static_cast<size_t>(row)],
+               row_values.data());
+      if (first < last) {
+        // Each value as the partner row has it, imputation included.
+        tree_row(data.x, partner[i], impute_random, impute_key,
+                 data.row_hash[static_cast<size_t>(partner[i])], partner_values.data());
+        std::copy(partner_values.begin() + first, partner_values.begin() + last,
+                  row_values.begin() + first);
+      }
+      total += leaf_error(data, tree, find_leaf(tree, 0, row_values.data()), row);
     }
     return total / static_cast<double>(oob.size());
   };

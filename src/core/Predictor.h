@@ -14,22 +14,20 @@
 namespace ccforest {
 
 /**
- * The node (index within tree t) where a row ends, given value(column), the
- * row's value in a column with missing values already imputed. Each split's
- * values are gathered into `scratch` (model.max_count entries) and projected
- * by project_row(), the routine training used.
+ * The leaf record (its position within tree t) where a row ends. `row`
+ * holds the row's value in every column, missing values already imputed for
+ * this tree; each split projects it with project_row(), the routine
+ * training used.
  */
-template <typename Value>
-int32_t find_leaf(const ForestModel& model, size_t t, Value value, double* scratch) {
-  const Node* nodes = model.nodes.data() + model.tree_start[t];
-  int32_t j = 0;
+inline int32_t find_leaf(const ForestModel& model, size_t t, const double* row) {
+  const uint64_t* tree = model.tree(t);
+  int32_t at = 0;
   for (;;) {
-    const Node& node = nodes[j];
-    if (node.left == 0) return j;
-    const int32_t* column = model.column.data() + node.begin;
-    for (int32_t e = 0; e < node.count; ++e) scratch[e] = value(column[e]);
-    const double u = project_row(model.coef.data() + node.begin, scratch, node.count);
-    j = u <= node.threshold ? node.left : node.left + 1;
+    const NodeHead& head = ForestModel::head(tree, at);
+    if (head.left == 0) return at;
+    const double u = project_row(ForestModel::coefficients(tree, at), row,
+                                 ForestModel::offsets(tree, at), head.count);
+    at = u <= head.threshold ? head.left : head.right;
   }
 }
 
@@ -42,6 +40,14 @@ inline double cell_value(double v, bool impute_random, uint64_t impute_key, uint
                          int column) {
   if (!std::isnan(v)) return v;
   return impute_random ? imputed_normal(impute_key, row_hash, static_cast<uint64_t>(column)) : 0.0;
+}
+
+/** Fills `out` (one value per column) with row `row` of x as a tree sees it. */
+inline void tree_row(const MatrixMap& x, Eigen::Index row, bool impute_random,
+                     uint64_t impute_key, uint64_t row_hash, double* out) {
+  for (Eigen::Index j = 0; j < x.cols(); ++j) {
+    out[j] = cell_value(x(row, j), impute_random, impute_key, row_hash, static_cast<int>(j));
+  }
 }
 
 /** How to predict: the imputation of missing values and the trees' global numbers. */

@@ -12,10 +12,18 @@ namespace ccforest {
 
 // Out of line on purpose (see the header): inlined copies could be compiled
 // differently from each other.
-CCFOREST_NOINLINE double project_row(const double* coef, const double* value, int k) {
-  double u = 0.0;
-  for (int e = 0; e < k; ++e) u += coef[e] * value[e];
-  return u;
+CCFOREST_NOINLINE double project_row(const float* coef, const double* base,
+                                     const std::ptrdiff_t* offset, int k) {
+  // Two running sums (even and odd entries) halve the chain of dependent
+  // additions; the order is fixed, and the same for every caller.
+  double even = 0.0, odd = 0.0;
+  int e = 0;
+  for (; e + 1 < k; e += 2) {
+    even += static_cast<double>(coef[e]) * base[offset[e]];
+    odd += static_cast<double>(coef[e + 1]) * base[offset[e + 1]];
+  }
+  if (e < k) even += static_cast<double>(coef[e]) * base[offset[e]];
+  return even + odd;
 }
 
 uint16_t encode_coefficient(double c) {

@@ -1,13 +1,17 @@
 #ifndef CCFOREST_PROJECTION_H_
 #define CCFOREST_PROJECTION_H_
 
+#include <cstddef>
 #include <cstdint>
 
 namespace ccforest {
 
 /**
- * The projection of one row on a split direction: sum_e coef[e] * value[e],
- * summed in entry order.
+ * The projection of one row on a split direction: the sum over entries e of
+ * coef[e] * base[offset[e]], in a fixed order (even and odd entries summed
+ * apart, then added). Prediction passes a row
+ * (base) and its columns (offsets); training passes a node row within its
+ * column-major block of gathered columns, and each column's start.
  *
  * Training, prediction, out-of-bag estimates and importance all call this one
  * out-of-line function, so the same machine code computes every projection:
@@ -15,7 +19,7 @@ namespace ccforest {
  * lands on the same side of each threshold at prediction as when the tree was
  * grown.
  */
-double project_row(const double* coef, const double* value, int k);
+double project_row(const float* coef, const double* base, const std::ptrdiff_t* offset, int k);
 
 /**
  * Split directions are stored with 16-bit coefficients: the direction is
@@ -23,6 +27,9 @@ double project_row(const double* coef, const double* value, int k);
  * rounded to 11 significant bits (a relative error below 2^-11) with a
  * binary exponent down to 2^-31. Trees project their training rows with the
  * rounded coefficients, so what is stored is exactly what was used.
+ *
+ * Every such value is exactly a float, so decoded trees keep coefficients as
+ * floats, and project_row() widens them exactly.
  *
  * Code layout: bit 15 the sign, bits 10-14 the exponent e, bits 0-9 the
  * mantissa m; the value is +-(1 + m / 1024) 2^-e.

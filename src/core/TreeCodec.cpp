@@ -1,5 +1,6 @@
 #include "TreeCodec.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -174,12 +175,13 @@ void decode_tree(const uint8_t* bytes, size_t size, ForestModel& model) {
   // Every node takes at least one bit, so a count beyond the bytes left is damage
   // (and must not be allocated).
   const uint64_t n_nodes = in.varint(8 * static_cast<uint64_t>(in.remaining()));
-  if (n_nodes < 1 || n_nodes > static_cast<uint64_t>(std::numeric_limits<int32_t>::max())) {
+  if (n_nodes < 1 || n_nodes > static_cast<uint64_t>(std::numeric_limits<int32_t>::max() / 8)) {
     throw DamagedModel("a tree has no nodes or too many");
   }
   const uint8_t* flags = in.take((n_nodes + 7) / 8);
+  auto is_split = [flags](uint64_t j) { return ((flags[j / 8] >> (j % 8)) & 1u) != 0; };
   size_t n_split = 0;
-  for (uint64_t j = 0; j < n_nodes; ++j) n_split += (flags[j / 8] >> (j % 8)) & 1u;
+  for (uint64_t j = 0; j < n_nodes; ++j) n_split += is_split(j);
   // A binary tree with s splits has 2s + 1 nodes; with children of the k-th
   // split at 2k + 1 and 2k + 2, every child then lies after its parent and
   // inside the tree (see Tree.h), so walks always end at a leaf.
@@ -188,25 +190,19 @@ void decode_tree(const uint8_t* bytes, size_t size, ForestModel& model) {
   }
   const size_t n_leaf = n_split + 1;
 
-  const int64_t node_base = static_cast<int64_t>(model.nodes.size());
-  model.nodes.resize(model.nodes.size() + n_nodes);
-  Node* node = model.nodes.data() + node_base;
-
-  std::vector<uint32_t> counts(n_split);
+  std::vector<int32_t> counts(n_split);
   size_t n_entries = 0;
   const uint64_t max_k = static_cast<uint64_t>(shape.n_column);
   for (size_t s = 0; s < n_split; ++s) {
-    counts[s] = static_cast<uint32_t>(in.varint(max_k));
+    counts[s] = static_cast<int32_t>(in.varint(max_k));
     if (counts[s] == 0) throw DamagedModel("a split has no coefficients");
-    n_entries += counts[s];
-    if (static_cast<int>(counts[s]) > model.max_count) model.max_count = static_cast<int>(counts[s]);
+    n_entries += static_cast<size_t>(counts[s]);
+    model.max_count = std::max(model.max_count, counts[s]);
   }
-  const int64_t entry_base = static_cast<int64_t>(model.coef.size());
-  model.column.resize(model.column.size() + n_entries);
-  int32_t* column = model.column.data() + entry_base;
+  std::vector<int32_t> column(n_entries);
   for (size_t s = 0, e = 0; s < n_split; ++s) {
     int64_t previous = -1;
-    for (uint32_t i = 0; i < counts[s]; ++i, ++e) {
+    for (int32_t i = 0; i < counts[s]; ++i, ++e) {
       const int64_t c = previous + 1 + static_cast<int64_t>(in.varint(max_k));
       if (c >= shape.n_column) throw DamagedModel("a split refers to a column out of range");
       column[e] = static_cast<int32_t>(c);
@@ -215,32 +211,12 @@ void decode_tree(const uint8_t* bytes, size_t size, ForestModel& model) {
   }
   std::vector<uint16_t> codes;
   in.planes(n_entries, 2, codes);
-  model.coef.reserve(model.coef.size() + n_entries);
-  for (uint16_t code : codes) model.coef.push_back(decode_coefficient(code));
   std::vector<uint64_t> threshold_bits;
   in.planes(n_split, 8, threshold_bits);
 
-  size_t split = 0;
-  const int64_t value_base = static_cast<int64_t>(model.value.size());
-  std::vector<int64_t> leaf_begin(n_leaf + 1, value_base);
-  int64_t entry = entry_base;
-  for (uint64_t j = 0, leaf = 0; j < n_nodes; ++j) {
-    Node& nd = node[j];
-    if ((flags[j / 8] >> (j % 8)) & 1u) {
-      nd.threshold = as_double(threshold_bits[split]);
-      if (!std::isfinite(nd.threshold)) throw DamagedModel("a split threshold is not finite");
-      nd.left = static_cast<int32_t>(2 * split + 1);
-      nd.begin = entry;
-      nd.count = static_cast<int32_t>(counts[split]);
-      entry += counts[split];
-      ++split;
-    } else {
-      nd.left = 0;
-      nd.begin = static_cast<int64_t>(leaf);  // fixed up below
-      ++leaf;
-    }
-  }
-
+  // Leaf values: (index, value) entries, leaf by leaf.
+  std::vector<int32_t> leaf_begin(n_leaf + 1, 0), value_index;
+  std::vector<double> value;
   if (shape.is_classification()) {
     const size_t n_out = shape.n_class.size();
     std::vector<int> offset(n_out + 1, 0);
@@ -248,15 +224,11 @@ void decode_tree(const uint8_t* bytes, size_t size, ForestModel& model) {
     // Pass 1: the per (leaf, output) codes; pass 2: classes of the mixed ones;
     // pass 3: their proportions.
     std::vector<uint32_t> code(n_leaf * n_out);
-    size_t n_mixed = 0;
     for (size_t i = 0; i < code.size(); ++i) {
-      const size_t m = i % n_out;
-      code[i] = static_cast<uint32_t>(in.varint(static_cast<uint64_t>(shape.n_class[m])));
-      if (code[i] == 0) ++n_mixed;
+      code[i] = static_cast<uint32_t>(in.varint(static_cast<uint64_t>(shape.n_class[i % n_out])));
     }
     std::vector<int32_t> mixed_class;
     std::vector<uint32_t> mixed_count;
-    mixed_count.reserve(n_mixed);
     for (size_t i = 0; i < code.size(); ++i) {
       if (code[i] != 0) continue;
       const int n_class = shape.n_class[i % n_out];
@@ -265,7 +237,7 @@ void decode_tree(const uint8_t* bytes, size_t size, ForestModel& model) {
       mixed_count.push_back(c);
       int64_t previous = -1;
       for (uint32_t k = 0; k < c; ++k) {
-        const int64_t cls = previous + 1 + static_cast<int64_t>(in.varint(n_class));
+        const int64_t cls = previous + 1 + static_cast<int64_t>(in.varint(static_cast<uint64_t>(n_class)));
         if (cls >= n_class) throw DamagedModel("a leaf refers to a class out of range");
         mixed_class.push_back(static_cast<int32_t>(cls + offset[i % n_out]));
         previous = cls;
@@ -275,19 +247,19 @@ void decode_tree(const uint8_t* bytes, size_t size, ForestModel& model) {
     in.planes(mixed_class.size(), 4, proportion_bits);
     size_t mixed = 0, mixed_entry = 0;
     for (size_t l = 0; l < n_leaf; ++l) {
-      leaf_begin[l] = static_cast<int64_t>(model.value.size());
+      leaf_begin[l] = static_cast<int32_t>(value.size());
       for (size_t m = 0; m < n_out; ++m) {
         const uint32_t c = code[l * n_out + m];
         if (c != 0) {
-          model.value_index.push_back(offset[m] + static_cast<int32_t>(c) - 1);
-          model.value.push_back(1.0);
+          value_index.push_back(offset[m] + static_cast<int32_t>(c) - 1);
+          value.push_back(1.0);
           continue;
         }
         for (uint32_t k = 0; k < mixed_count[mixed]; ++k, ++mixed_entry) {
           const double p = as_float(proportion_bits[mixed_entry]);
           if (!(p >= 0.0 && p <= 1.0)) throw DamagedModel("a leaf holds a proportion outside [0, 1]");
-          model.value_index.push_back(mixed_class[mixed_entry]);
-          model.value.push_back(p);
+          value_index.push_back(mixed_class[mixed_entry]);
+          value.push_back(p);
         }
         ++mixed;
       }
@@ -297,25 +269,67 @@ void decode_tree(const uint8_t* bytes, size_t size, ForestModel& model) {
     std::vector<uint64_t> mean_bits;
     in.planes(n_leaf * n_out, 8, mean_bits);
     for (size_t l = 0; l < n_leaf; ++l) {
-      leaf_begin[l] = static_cast<int64_t>(model.value.size());
+      leaf_begin[l] = static_cast<int32_t>(value.size());
       for (size_t m = 0; m < n_out; ++m) {
         const double v = as_double(mean_bits[l * n_out + m]);
         if (!std::isfinite(v)) throw DamagedModel("a leaf value is not finite");
-        model.value_index.push_back(static_cast<int32_t>(m));
-        model.value.push_back(v);
+        value_index.push_back(static_cast<int32_t>(m));
+        value.push_back(v);
       }
     }
   }
-  leaf_begin[n_leaf] = static_cast<int64_t>(model.value.size());
+  leaf_begin[n_leaf] = static_cast<int32_t>(value.size());
   if (in.remaining() != 0) throw DamagedModel("a tree has trailing bytes");
-  for (uint64_t j = 0; j < n_nodes; ++j) {
-    Node& nd = node[j];
-    if (nd.left != 0) continue;
-    const size_t l = static_cast<size_t>(nd.begin);
-    nd.begin = leaf_begin[l];
-    nd.count = static_cast<int32_t>(leaf_begin[l + 1] - leaf_begin[l]);
+
+  // Lay the records out breadth first: positions first, then contents.
+  std::vector<int64_t> position(n_nodes + 1, 0);
+  for (uint64_t j = 0, s = 0, l = 0; j < n_nodes; ++j) {
+    const size_t words = is_split(j) ? 3 + split_words(counts[s++])
+                                     : 3 + leaf_words(leaf_begin[l + 1] - leaf_begin[l]);
+    if (!is_split(j)) ++l;
+    position[j + 1] = position[j] + static_cast<int64_t>(words);
   }
-  model.tree_start.push_back(static_cast<int64_t>(model.nodes.size()));
+  if (position[n_nodes] > std::numeric_limits<int32_t>::max()) {
+    throw DamagedModel("a tree is too large");
+  }
+  std::vector<uint64_t> words(static_cast<size_t>(position[n_nodes]));
+  uint64_t* tree = words.data();
+  std::vector<int32_t> depth(n_nodes, 0);
+  size_t entry = 0;
+  for (uint64_t j = 0, s = 0, l = 0; j < n_nodes; ++j) {
+    uint64_t* record = tree + position[j];
+    NodeHead head{};
+    head.depth = depth[j];
+    if (is_split(j)) {
+      head.threshold = as_double(threshold_bits[s]);
+      if (!std::isfinite(head.threshold)) throw DamagedModel("a split threshold is not finite");
+      head.left = static_cast<int32_t>(position[2 * s + 1]);
+      head.right = static_cast<int32_t>(position[2 * s + 2]);
+      head.count = counts[s];
+      depth[2 * s + 1] = depth[2 * s + 2] = depth[j] + 1;
+      std::ptrdiff_t* offsets = reinterpret_cast<std::ptrdiff_t*>(record + 3);
+      float* coef = reinterpret_cast<float*>(record + 3 + head.count);
+      for (int32_t e = 0; e < head.count; ++e, ++entry) {
+        offsets[e] = column[entry];
+        coef[e] = static_cast<float>(decode_coefficient(codes[entry]));
+      }
+      ++s;
+    } else {
+      head.left = 0;
+      head.right = static_cast<int32_t>(l);
+      head.count = leaf_begin[l + 1] - leaf_begin[l];
+      int32_t* index = reinterpret_cast<int32_t*>(record + 3);
+      double* values = reinterpret_cast<double*>(record + 3 + (head.count + 1) / 2);
+      for (int32_t e = 0; e < head.count; ++e) {
+        index[e] = value_index[static_cast<size_t>(leaf_begin[l] + e)];
+        values[e] = value[static_cast<size_t>(leaf_begin[l] + e)];
+      }
+      ++l;
+    }
+    std::memcpy(record, &head, sizeof head);
+  }
+  model.trees.push_back(std::move(words));
+  model.n_leaves.push_back(static_cast<int32_t>(n_leaf));
 }
 
 ForestModel decode_forest(const EncodedTrees& trees, const ModelShape& shape, size_t begin,
@@ -323,6 +337,25 @@ ForestModel decode_forest(const EncodedTrees& trees, const ModelShape& shape, si
   ForestModel model;
   model.shape = shape;
   for (size_t t = begin; t < end; ++t) decode_tree(trees[t].first, trees[t].second, model);
+  return model;
+}
+
+ForestModel decode_forest(const EncodedTrees& trees, const ModelShape& shape, size_t begin,
+                          size_t end, const Runtime& runtime) {
+  std::vector<ForestModel> one(end - begin);
+  Runtime all_at_once = runtime;
+  all_at_once.batch_size = end - begin;
+  run_batched(all_at_once, end - begin, [&](size_t i) {
+    one[i].shape = shape;
+    decode_tree(trees[begin + i].first, trees[begin + i].second, one[i]);
+  });
+  ForestModel model;
+  model.shape = shape;
+  for (ForestModel& tree : one) {
+    model.trees.push_back(std::move(tree.trees[0]));
+    model.n_leaves.push_back(tree.n_leaves[0]);
+    model.max_count = std::max(model.max_count, tree.max_count);
+  }
   return model;
 }
 

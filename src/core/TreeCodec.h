@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "Model.h"
+#include "Runtime.h"
 #include "Tree.h"
 
 namespace ccforest {
@@ -43,6 +44,10 @@ void decode_tree(const uint8_t* bytes, size_t size, ForestModel& model);
 /** Decodes trees [begin, end) of `trees` into a new model of the given shape. */
 ForestModel decode_forest(const EncodedTrees& trees, const ModelShape& shape, size_t begin,
                           size_t end);
+
+/** The same, the trees decoded in parallel. */
+ForestModel decode_forest(const EncodedTrees& trees, const ModelShape& shape, size_t begin,
+                          size_t end, const Runtime& runtime);
 
 }  // namespace ccforest
 

@@ -359,6 +359,7 @@ size_t TreeTrainer::round_directions(const MatrixXd& directions) {
     const double scale = a(pivot);
     Direction& out = directions_[kept];
     out.position.clear();
+    out.start.clear();
     out.code.clear();
     out.coef.clear();
     for (const auto& column_position : order_) {
@@ -367,21 +368,23 @@ size_t TreeTrainer::round_directions(const MatrixXd& directions) {
       const uint16_t code = encode_coefficient(c);
       out.position.push_back(static_cast<int>(column_position.second));
       out.code.push_back(code);
-      out.coef.push_back(decode_coefficient(code));
+      out.coef.push_back(static_cast<float>(decode_coefficient(code)));
     }
     ++kept;
   }
   return kept;
 }
 
-void TreeTrainer::project(const Direction& direction, size_t n, double* u) {
+void TreeTrainer::project(Direction& direction, size_t n, double* u) {
   const size_t k = direction.position.size();
-  gathered_.resize(k);
+  direction.start.resize(k);
+  for (size_t e = 0; e < k; ++e) {
+    direction.start[e] = static_cast<std::ptrdiff_t>(direction.position[e]) *
+                         static_cast<std::ptrdiff_t>(n);
+  }
+  const double* xs = xs_.data();
   for (size_t i = 0; i < n; ++i) {
-    for (size_t e = 0; e < k; ++e) {
-      gathered_[e] = xs_[static_cast<size_t>(direction.position[e]) * n + i];
-    }
-    u[i] = project_row(direction.coef.data(), gathered_.data(), static_cast<int>(k));
+    u[i] = project_row(direction.coef.data(), xs + i, direction.start.data(), static_cast<int>(k));
   }
 }
 

@@ -45,9 +45,10 @@ class TreeTrainer {
   };
   /** A candidate direction as stored: increasing columns, rounded coefficients. */
   struct Direction {
-    std::vector<int> position;  // column of xs_
+    std::vector<int> position;          // column of xs_
+    std::vector<std::ptrdiff_t> start;  // where that column starts in xs_
     std::vector<uint16_t> code;
-    std::vector<double> coef;
+    std::vector<float> coef;            // the codes' values (exact as floats)
   };
 
   void grow_node(const NodeTask& task, std::vector<NodeTask>& next);
@@ -60,7 +61,7 @@ class TreeTrainer {
   Eigen::MatrixXd data_directions(size_t n);
   Eigen::MatrixXd directions_on(const ConstMatrixRef& x, const size_t* rows);
   size_t round_directions(const Eigen::MatrixXd& directions);
-  void project(const Direction& direction, size_t n, double* u);
+  void project(Direction& direction, size_t n, double* u);
   double value(size_t row, int column) const;
 
   const Data& data_;
@@ -82,7 +83,6 @@ class TreeTrainer {
   size_t xs_used_ = 0;              // entries of xs_ in use
   std::vector<Direction> directions_;  // the node's candidates, rounded
   Buffer<double> projection_;       // node rows x directions, column-major
-  std::vector<double> gathered_;    // one row's values on a direction's columns
   std::vector<int> scratch_rows_;
   std::vector<std::pair<int, size_t>> order_;  // (matrix column, xs_ column) of a direction
   // Reused at every node so that finding directions does not allocate.
