@@ -13,7 +13,9 @@
 #include "Data.h"
 #include "Forest.h"
 #include "Predictor.h"
+#include "Projection.h"
 #include "Rng.h"
+#include "TreeCodec.h"
 #include "SortKeys.h"
 #include "SplitSearch.h"
 
@@ -138,81 +140,200 @@ void test_split_search() {
   t.classes = classes.data();
   t.n = 6;
   t.width = 1;
-  SplitSearch search(SplitRule::kEntropy, 2, 6);
+  const EntropyTable table(6);
+  SplitSearch search(SplitRule::kEntropy, 2, &table);
   search.set_node(t);
   Rng rng(1, 1);
   BestSplit best;
   search.sweep(u.data(), 1, 0, rng, best);
-  check(best.n_left == 3 && best.threshold == 3.5, "the pure split is found at the midpoint");
+  check(best.n_left == 3 && best.lo == 3 && best.hi == 4, "the pure split is found between 3 and 4");
+  check(short_threshold(best.lo, best.hi) == 3.5, "and its threshold is the short 3.5");
   check(std::abs(best.gain - 6.0 * std::log(2.0)) < 1e-12, "its gain is n log 2");
   BestSplit none;
   search.sweep(u.data(), 4, 0, rng, none);
   check(none.direction < 0, "min_leaf larger than half the node allows no split");
 }
 
-void test_forest() {
-  std::mt19937_64 gen(3);
+void test_coefficients() {
+  std::mt19937_64 gen(5);
+  std::uniform_real_distribution<double> unit(-1.0, 1.0);
+  bool exact_float = true, close = true, one = true;
+  for (int i = 0; i < 100000; ++i) {
+    const double c = unit(gen) * std::ldexp(1.0, -static_cast<int>(gen() % 30));
+    if (std::abs(c) < kSmallestCoefficient) continue;
+    const double back = decode_coefficient(encode_coefficient(c));
+    exact_float = exact_float && static_cast<double>(static_cast<float>(back)) == back;
+    close = close && std::abs(back - c) <= std::abs(c) * std::ldexp(1.0, -11);
+  }
+  for (double c : {1.0, -1.0, 1.0 + 1e-12, 0.5, -0.25}) {
+    one = one && decode_coefficient(encode_coefficient(c)) == (std::abs(c) > 0.9 ? (c > 0 ? 1.0 : -1.0) : c);
+  }
+  check(exact_float, "every coefficient code is exactly a float");
+  check(close, "coefficients round to within 2^-11 relative");
+  check(one, "1, powers of two and near-1 values round exactly");
+
+  bool inside = true, short_enough = true;
   std::normal_distribution<double> normal;
-  const int n = 300, p = 4;
+  for (int i = 0; i < 100000; ++i) {
+    const double lo = normal(gen) * std::ldexp(1.0, static_cast<int>(gen() % 40) - 20);
+    const double gap = std::abs(lo) * std::ldexp(1.0, -static_cast<int>(gen() % 52)) + 1e-300;
+    const double hi = lo + gap;
+    if (!(lo < hi)) continue;
+    const double t = short_threshold(lo, hi);
+    inside = inside && lo <= t && t < hi;
+    const double mid = lo + 0.5 * (hi - lo);
+    if (mid > lo && mid < hi && lo + 0.25 * (hi - lo) < hi - 0.25 * (hi - lo)) {
+      short_enough = short_enough && (t >= lo + 0.25 * (hi - lo) || t == mid);
+    }
+  }
+  check(inside, "short thresholds lie in [lo, hi)");
+  check(short_enough, "short thresholds lie in the middle half of the gap (or are the midpoint)");
+}
+
+/** A forest's encoded trees, collected from grow_forest(). */
+struct Grown {
+  std::vector<std::vector<uint8_t>> bytes;
+  std::vector<double> importance;
+  EncodedTrees view() const {
+    EncodedTrees out;
+    for (const auto& b : bytes) out.emplace_back(b.data(), b.size());
+    return out;
+  }
+};
+
+Grown grow(const Data& data, const ForestOptions& options, const ModelShape& shape,
+           const Runtime& runtime) {
+  Grown out;
+  out.bytes.resize(static_cast<size_t>(options.n_tree));
+  grow_forest(data, options, shape, runtime,
+              [&](size_t begin, std::vector<std::vector<uint8_t>>& encoded, std::vector<double>& imp) {
+                for (size_t i = 0; i < encoded.size(); ++i) out.bytes[begin + i].swap(encoded[i]);
+                out.importance.insert(out.importance.end(), imp.begin(), imp.end());
+              });
+  return out;
+}
+
+void test_forest() {
+  // Few distinct values per feature, z-scored as R would (like the letter
+  // data): rows whose projections are equal in exact arithmetic differ only by
+  // rounding, so any difference between the projections of training and of
+  // prediction (fused multiply-adds in one and not the other, say) shows up
+  // as rows on the wrong side of a threshold.
+  std::mt19937_64 gen(3);
+  std::uniform_int_distribution<int> level(0, 7);
+  const int n = 3000, p = 6;
   std::vector<double> x(n * p), y_real(0);
   std::vector<int> y(n);
+  const double centre[] = {3.4, 3.6, 3.5, 3.45, 3.55, 3.3}, spread[] = {2.3, 2.1, 2.2, 2.25, 2.35, 2.15};
   for (int i = 0; i < n; ++i) {
-    for (int j = 0; j < p; ++j) x[j * n + i] = normal(gen);
-    x[2 * n + i] = i % 10 == 0 ? std::nan("") : x[2 * n + i];
-    y[i] = x[0 * n + i] + x[1 * n + i] > 0 ? 1 : 0;
+    int raw[p];
+    for (int j = 0; j < p; ++j) {
+      raw[j] = level(gen);
+      x[j * n + i] = (raw[j] - centre[j]) / spread[j];
+    }
+    if (i % 17 == 0) x[2 * n + i] = std::nan("");
+    y[i] = (raw[0] + raw[1] + raw[3] * raw[4] / 4 + static_cast<int>(gen() % 3)) % 2;
   }
-  const Data data(MatrixMap(x.data(), n, p), {0, 1, 2, 3, 4}, IntMatrixMap(y.data(), n, 1), {2},
-                  MatrixMap(y_real.data(), n, 0));
-  const TreeOptions tree(2, 2, 1, 0, SplitRule::kEntropy, Projection::kCca, true, false, true);
-  const ForestOptions options(20, 99, tree);
+  const Data data(MatrixMap(x.data(), n, p), {0, 1, 2, 3, 4, 5, 6}, IntMatrixMap(y.data(), n, 1),
+                  {2}, MatrixMap(y_real.data(), n, 0));
+  ModelShape shape;
+  shape.n_column = p;
+  shape.n_class = {2};
+  for (Projection projection : {Projection::kCca, Projection::kRotation, Projection::kAxis}) {
+    const TreeOptions tree(4, 2, 1, 0, SplitRule::kEntropy, projection, true, false, true);
+    const ForestOptions options(12, 99, tree);
+    Runtime forward;
+    Runtime backward;  // another schedule: trees grown in reverse order
+    backward.parallel_for = [](size_t begin, size_t end, const std::function<void(size_t)>& body) {
+      for (size_t i = end; i > begin; --i) body(i - 1);
+    };
+    backward.batch_size = 5;
+    const Grown a = grow(data, options, shape, forward), b = grow(data, options, shape, backward);
+    check(a.bytes == b.bytes && a.importance == b.importance,
+          "trees do not depend on the order or batches they are grown in");
+    // Trees 4..11 grown on their own are trees 4..11 of the whole forest.
+    const ForestOptions tail_options(8, 99, tree, 4);
+    const Grown tail = grow(data, tail_options, shape, forward);
+    check(std::equal(tail.bytes.begin(), tail.bytes.end(), a.bytes.begin() + 4),
+          "a range of trees grown apart equals that range of the whole forest");
 
-  Runtime forward;
-  Runtime backward;  // another schedule: trees grown in reverse order
-  backward.parallel_for = [](size_t begin, size_t end, const std::function<void(size_t)>& body) {
-    for (size_t i = end; i > begin; --i) body(i - 1);
-  };
-  const ForestFit a = train_forest(data, options, forward);
-  const ForestFit b = train_forest(data, options, backward);
-  bool same = true;
-  for (size_t t = 0; t < a.trees.size(); ++t) {
-    same = same && a.trees[t].child_left == b.trees[t].child_left &&
-           a.trees[t].threshold == b.trees[t].threshold &&
-           a.trees[t].payload_value == b.trees[t].payload_value;
-  }
-  check(same, "trees do not depend on the order they are grown in");
+    // Every training row (all rows here: projection bootstrapping) reaches a
+    // leaf that holds its class: leaves keep every class of the rows grown
+    // into them. This is what one projection routine for training and
+    // prediction guarantees, whatever the compiler does with it.
+    const ForestModel model = decode_forest(a.view(), shape, 0, a.bytes.size());
+    int wrong_leaf = 0;
+    std::vector<double> row(p);
+    for (size_t t = 0; t < model.n_tree(); ++t) {
+      const uint64_t key = tree_impute_key(99, t);
+      for (int i = 0; i < n; ++i) {
+        tree_row(data.x, i, true, key, data.row_hash[i], row.data());
+        const int32_t leaf = find_leaf(model, t, row.data());
+        const uint64_t* nodes = model.tree(t);
+        const NodeHead& head = ForestModel::head(nodes, leaf);
+        const int32_t* index = ForestModel::value_index(nodes, leaf);
+        wrong_leaf += std::find(index, index + head.count, y[i]) == index + head.count;
+      }
+    }
+    check(wrong_leaf == 0, "training rows reach a leaf holding their class (" +
+                               std::to_string(wrong_leaf) + " did not), projection " +
+                               std::to_string(static_cast<int>(projection)));
 
-  std::vector<int> node_start(1, 0), child_left, payload_start(1, 0), payload_index;
-  std::vector<double> threshold, payload_value;
-  for (const Tree& t : a.trees) {
-    const int offset = static_cast<int>(payload_index.size());
-    child_left.insert(child_left.end(), t.child_left.begin(), t.child_left.end());
-    threshold.insert(threshold.end(), t.threshold.begin(), t.threshold.end());
-    for (size_t j = 1; j < t.payload_start.size(); ++j) payload_start.push_back(offset + t.payload_start[j]);
-    payload_index.insert(payload_index.end(), t.payload_index.begin(), t.payload_index.end());
-    payload_value.insert(payload_value.end(), t.payload_value.begin(), t.payload_value.end());
-    node_start.push_back(static_cast<int>(child_left.size()));
+    std::vector<double> prob(static_cast<size_t>(n) * 2, 0.0);
+    PredictOptions po;
+    po.seed = 99;
+    add_tree_predictions(model, data.x, data.row_hash, po, forward, prob.data());
+    bool sums = true;
+    for (int i = 0; i < n; ++i) {
+      sums = sums && std::abs(prob[i] + prob[n + i] - static_cast<double>(model.n_tree())) < 1e-9;
+    }
+    check(sums, "class probabilities sum to one");
   }
-  ForestView view;
-  view.n_tree = static_cast<int>(a.trees.size());
-  view.node_start = node_start.data();
-  view.child_left = child_left.data();
-  view.threshold = threshold.data();
-  view.payload_start = payload_start.data();
-  view.payload_index = payload_index.data();
-  view.payload_value = payload_value.data();
-  PredictOptions po;
-  po.seed = 99;
-  po.n_tree = view.n_tree;
-  po.n_value = 2;
-  const Eigen::MatrixXd prob = predict_forest(view, data.x, po, forward);
-  int errors = 0;
-  bool sums = true;
-  for (int i = 0; i < n; ++i) {
-    errors += (prob(i, 1) > prob(i, 0) ? 1 : 0) != y[i];
-    sums = sums && std::abs(prob(i, 0) + prob(i, 1) - 1.0) < 1e-12;
+}
+
+void test_codec_damage() {
+  std::vector<double> x(40), y_real(0);
+  std::vector<int> y(20);
+  for (int i = 0; i < 20; ++i) {
+    x[i] = i;
+    x[20 + i] = (i * 7) % 5;
+    y[i] = i % 3 == 0;
   }
-  check(sums, "class probabilities sum to one");
-  check(errors == 0, "fully grown trees fit distinct training rows, missing values included");
+  const Data data(MatrixMap(x.data(), 20, 2), {0, 1, 2}, IntMatrixMap(y.data(), 20, 1), {2},
+                  MatrixMap(y_real.data(), 20, 0));
+  ModelShape shape;
+  shape.n_column = 2;
+  shape.n_class = {2};
+  const TreeOptions tree(2, 2, 1, 0, SplitRule::kGini, Projection::kCca, true, false, true);
+  const Grown g = grow(data, ForestOptions(1, 7, tree), shape, Runtime());
+  std::mt19937_64 gen(11);
+  int refused = 0, decoded = 0, crashed = 0;
+  for (int trial = 0; trial < 20000; ++trial) {
+    std::vector<uint8_t> bytes = g.bytes[0];
+    const int kind = trial % 3;
+    if (kind == 0) {
+      bytes[gen() % bytes.size()] ^= static_cast<uint8_t>(1u << (gen() % 8));
+    } else if (kind == 1) {
+      bytes.resize(gen() % bytes.size());
+    } else {
+      for (int k = 0; k < 4; ++k) bytes[gen() % bytes.size()] = static_cast<uint8_t>(gen());
+    }
+    ForestModel model;
+    model.shape = shape;
+    try {
+      decode_tree(bytes.data(), bytes.size(), model);
+      ++decoded;
+      // A tree that decodes must be walkable to a leaf for any row.
+      std::vector<double> row = {1.0, 2.0};
+      const int32_t leaf = find_leaf(model, 0, row.data());
+      crashed += ForestModel::head(model.tree(0), leaf).left != 0;
+    } catch (const DamagedModel&) {
+      ++refused;
+    }
+  }
+  check(crashed == 0 && refused + decoded == 20000 && refused > 10000,
+        "damaged trees are refused or decode to walkable trees (" + std::to_string(refused) +
+            " refused)");
 }
 
 }  // namespace
@@ -222,7 +343,9 @@ int main() {
   test_sorter();
   test_cca();
   test_split_search();
+  test_coefficients();
   test_forest();
+  test_codec_damage();
   std::printf("%d passed, %d failed\n", checks - failures, failures);
   return failures == 0 ? 0 : 1;
 }
