@@ -41,6 +41,10 @@ ccf_round_coefficients_cpp <- function(c) {
     .Call(`_ccforest_ccf_round_coefficients_cpp`, c)
 }
 
+ccf_alloc_probe_cpp <- function(hold_bytes, r_length) {
+    .Call(`_ccforest_ccf_alloc_probe_cpp`, hold_bytes, r_length)
+}
+
 ccf_short_threshold_cpp <- function(lo, hi) {
     .Call(`_ccforest_ccf_short_threshold_cpp`, lo, hi)
 }

@@ -213,9 +213,13 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
     n_obs = nrow(matrix_x), train_time = NA_real_, call = call
   )
   if (bagging) {
-    oob <- ccf_oob_cpp(fit$forest$trees, model_shape(fit), training$x, training$feature_start,
-                       training$y_class, training$n_class, training$y_real, seed, 0,
-                       core$impute_random, n_thread, importance == "permutation")
+    oob <- with_memory_advice(
+      ccf_oob_cpp(fit$forest$trees, model_shape(fit), training$x, training$feature_start,
+                  training$y_class, training$n_class, training$y_real, seed, 0,
+                  core$impute_random, n_thread, importance == "permutation"),
+      doing = "compute the out-of-bag predictions",
+      advice = "Use sampling = \"projection\", which has none, or fit on fewer rows."
+    )
     fit[c("predictions", "oob_error")] <- out_of_bag(oob, fit$response, response, kept_rows)
     if (importance == "permutation") {
       fit$variable.importance <- oob_importance(oob$importance, fit)

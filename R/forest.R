@@ -46,9 +46,23 @@ core_options <- function(options, seed) {
 #' @return list(trees = list of raw vectors, importance = feature x tree matrix)
 #' @noRd
 grow_trees <- function(training, core, first_tree, n_tree, n_thread, verbose) {
-  ccf_grow_cpp(
-    training$x, training$feature_start, training$y_class, training$n_class, training$y_real,
-    core, training$shape, first_tree, n_tree, n_thread, verbose, memory_limit()
+  limit <- memory_limit()
+  # Every tree takes at least a few dozen bytes in R: refuse absurd forests
+  # before allocating anything for them.
+  floor_bytes <- 64 * n_tree
+  if (floor_bytes > limit) {
+    stop(sprintf(paste0(
+      "n_tree = %s would need at least %s of memory, but only %s is available. ",
+      "Reduce `n_tree`."), format(n_tree, big.mark = ","), format_bytes(floor_bytes),
+      format_bytes(limit)), call. = FALSE)
+  }
+  with_memory_advice(
+    ccf_grow_cpp(
+      training$x, training$feature_start, training$y_class, training$n_class, training$y_real,
+      core, training$shape, first_tree, n_tree, n_thread, verbose, limit
+    ),
+    doing = sprintf("grow this forest of %s trees", format(n_tree, big.mark = ",")),
+    advice = "Reduce `n_tree`, or grow smaller trees with a larger `min_leaf` or a `max_depth`."
   )
 }
 

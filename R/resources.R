@@ -9,7 +9,12 @@
 memory_limit <- function() {
   limit <- getOption("ccforest.memory_limit")
   if (!is.null(limit)) {
-    return(check_number(limit, "options(ccforest.memory_limit)", min = 0, open_min = TRUE))
+    type_ok <- is_plain_number(limit)
+    if (!type_ok || length(limit) != 1L || is.na(limit) || limit <= 0) {
+      stop_rule("options(ccforest.memory_limit)", "a single number of bytes > 0 (Inf: no limit)",
+                limit, type_ok)
+    }
+    return(as.double(limit))
   }
   available <- available_memory()
   if (is.na(available)) Inf else available
@@ -71,10 +76,32 @@ cgroup_available <- function(root = "/") {
   NA_real_
 }
 
+#' Evaluate `expr`; R's own allocation failures inside it (a heap limit,
+#' say) arrive with R's terse message, so say what was being done and what
+#' to change
+#' @noRd
+with_memory_advice <- function(expr, doing, advice) {
+  tryCatch(expr, error = function(e) {
+    message <- conditionMessage(e)
+    if (grepl("cannot allocate|vector memory (exhausted|limit)", message)) {
+      stop(sprintf("Not enough memory to %s (%s). %s", doing, trimws(message), advice),
+           call. = FALSE)
+    }
+    stop(e)
+  })
+}
+
 #' @noRd
 read_lines_quietly <- function(path, n = -1L) {
   if (!file.exists(path)) {
     return(character(0))
   }
   tryCatch(suppressWarnings(readLines(path, n = n)), error = function(e) character(0))
+}
+
+#' @noRd
+format_bytes <- function(bytes) {
+  units <- c("bytes", "KB", "MB", "GB", "TB", "PB")
+  power <- min(length(units) - 1L, max(0L, floor(log(max(bytes, 1), 1024))))
+  sprintf("%.1f %s", bytes / 1024^power, units[[power + 1L]])
 }

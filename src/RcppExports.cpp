@@ -155,6 +155,17 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// ccf_alloc_probe_cpp
+double ccf_alloc_probe_cpp(double hold_bytes, double r_length);
+RcppExport SEXP _ccforest_ccf_alloc_probe_cpp(SEXP hold_bytesSEXP, SEXP r_lengthSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< double >::type hold_bytes(hold_bytesSEXP);
+    Rcpp::traits::input_parameter< double >::type r_length(r_lengthSEXP);
+    rcpp_result_gen = Rcpp::wrap(ccf_alloc_probe_cpp(hold_bytes, r_length));
+    return rcpp_result_gen;
+END_RCPP
+}
 // ccf_short_threshold_cpp
 double ccf_short_threshold_cpp(double lo, double hi);
 RcppExport SEXP _ccforest_ccf_short_threshold_cpp(SEXP loSEXP, SEXP hiSEXP) {
@@ -178,6 +189,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_ccforest_ccf_rotation_cpp", (DL_FUNC) &_ccforest_ccf_rotation_cpp, 3},
     {"_ccforest_ccf_split_cpp", (DL_FUNC) &_ccforest_ccf_split_cpp, 7},
     {"_ccforest_ccf_round_coefficients_cpp", (DL_FUNC) &_ccforest_ccf_round_coefficients_cpp, 1},
+    {"_ccforest_ccf_alloc_probe_cpp", (DL_FUNC) &_ccforest_ccf_alloc_probe_cpp, 2},
     {"_ccforest_ccf_short_threshold_cpp", (DL_FUNC) &_ccforest_ccf_short_threshold_cpp, 2},
     {NULL, NULL, 0}
 };

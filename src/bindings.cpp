@@ -95,14 +95,15 @@ Rcpp::List ccf_grow_cpp(const Rcpp::NumericMatrix& x, const Rcpp::IntegerVector&
                         const Rcpp::NumericMatrix& y_real, const Rcpp::List& options,
                         const Rcpp::List& shape, double first_tree, int n_tree, int n_thread,
                         bool verbose, double memory_limit) {
+  // R results first: if R cannot allocate them, nothing C++ is held yet.
+  const size_t n_feature = static_cast<size_t>(feature_start.size() - 1);
+  Rcpp::List trees = new_list(n_tree);
+  Rcpp::NumericMatrix importance(
+      Rcpp::Shield<SEXP>(alloc_matrix(REALSXP, static_cast<R_xlen_t>(n_feature), n_tree)));
   const Data data = training_data(x, feature_start, y_class, n_class, y_real);
   const ForestOptions forest(n_tree, whole_number(list_value<double>(options, "seed"), "seed"),
                              tree_options(options), whole_number(first_tree, "first_tree"));
   const ModelShape model = model_shape(shape);
-  const size_t n_feature = data.n_feature();
-  Rcpp::List trees(Rcpp::Shield<SEXP>(alloc_vector(VECSXP, n_tree)));
-  Rcpp::NumericMatrix importance(
-      Rcpp::Shield<SEXP>(alloc_matrix(REALSXP, static_cast<R_xlen_t>(n_feature), n_tree)));
   double stored_bytes = 0.0;
   RHost host;
   const Runtime runtime = r_runtime(host, n_thread, verbose, "Growing trees");
@@ -121,7 +122,11 @@ Rcpp::List ccf_grow_cpp(const Rcpp::NumericMatrix& x, const Rcpp::IntegerVector&
               importance.begin() + static_cast<R_xlen_t>(begin * n_feature));
     const double done = static_cast<double>(begin + encoded.size());
     const double projected = stored_bytes / done * n_tree;
-    if (std::isfinite(memory_limit) && projected > memory_limit) {
+    // Tree sizes vary: extrapolate from ten trees at least (or all of them),
+    // unless what is stored already exceeds the limit.
+    const bool enough = done >= std::min(10.0, static_cast<double>(n_tree));
+    if (std::isfinite(memory_limit) && (stored_bytes > memory_limit ||
+                                        (enough && projected > memory_limit))) {
       throw Rcpp::exception(
           ("This forest would need about " + format_bytes(projected) + " of memory for its " +
            std::to_string(n_tree) + " trees (" + format_bytes(stored_bytes / done) +
@@ -136,7 +141,7 @@ Rcpp::List ccf_grow_cpp(const Rcpp::NumericMatrix& x, const Rcpp::IntegerVector&
   guarded([&] { grow_forest(data, forest, model, runtime, sink); },
           "out of memory while growing the forest; reduce `n_tree`, or grow smaller trees with a "
           "larger `min_leaf` or a `max_depth`");
-  return Rcpp::List::create(Rcpp::Named("trees") = trees, Rcpp::Named("importance") = importance);
+  return named_list({{"trees", trees}, {"importance", importance}});
 }
 
 // Out-of-bag sums of a bagged forest (and, if asked, its out-of-bag
@@ -154,15 +159,19 @@ Rcpp::List ccf_oob_cpp(const Rcpp::List& trees, const Rcpp::List& shape,
   RHost host;
   const Runtime runtime = r_runtime(host, n_thread, false, "");
   const char* oom = "out of memory while computing out-of-bag predictions";
-  const OutOfBag oob = guarded([&] { return out_of_bag(encoded, model, data, source, runtime); }, oom);
-  Rcpp::List out = Rcpp::List::create(Rcpp::Named("sum") = to_r(oob.sum),
-                                      Rcpp::Named("count") = Rcpp::wrap(oob.count));
-  if (permutation_importance) {
-    const std::vector<double> importance = guarded(
-        [&] { return oob_permutation_importance(encoded, model, data, source, runtime); }, oom);
-    out.push_back(Rcpp::wrap(importance), "importance");
+  Rcpp::NumericMatrix sum;
+  Rcpp::IntegerVector count;
+  {
+    const OutOfBag oob = guarded([&] { return out_of_bag(encoded, model, data, source, runtime); }, oom);
+    sum = to_r(oob.sum);
+    count = integer_of(oob.count.begin(), oob.count.end());
   }
-  return out;
+  if (!permutation_importance) return named_list({{"sum", sum}, {"count", count}});
+  const std::vector<double> importance = guarded(
+      [&] { return oob_permutation_importance(encoded, model, data, source, runtime); }, oom);
+  return named_list({{"sum", sum},
+                     {"count", count},
+                     {"importance", numeric_of(importance.begin(), importance.end())}});
 }
 
 // Averages the leaf values of the first n_tree stored trees for each row of x.
@@ -213,7 +222,7 @@ Rcpp::NumericMatrix ccf_predict_cpp(const Rcpp::List& trees, const Rcpp::List& s
 // [[Rcpp::export(rng = false)]]
 Rcpp::List ccf_tree_sizes_cpp(const Rcpp::List& trees, const Rcpp::List& shape) {
   const ModelShape model = model_shape(shape);
-  Rcpp::IntegerVector leaves(trees.size()), depth(trees.size());
+  Rcpp::IntegerVector leaves = new_integer(trees.size()), depth = new_integer(trees.size());
   guarded([&] {
     const EncodedTrees encoded = encoded_trees(trees);
     for (size_t t = 0; t < encoded.size(); ++t) {
@@ -228,7 +237,7 @@ Rcpp::List ccf_tree_sizes_cpp(const Rcpp::List& trees, const Rcpp::List& shape) 
       depth[static_cast<R_xlen_t>(t)] = deepest;
     }
   }, "out of memory while reading the forest");
-  return Rcpp::List::create(Rcpp::Named("leaves") = leaves, Rcpp::Named("depth") = depth);
+  return named_list({{"leaves", leaves}, {"depth", depth}});
 }
 
 // One stored tree as a table of its nodes (0-based ids, breadth first).
@@ -247,10 +256,11 @@ Rcpp::List ccf_tree_table_cpp(const Rcpp::RawVector& tree, const Rcpp::List& sha
       at.push_back(static_cast<int32_t>(a));
     }
     const R_xlen_t n = static_cast<R_xlen_t>(at.size());
-    Rcpp::IntegerVector node(n), left(n), right(n);
-    Rcpp::LogicalVector terminal(n);
-    Rcpp::NumericVector threshold(n);
-    Rcpp::List columns(n), coefficients(n), values(n), value_index(n);
+    Rcpp::IntegerVector node = new_integer(n), left = new_integer(n), right = new_integer(n);
+    Rcpp::LogicalVector terminal = new_logical(n);
+    Rcpp::NumericVector threshold = new_numeric(n);
+    Rcpp::List columns = new_list(n), coefficients = new_list(n), values = new_list(n),
+               value_index = new_list(n);
     for (R_xlen_t j = 0; j < n; ++j) {
       const int32_t a = at[static_cast<size_t>(j)];
       const NodeHead& head = ForestModel::head(records, a);
@@ -262,20 +272,19 @@ Rcpp::List ccf_tree_table_cpp(const Rcpp::RawVector& tree, const Rcpp::List& sha
       if (head.left != 0) {
         const std::ptrdiff_t* offsets = ForestModel::offsets(records, a);
         const float* coef = ForestModel::coefficients(records, a);
-        columns[j] = Rcpp::IntegerVector(offsets, offsets + head.count);
-        coefficients[j] = Rcpp::NumericVector(coef, coef + head.count);
+        columns[j] = integer_of(offsets, offsets + head.count);
+        coefficients[j] = numeric_of(coef, coef + head.count);
       } else {
         const int32_t* index = ForestModel::value_index(records, a);
         const double* value = ForestModel::values(records, a);
-        value_index[j] = Rcpp::IntegerVector(index, index + head.count);
-        values[j] = Rcpp::NumericVector(value, value + head.count);
+        value_index[j] = integer_of(index, index + head.count);
+        values[j] = numeric_of(value, value + head.count);
       }
     }
-    return Rcpp::List::create(
-        Rcpp::Named("node") = node, Rcpp::Named("left") = left, Rcpp::Named("right") = right,
-        Rcpp::Named("terminal") = terminal, Rcpp::Named("threshold") = threshold,
-        Rcpp::Named("columns") = columns, Rcpp::Named("coefficients") = coefficients,
-        Rcpp::Named("value_index") = value_index, Rcpp::Named("values") = values);
+    return named_list({{"node", node}, {"left", left}, {"right", right}, {"terminal", terminal},
+                       {"threshold", threshold}, {"columns", columns},
+                       {"coefficients", coefficients}, {"value_index", value_index},
+                       {"values", values}});
   }, "out of memory while reading the tree");
 }
 
@@ -291,8 +300,7 @@ Rcpp::List ccf_cca_cpp(const Rcpp::NumericMatrix& x, const Rcpp::NumericMatrix& 
   }
   const Eigen::MatrixXd xm = map_matrix(x), ym = map_matrix(y);
   const CcaResult result = cca(xm, ym, tolerance);
-  return Rcpp::List::create(Rcpp::Named("directions") = to_r(result.directions),
-                            Rcpp::Named("cor") = to_r(result.correlations));
+  return named_list({{"directions", to_r(result.directions)}, {"cor", to_r(result.correlations)}});
 }
 
 // [[Rcpp::export(rng = false)]]
@@ -307,8 +315,7 @@ Rcpp::List ccf_cca_classes_cpp(const Rcpp::NumericMatrix& x, const Rcpp::Integer
   }
   const Eigen::MatrixXd xm = map_matrix(x);
   const CcaResult result = cca_classes(xm, codes.begin(), n_class, tolerance);
-  return Rcpp::List::create(Rcpp::Named("directions") = to_r(result.directions),
-                            Rcpp::Named("cor") = to_r(result.correlations));
+  return named_list({{"directions", to_r(result.directions)}, {"cor", to_r(result.correlations)}});
 }
 
 // [[Rcpp::export(rng = false)]]
@@ -388,22 +395,38 @@ Rcpp::List ccf_split_cpp(const Rcpp::NumericVector& u, const Rcpp::IntegerMatrix
   BestSplit best;
   search.sweep(u.begin(), static_cast<size_t>(min_leaf), 0, rng, best);
   const bool found = best.direction >= 0;
-  return Rcpp::List::create(
-      Rcpp::Named("found") = found, Rcpp::Named("gain") = best.gain,
-      Rcpp::Named("threshold") = found ? short_threshold(best.lo, best.hi) : NA_REAL,
-      Rcpp::Named("n_left") = static_cast<int>(best.n_left), Rcpp::Named("base") = base,
-      Rcpp::Named("tolerance") = search.tolerance());
+  const double threshold = found ? short_threshold(best.lo, best.hi) : NA_REAL;
+  const int n_left = static_cast<int>(best.n_left);
+  const double tolerance = search.tolerance(), gain = best.gain;
+  Rcpp::LogicalVector found_r = new_logical(1);
+  found_r[0] = found;
+  return named_list({{"found", found_r},
+                     {"gain", numeric_of(&gain, &gain + 1)},
+                     {"threshold", numeric_of(&threshold, &threshold + 1)},
+                     {"n_left", integer_of(&n_left, &n_left + 1)},
+                     {"base", numeric_of(&base, &base + 1)},
+                     {"tolerance", numeric_of(&tolerance, &tolerance + 1)}});
 }
 
 // [[Rcpp::export(rng = false)]]
 Rcpp::NumericVector ccf_round_coefficients_cpp(const Rcpp::NumericVector& c) {
-  Rcpp::NumericVector out(c.size());
+  Rcpp::NumericVector out = new_numeric(c.size());
   for (R_xlen_t i = 0; i < c.size(); ++i) {
     const double a = std::abs(c[i]);
     if (!(a < 2.0)) Rcpp::stop("coefficients must be finite with |c| < 2");
     out[i] = a < kSmallestCoefficient ? 0.0 : decode_coefficient(encode_coefficient(c[i]));
   }
   return out;
+}
+
+// Holds `hold_bytes` of C++ memory, then asks R for a vector of `r_length`
+// doubles: the mechanism every binding uses to return results. Under a heap
+// limit the R allocation fails, and the C++ memory must still be released.
+// [[Rcpp::export(rng = false)]]
+double ccf_alloc_probe_cpp(double hold_bytes, double r_length) {
+  std::vector<char> held(static_cast<size_t>(hold_bytes), 1);
+  Rcpp::NumericVector r = new_numeric(static_cast<R_xlen_t>(r_length));
+  return static_cast<double>(held.size()) + static_cast<double>(r.size());
 }
 
 // [[Rcpp::export(rng = false)]]

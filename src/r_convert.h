@@ -5,7 +5,9 @@
 #include <Rcpp.h>
 
 #include <cstdint>
+#include <algorithm>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/Data.h"
@@ -35,6 +37,48 @@ inline SEXP alloc_matrix(SEXPTYPE type, R_xlen_t nrow, R_xlen_t ncol) {
     UNPROTECT(2);
     return m;
   });
+}
+
+/** R vectors of the usual types, allocated as alloc_vector() does. */
+inline Rcpp::NumericVector new_numeric(R_xlen_t n) {
+  return Rcpp::NumericVector(Rcpp::Shield<SEXP>(alloc_vector(REALSXP, n)));
+}
+inline Rcpp::IntegerVector new_integer(R_xlen_t n) {
+  return Rcpp::IntegerVector(Rcpp::Shield<SEXP>(alloc_vector(INTSXP, n)));
+}
+inline Rcpp::LogicalVector new_logical(R_xlen_t n) {
+  return Rcpp::LogicalVector(Rcpp::Shield<SEXP>(alloc_vector(LGLSXP, n)));
+}
+inline Rcpp::List new_list(R_xlen_t n) {
+  return Rcpp::List(Rcpp::Shield<SEXP>(alloc_vector(VECSXP, n)));
+}
+template <typename Iterator>
+Rcpp::NumericVector numeric_of(Iterator begin, Iterator end) {
+  Rcpp::NumericVector out = new_numeric(static_cast<R_xlen_t>(end - begin));
+  std::copy(begin, end, out.begin());
+  return out;
+}
+template <typename Iterator>
+Rcpp::IntegerVector integer_of(Iterator begin, Iterator end) {
+  Rcpp::IntegerVector out = new_integer(static_cast<R_xlen_t>(end - begin));
+  std::copy(begin, end, out.begin());
+  return out;
+}
+
+/** A named list of the given elements, allocated as alloc_vector() does. */
+inline Rcpp::List named_list(const std::vector<std::pair<const char*, SEXP>>& elements) {
+  const R_xlen_t n = static_cast<R_xlen_t>(elements.size());
+  return Rcpp::List(Rcpp::Shield<SEXP>(Rcpp::unwindProtect([&] {
+    SEXP list = PROTECT(Rf_allocVector(VECSXP, n));
+    SEXP names = PROTECT(Rf_allocVector(STRSXP, n));
+    for (R_xlen_t i = 0; i < n; ++i) {
+      SET_VECTOR_ELT(list, i, elements[static_cast<size_t>(i)].second);
+      SET_STRING_ELT(names, i, Rf_mkChar(elements[static_cast<size_t>(i)].first));
+    }
+    Rf_setAttrib(list, R_NamesSymbol, names);
+    UNPROTECT(2);
+    return list;
+  })));
 }
 
 inline MatrixMap map_matrix(const Rcpp::NumericMatrix& m) {

@@ -1,0 +1,181 @@
+# Memory: the limit a fit must fit in, the forest's size extrapolated from the
+# trees grown so far, the refusal when it would not fit, and no C++ memory
+# left behind when R cannot allocate.
+
+fake_root <- function(files) {
+  root <- withr::local_tempdir(.local_envir = parent.frame())
+  for (path in names(files)) {
+    full <- file.path(root, path)
+    dir.create(dirname(full), recursive = TRUE, showWarnings = FALSE)
+    writeLines(files[[path]], full)
+  }
+  root
+}
+
+meminfo <- c("MemTotal:       25000000 kB", "MemFree:         1000000 kB",
+             "MemAvailable:   20000000 kB")
+
+test_that("available memory is the smaller of MemAvailable and the cgroup's room", {
+  available <- ccforest:::available_memory
+  # No cgroup limit: MemAvailable.
+  root <- fake_root(list("proc/meminfo" = meminfo, "proc/self/cgroup" = "0::/user.slice",
+                         "sys/fs/cgroup/user.slice/memory.max" = "max",
+                         "sys/fs/cgroup/user.slice/memory.current" = "1000"))
+  expect_equal(available(root), 20000000 * 1024)
+  # cgroup v2 with a limit below the machine's memory: limit minus usage.
+  root <- fake_root(list("proc/meminfo" = meminfo, "proc/self/cgroup" = "0::/job",
+                         "sys/fs/cgroup/job/memory.max" = as.character(4 * 2^30),
+                         "sys/fs/cgroup/job/memory.current" = as.character(2^30)))
+  expect_equal(available(root), 3 * 2^30)
+  # cgroup v1: memory.limit_in_bytes; "no limit" is a number near 2^63.
+  root <- fake_root(list("proc/meminfo" = meminfo,
+                         "proc/self/cgroup" = c("5:cpu,cpuacct:/a", "4:memory:/a"),
+                         "sys/fs/cgroup/memory/a/memory.limit_in_bytes" = as.character(2^31),
+                         "sys/fs/cgroup/memory/a/memory.usage_in_bytes" = as.character(2^30)))
+  expect_equal(available(root), 2^30)
+  root <- fake_root(list("proc/meminfo" = meminfo, "proc/self/cgroup" = "4:memory:/a",
+                         "sys/fs/cgroup/memory/a/memory.limit_in_bytes" = "9223372036854771712"))
+  expect_equal(available(root), 20000000 * 1024)
+  # Nothing readable: unknown.
+  expect_identical(available(withr::local_tempdir()), NA_real_)
+})
+
+test_that("options(ccforest.memory_limit) overrides the system and is checked", {
+  withr::local_options(ccforest.memory_limit = 12345)
+  expect_identical(ccforest:::memory_limit(), 12345)
+  withr::local_options(ccforest.memory_limit = Inf)
+  expect_identical(ccforest:::memory_limit(), Inf)
+  withr::local_options(ccforest.memory_limit = -1)
+  expect_error(ccforest:::memory_limit(),
+               "`options\\(ccforest.memory_limit\\)` must be a single number of bytes > 0 \\(Inf: no limit\\), not -1")
+  withr::local_options(ccforest.memory_limit = "a lot")
+  expect_error(ccforest:::memory_limit(), "options\\(ccforest.memory_limit\\)")
+})
+
+# The extrapolated size of a forest, as the refusal reports it, in bytes.
+reported_need <- function(message) {
+  m <- regmatches(message, regexec("need about ([0-9.]+) (bytes|KB|MB|GB)", message))[[1]]
+  as.numeric(m[[2]]) * 1024^(match(m[[3]], c("bytes", "KB", "MB", "GB")) - 1)
+}
+
+stored_bytes <- function(fit) sum(lengths(fit$forest$trees) + 56)
+
+test_that("a forest that would not fit is refused after its first trees, with its size", {
+  set.seed(1)
+  d <- make_spiral(3000)
+  fit <- ccforest(class ~ ., d, n_tree = 40, seed = 1, n_thread = 1)
+  actual <- stored_bytes(fit)
+  withr::local_options(ccforest.memory_limit = actual / 4)
+  message <- tryCatch(ccforest(class ~ ., d, n_tree = 40, seed = 1, n_thread = 1),
+                      error = conditionMessage)
+  expect_match(message, "would need about .* for its 40 trees")
+  expect_match(message, "Reduce `n_tree`")
+  # The session is intact and nothing was assigned.
+  expect_false(exists("refused", inherits = FALSE))
+  withr::local_options(ccforest.memory_limit = actual * 1.5)
+  expect_s3_class(ccforest(class ~ ., d, n_tree = 40, seed = 1, n_thread = 1), "ccforest")
+})
+
+test_that("the extrapolated size is within 25% of the forest's size, whatever its shape", {
+  set.seed(2)
+  shapes <- list(
+    spiral = list(formula = class ~ ., data = make_spiral(2000)),
+    regression = list(formula = y ~ ., data = make_smooth(2000)),
+    several_outputs = list(formula = cbind(y, z) ~ x1 + x2,
+                           data = transform(make_smooth(1500), z = x1 * x2)),
+    factors = list(formula = y ~ ., data = data.frame(
+      f = factor(sample(letters, 1500, TRUE)), g = factor(sample(1:40, 1500, TRUE)),
+      x = rnorm(1500), y = factor(sample(c("a", "b", "c"), 1500, TRUE))))
+  )
+  for (name in names(shapes)) {
+    s <- shapes[[name]]
+    fit <- ccforest(s$formula, s$data, n_tree = 60, seed = 3, n_thread = 1)
+    actual <- stored_bytes(fit)
+    # Above the floor of 64 bytes a tree, below any real forest.
+    withr::with_options(list(ccforest.memory_limit = 64 * 60 + 100), {
+      message <- tryCatch(ccforest(s$formula, s$data, n_tree = 60, seed = 3, n_thread = 1),
+                          error = conditionMessage)
+    })
+    estimate <- reported_need(message)
+    expect_true(estimate > actual / 1.25 && estimate < actual * 1.25,
+                label = sprintf("%s: estimate %.0f vs actual %.0f bytes", name, estimate, actual))
+  }
+})
+
+test_that("an absurd n_tree is refused before anything is allocated for it", {
+  withr::local_options(ccforest.memory_limit = 2^30)
+  expect_error(ccforest(iris[1:4], iris$Species, n_tree = .Machine$integer.max, seed = 1),
+               "n_tree = 2,147,483,647 would need at least 128.0 GB of memory")
+})
+
+# Resident memory of a child R session after repeated failures of `attempt`
+# under an R heap limit `headroom` MB above what the session holds.
+rss_after_failures <- function(setup, attempt, headroom, times = 6L) {
+  callr::r(function(lib, setup, attempt, headroom, times) {
+    .libPaths(lib)
+    library(ccforest)
+    rss <- function() {
+      line <- grep("^VmRSS:", readLines("/proc/self/status"), value = TRUE)
+      as.numeric(gsub("[^0-9]", "", line)) / 1024
+    }
+    env <- environment()
+    setup(env)
+    used <- gc()[2L, 2L]  # MB of vectors R holds (what mem.maxVSize() limits)
+    messages <- character(0)
+    after <- numeric(0)
+    for (i in seq_len(times)) {
+      # R will not set a limit below its heap's current size (64 MB at least).
+      mem.maxVSize(max(64, used + headroom))
+      messages[i] <- tryCatch({
+        attempt(env, i)
+        "succeeded"
+      }, error = conditionMessage)
+      mem.maxVSize(Inf)
+      invisible(gc())
+      after[i] <- rss()
+    }
+    list(messages = messages, after = after)
+  }, args = list(lib = .libPaths(), setup = setup, attempt = attempt, headroom = headroom,
+                 times = times))
+}
+
+test_that("C++ memory is released when R cannot allocate a result", {
+  skip_on_cran()
+  skip_if_not(file.exists("/proc/self/status"), "resident memory is read from /proc (Linux)")
+  skip_if_not_installed("callr")
+  # Each call holds 200 MB in C++, then asks R for 200 MB beyond its limit.
+  out <- rss_after_failures(
+    setup = function(env) NULL,
+    attempt = function(env, i) ccforest:::ccf_alloc_probe_cpp(200 * 2^20, 200 * 2^20 / 8),
+    headroom = 50
+  )
+  expect_true(all(grepl("cannot allocate|vector memory", out$messages)),
+              label = paste(unique(out$messages), collapse = " | "))
+  # A leak would add 200 MB a call.
+  expect_lt(out$after[[6]] - out$after[[2]], 50)
+})
+
+test_that("fits that fail for lack of R memory release what C++ held", {
+  skip_on_cran()
+  skip_if_not(file.exists("/proc/self/status"), "resident memory is read from /proc (Linux)")
+  skip_if_not_installed("callr")
+  # A bagged fit computes its out-of-bag sums in C++ (62 MB here: 300,000
+  # rows x 26 classes), then R cannot take them. Nothing C++ held may stay
+  # behind: a leak would add those 62 MB at every attempt.
+  out <- rss_after_failures(
+    setup = function(env) {
+      set.seed(1)
+      n <- 300000
+      env$x <- matrix(rnorm(n * 2), n)
+      env$y <- factor(sample(letters, n, replace = TRUE))
+      options(ccforest.memory_limit = Inf)
+    },
+    attempt = function(env, i) {
+      ccforest(env$x, env$y, n_tree = 2, sampling = "bagging", n_thread = 2, seed = i)
+    },
+    headroom = 30, times = 5L
+  )
+  expect_true(all(grepl("Not enough memory to compute the out-of-bag predictions", out$messages)),
+              label = paste(unique(out$messages), collapse = " | "))
+  expect_lt(out$after[[5]] - out$after[[2]], 40)
+})
