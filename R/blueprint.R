@@ -432,7 +432,7 @@ apply_blueprint <- function(bp, data,
   if (na_action == "fail" && any(has_missing)) {
     stop(
       sprintf(
-        "`%s` has missing values in column(s) %s; use na_action = \"impute_random\" or \"impute_mean\".",
+        "`%s` has missing values in column(s) %s; impute them with na_action = \"impute_random\" or \"impute_mean\" (an argument of ccforest() and of predict()).",
         arg, format_names(bp$feature_names[has_missing])
       ),
       call. = FALSE

@@ -108,6 +108,11 @@ ccforest <- function(x, ...) {
   if (missing(x)) {
     return(ccforest.formula(...))
   }
+  # ccforest(x = y ~ ., data = d): the formula method's first argument is
+  # `formula`, so a formula passed by the name `x` is passed on by position.
+  if (inherits(x, "formula")) {
+    return(ccforest.formula(x, ...))
+  }
   UseMethod("ccforest")
 }
 

@@ -67,14 +67,15 @@ formula_data <- function(formula, data, env = parent.frame()) {
   x <- list2DF(x_columns, nrow = n)
   names(x) <- features$names
 
-  y_columns <- lapply(seq_along(outputs$exprs), function(m) {
-    eval_output(outputs$exprs[[m]], outputs$names[[m]], data, enclos, n)
-  })
-  y <- if (outputs$several) {
-    structure(list2DF(y_columns, nrow = n), names = outputs$names)
-  } else {
-    y_columns[[1L]]
+  # An output may be a matrix or data.frame column: each of its columns is
+  # an output, as cbind() would make it.
+  y_columns <- list()
+  for (m in seq_along(outputs$exprs)) {
+    value <- eval_output(outputs$exprs[[m]], outputs$names[[m]], data, enclos, n)
+    y_columns <- c(y_columns, output_columns(value, outputs$names[[m]]))
   }
+  several <- outputs$several || length(y_columns) > 1L
+  y <- if (several) list2DF(y_columns, nrow = n) else y_columns[[1L]]
 
   needs_env <- !all(vapply(features$exprs, is.name, logical(1)))
   list(
@@ -85,10 +86,10 @@ formula_data <- function(formula, data, env = parent.frame()) {
       feature_names = features$names,
       feature_exprs = features$exprs,
       feature_columns = used,
-      response_names = outputs$names,
+      response_names = names(y_columns),
       # Only expressions such as log(x1) need an environment at predict
       # time; plain columns do not, and the fitted object stays plain data.
-      env = if (needs_env) enclos else NULL
+      env = if (needs_env) term_environment(features$exprs, names(data), enclos) else NULL
     )
   )
 }
@@ -198,6 +199,69 @@ eval_output <- function(expr, name, data, enclos, n) {
     return(value)
   }
   check_term_value(value, sprintf("Output `%s`", name), n, "data")
+}
+
+#' The columns of one output's value, named: a vector is one output named
+#' `name`; a matrix or data.frame gives one output per column, named by its
+#' column names or, where it has none, `name1`, `name2`, ...
+#' @noRd
+output_columns <- function(value, name) {
+  if (!is.data.frame(value) && !is.matrix(value)) {
+    return(stats::setNames(list(value), name))
+  }
+  k <- NCOL(value)
+  labels <- colnames(value)
+  if (is.null(labels)) labels <- rep("", k)
+  missing <- is.na(labels) | !nzchar(labels)
+  labels[missing] <- paste0(name, seq_len(k))[missing]
+  columns <- if (is.data.frame(value)) unname(as.list(value)) else {
+    lapply(seq_len(k), function(j) unname(value[, j]))
+  }
+  stats::setNames(columns, labels)
+}
+
+#' What transformed terms need at prediction, and nothing more
+#'
+#' A fit made inside a function would otherwise keep that function's whole
+#' frame (and every large object in it) through the formula's environment.
+#' The returned environment holds only the non-column names the terms use
+#' that are bound in a local frame (a helper function or a constant defined
+#' in the caller, say); names from the global environment or from packages
+#' are looked up there at prediction, as for any formula. A helper function
+#' taken from a local frame is given this environment, and the names its own
+#' body uses are collected too, and its source reference dropped.
+#' @noRd
+term_environment <- function(exprs, columns, enclos) {
+  kept <- new.env(parent = globalenv())
+  shared <- function(env) {
+    identical(env, globalenv()) || identical(env, baseenv()) || identical(env, emptyenv()) ||
+      isNamespace(env) || !is.null(attr(env, "name"))
+  }
+  binding_frame <- function(name, env) {
+    while (!identical(env, emptyenv())) {
+      if (exists(name, envir = env, inherits = FALSE)) return(env)
+      env <- parent.env(env)
+    }
+    NULL
+  }
+  pending <- setdiff(unique(unlist(lapply(exprs, all.names), use.names = FALSE)), columns)
+  seen <- character(0)
+  while (length(pending) > 0L) {
+    name <- pending[[1L]]
+    pending <- pending[-1L]
+    seen <- c(seen, name)
+    frame <- binding_frame(name, enclos)
+    if (is.null(frame) || shared(frame)) next
+    value <- get(name, envir = frame, inherits = FALSE)
+    if (is.function(value) && !is.primitive(value) && !shared(environment(value))) {
+      pending <- union(pending, setdiff(all.names(body(value)), c(seen, names(formals(value)))))
+      environment(value) <- kept
+      # Its source reference would keep the whole source file.
+      value <- utils::removeSource(value)
+    }
+    assign(name, value, envir = kept)
+  }
+  kept
 }
 
 #' A term must give one value per row

@@ -9,6 +9,10 @@
 #'   regression) for the predicted mean.
 #' @param n_tree Use only the first `n_tree` trees (default: all of them).
 #' @param n_thread Number of threads, as in [ccforest()].
+#' @param na_action How to treat missing feature values in `new_data`:
+#'   `"impute_random"`, `"impute_mean"` or `"fail"` (see the section on
+#'   missing values in [ccforest()]). The default is the forest's own
+#'   `na_action` (random imputation for forests fitted with `"omit"`).
 #' @param ... Not used; a misspelled argument is an error. The arguments
 #'   after it must be named.
 #' @return One row (or element) per row of `new_data`, rows with missing
@@ -27,8 +31,8 @@
 #' predict(fit, iris[c(1, 51, 101), ], type = "prob")
 #' @export
 predict.ccforest <- function(object, new_data, ..., type = NULL, n_tree = NULL,
-                             n_thread = NULL) {
-  check_dots(list(...), valid = c("object", "new_data", "type", "n_tree", "n_thread"),
+                             n_thread = NULL, na_action = NULL) {
+  check_dots(list(...), valid = c("object", "new_data", "type", "n_tree", "n_thread", "na_action"),
              fn = "predict")
   check_ccforest(object)
   if (missing(new_data)) {
@@ -49,8 +53,12 @@ predict.ccforest <- function(object, new_data, ..., type = NULL, n_tree = NULL,
   n_tree <- if (is.null(n_tree)) n_total else check_count(n_tree, "n_tree", min = 1L, max = n_total)
   n_thread <- resolve_n_thread(n_thread)
 
-  matrix_x <- predictor_matrix(object, new_data)
-  values <- predict_values(object, matrix_x, n_tree, n_thread)
+  if (!is.null(na_action)) {
+    na_action <- check_choice(na_action, "na_action", c("impute_random", "impute_mean", "fail"))
+  }
+  matrix_x <- predictor_matrix(object, new_data, na_action)
+  values <- predict_values(object, matrix_x, n_tree, n_thread,
+                           impute_random = (na_action %||% "") == "impute_random")
   if (task == "classification") {
     format_classification(values, object$response, type)
   } else {
@@ -60,10 +68,11 @@ predict.ccforest <- function(object, new_data, ..., type = NULL, n_tree = NULL,
 
 #' The forest's averaged leaf values for the rows of an encoded matrix
 #' @noRd
-predict_values <- function(object, matrix_x, n_tree, n_thread) {
+predict_values <- function(object, matrix_x, n_tree, n_thread, impute_random = FALSE) {
   core_call(object, ccf_predict_cpp(
     object$forest$trees, model_shape(object), matrix_x, seed = object$seed,
-    first_tree = object$forest$first_tree - 1, impute_random = imputes_at_random(object),
+    first_tree = object$forest$first_tree - 1,
+    impute_random = impute_random || imputes_at_random(object),
     n_tree = n_tree, n_thread = n_thread
   ))
 }
@@ -75,11 +84,11 @@ imputes_at_random <- function(object) {
 
 #' The z-scored feature matrix of new data, through the stored blueprint
 #' @noRd
-predictor_matrix <- function(object, new_data) {
+predictor_matrix <- function(object, new_data, na_action = NULL) {
   if (!is.null(object$formula)) {
     new_data <- formula_new_data(object$formula, new_data, arg = "new_data")
   }
-  na_action <- switch(object$options$na_action,
+  na_action <- na_action %||% switch(object$options$na_action,
     omit = "impute_random",
     object$options$na_action
   )
@@ -110,7 +119,9 @@ format_classification <- function(values, response, type) {
     # rows without a prediction (all NA) stay NA.
     best <- if (nrow(block) > 0L) max.col(block, ties.method = "first") else integer(0)
     best[!stats::complete.cases(block)] <- NA_integer_
-    factor(levels[best], levels = levels)
+    # Built from the codes, so that a level that is itself NA (a factor made
+    # with addNA()) stays a level, distinct from a missing prediction.
+    structure(as.integer(best), levels = levels, class = "factor")
   })
   if (response$n_output == 1L) {
     return(classes[[1L]])

@@ -18,9 +18,16 @@ scaled_moments <- function(values) {
   list(center = center * largest, scale = sqrt(mean((v - center)^2)) * largest)
 }
 
-#' (values - center) / scale, rearranged where the difference could overflow
+#' (values - center) / scale, rearranged for the values whose difference
+#' overflows. The choice is made value by value, from that value and the
+#' stored statistics only: a row's z-scores, and so its prediction, never
+#' depend on the other rows it arrives with.
 #' @noRd
 zscore <- function(values, center, scale) {
-  extreme <- scale < 1e-150 || max(abs(c(values, center)), 0, na.rm = TRUE) > 1e150
-  if (extreme) values / scale - center / scale else (values - center) / scale
+  z <- (values - center) / scale
+  rearrange <- which(!is.finite(z) & is.finite(values))
+  if (length(rearrange) > 0L) {
+    z[rearrange] <- values[rearrange] / scale - center / scale
+  }
+  z
 }

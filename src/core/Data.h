@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <stdexcept>
 #include <vector>
 
 #include "Rng.h"
@@ -12,6 +13,9 @@
 namespace ccforest {
 
 using MatrixMap = Eigen::Map<const Eigen::MatrixXd>;
+
+/** The most rows the core handles: R's own limit on a matrix's rows. */
+constexpr Eigen::Index kMaxRows = 2147483647;
 using IntMatrixMap = Eigen::Map<const Eigen::MatrixXi>;
 
 /**
@@ -60,6 +64,9 @@ struct Data {
        std::vector<int> n_class, MatrixMap y_real)
       : x(x), feature_start(std::move(feature_start)), y_class(y_class),
         n_class(std::move(n_class)), y_real(y_real), row_hash(row_hashes(x)) {
+    // Rows are int in node index arrays and 32-bit positions in sort keys;
+    // R's matrices and data frames cannot have more rows anyway.
+    if (x.rows() > kMaxRows) throw std::invalid_argument("the data has more than 2^31 - 1 rows");
     class_offset.assign(this->n_class.size() + 1, 0);
     for (size_t m = 0; m < this->n_class.size(); ++m) {
       class_offset[m + 1] = class_offset[m] + this->n_class[m];

@@ -26,7 +26,11 @@ namespace ccforest {
  */
 class KeySorter {
  public:
-  /** Sorts u[0..n); afterwards value(k) is the k-th smallest and position(k) where it was. */
+  /**
+   * Sorts u[0..n); afterwards value(k) is the k-th smallest and position(k)
+   * where it was. Positions take the keys' low 32 bits: n < 2^31 (Data
+   * refuses more rows).
+   */
   void sort(const double* u, size_t n) {
     keys_.resize(n);
     for (size_t i = 0; i < n; ++i) keys_[i] = (ordered_bits(u[i]) & kHighHalf) | i;

@@ -245,15 +245,24 @@ Eigen::Index second_of_two_unique(const ConstMatrixRef& x) {
   return second;
 }
 
-/** Principal axes of x with singular value above tolerance times the largest. */
+/**
+ * Principal axes of x with singular value above tolerance times the largest.
+ * With fewer rows than columns the axes come from the n x n Gram matrix
+ * (X'u / sigma for its eigenvectors u), so the cost follows the smaller side.
+ */
 MatrixXd principal_directions(const ConstMatrixRef& x, double tolerance) {
   const MatrixXd centred = x.rowwise() - x.colwise().mean();
-  Eigen::SelfAdjointEigenSolver<MatrixXd> eigen(centred.transpose() * centred);
+  const bool wide = centred.rows() < centred.cols();
+  Eigen::SelfAdjointEigenSolver<MatrixXd> eigen(wide ? MatrixXd(centred * centred.transpose())
+                                                     : MatrixXd(centred.transpose() * centred));
   const Eigen::VectorXd values = eigen.eigenvalues().reverse().cwiseMax(0.0).cwiseSqrt();
   const MatrixXd vectors = eigen.eigenvectors().rowwise().reverse();
   Eigen::Index rank = 0;
   while (rank < values.size() && values(rank) > tolerance * values(0)) ++rank;
-  return vectors.leftCols(rank);
+  if (!wide) return vectors.leftCols(rank);
+  MatrixXd axes = centred.transpose() * vectors.leftCols(rank);
+  for (Eigen::Index k = 0; k < rank; ++k) axes.col(k) /= values(k);
+  return axes;
 }
 
 }  // namespace
