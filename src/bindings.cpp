@@ -100,9 +100,18 @@ Rcpp::List ccf_grow_cpp(const Rcpp::NumericMatrix& x, const Rcpp::IntegerVector&
                              tree_options(options), whole_number(first_tree, "first_tree"));
   const ModelShape model = model_shape(shape);
   const size_t n_feature = data.n_feature();
-  Rcpp::List trees(Rcpp::Shield<SEXP>(alloc_vector(VECSXP, n_tree)));
-  Rcpp::NumericMatrix importance(
-      Rcpp::Shield<SEXP>(alloc_matrix(REALSXP, static_cast<R_xlen_t>(n_feature), n_tree)));
+  // Both are allocated before any tree is grown: where R cannot, say what to change.
+  const std::string no_room = "out of memory: R cannot allocate a forest of " +
+                              std::to_string(n_tree) + " trees; reduce `n_tree`";
+  Rcpp::Shield<SEXP> tree_list(try_alloc_vector(VECSXP, n_tree));
+  if (static_cast<SEXP>(tree_list) == R_NilValue) throw Rcpp::exception(no_room.c_str(), false);
+  Rcpp::Shield<SEXP> importance_matrix(
+      try_alloc_matrix(REALSXP, static_cast<R_xlen_t>(n_feature), n_tree));
+  if (static_cast<SEXP>(importance_matrix) == R_NilValue) {
+    throw Rcpp::exception(no_room.c_str(), false);
+  }
+  Rcpp::List trees(static_cast<SEXP>(tree_list));
+  Rcpp::NumericMatrix importance(static_cast<SEXP>(importance_matrix));
   double stored_bytes = 0.0;
   RHost host;
   const Runtime runtime = r_runtime(host, n_thread, verbose, "Growing trees");

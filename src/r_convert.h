@@ -37,6 +37,41 @@ inline SEXP alloc_matrix(SEXPTYPE type, R_xlen_t nrow, R_xlen_t ncol) {
   });
 }
 
+/**
+ * Like alloc_vector(), but returns R_NilValue where R cannot allocate the
+ * vector, instead of signalling R's own error ("cannot allocate vector of
+ * size ..."), so that the caller can say what to change.
+ */
+inline SEXP try_alloc_vector(SEXPTYPE type, R_xlen_t length) {
+  struct Request {
+    SEXPTYPE type;
+    R_xlen_t length;
+  } request{type, length};
+  return Rcpp::unwindProtect([&] {
+    return R_tryCatchError(
+        [](void* data) -> SEXP {
+          const Request* r = static_cast<const Request*>(data);
+          return Rf_allocVector(r->type, r->length);
+        },
+        &request, [](SEXP, void*) -> SEXP { return R_NilValue; }, nullptr);
+  });
+}
+
+/** An R matrix allocated as try_alloc_vector() does, with its dimensions set. */
+inline SEXP try_alloc_matrix(SEXPTYPE type, R_xlen_t nrow, R_xlen_t ncol) {
+  SEXP m = try_alloc_vector(type, nrow * ncol);
+  if (m == R_NilValue) return m;
+  Rcpp::Shield<SEXP> protect(m);
+  return Rcpp::unwindProtect([&] {
+    SEXP dim = PROTECT(Rf_allocVector(INTSXP, 2));
+    INTEGER(dim)[0] = static_cast<int>(nrow);
+    INTEGER(dim)[1] = static_cast<int>(ncol);
+    Rf_setAttrib(m, R_DimSymbol, dim);
+    UNPROTECT(1);
+    return m;
+  });
+}
+
 inline MatrixMap map_matrix(const Rcpp::NumericMatrix& m) {
   return MatrixMap(m.begin(), m.nrow(), m.ncol());
 }
