@@ -110,3 +110,44 @@ encode_numeric <- function(fit, df) {
   z <- as.matrix(df[, bp$feature_names, drop = FALSE])
   sweep(sweep(z, 2L, bp$center), 2L, bp$scale, `/`)
 }
+
+#' z-scores of the encoded columns of a data.frame of numeric features and
+#' factors (no missing values), with the stored training statistics: a
+#' numeric column as it is, a factor as one 0/1 indicator column per level,
+#' named `name=level`. Columns are named and ordered as
+#' fit$blueprint$column_names.
+encode_data <- function(fit, df) {
+  bp <- fit$blueprint
+  columns <- lapply(seq_along(bp$feature_names), function(d) {
+    x <- df[[bp$feature_names[[d]]]]
+    if (is.factor(x) && !is.ordered(x)) {
+      levels <- bp$levels[[d]]
+      out <- vapply(levels, function(l) as.numeric(as.character(x) == l), numeric(length(x)))
+      colnames(out) <- paste0(bp$feature_names[[d]], "=", levels)
+      out
+    } else {
+      out <- matrix(as.numeric(x), ncol = 1L)
+      colnames(out) <- bp$feature_names[[d]]
+      out
+    }
+  })
+  z <- do.call(cbind, columns)
+  stopifnot(identical(colnames(z), bp$column_names))
+  sweep(sweep(z, 2L, bp$center), 2L, bp$scale, `/`)
+}
+
+#' The rows of `z` reaching each node of a tree_info() table (a list, one
+#' integer vector per node), sending all rows down from the root as
+#' route_rows() sends one.
+node_rows <- function(info, z) {
+  rows <- vector("list", nrow(info))
+  rows[[1L]] <- seq_len(nrow(z))
+  for (j in seq_len(nrow(info))) {
+    if (info$terminal[[j]]) next
+    here <- rows[[j]]
+    goes_left <- project_rows(info, j, z[here, , drop = FALSE]) <= info$threshold[[j]]
+    rows[[info$left[[j]] + 1L]] <- here[goes_left]
+    rows[[info$right[[j]] + 1L]] <- here[!goes_left]
+  }
+  rows
+}
