@@ -322,7 +322,8 @@ test_that("counts and indices at the limits of their varints are refused, not fo
 })
 
 test_that("a huge node count allocates nothing: refused under a 4 GB address-space limit", {
-  # Linux-only (address-space limit through the shell) and in a child. An
+  # Linux-only (address-space limit through the shell) and in a child, on
+  # one thread (each thread's stack and malloc arena take address space). An
   # allocation for a claimed count beyond the tree's bytes would fail there
   # with "out of memory" instead of reporting damage.
   skip_on_cran()
@@ -339,7 +340,8 @@ test_that("a huge node count allocates nothing: refused under a 4 GB address-spa
     "suppressMessages(library(ccforest))",
     sprintf("cases <- readRDS('%s')", cases_file),
     "for (name in names(cases)) {",
-    "  msg <- tryCatch({predict(cases[[name]]$fit, cases[[name]]$new, type = 'prob'); 'no error'},",
+    "  msg <- tryCatch({predict(cases[[name]]$fit, cases[[name]]$new, type = 'prob',",
+    "                           n_thread = 1); 'no error'},",
     "                  error = function(e) conditionMessage(e))",
     "  cat('CASE', name, ':', gsub('\n', ' ', msg), '\n')",
     "}"
