@@ -255,12 +255,22 @@ void decode_tree(const uint8_t* bytes, size_t size, ForestModel& model) {
           value.push_back(1.0);
           continue;
         }
+        const size_t first = value.size();
+        double total = 0.0;
         for (uint32_t k = 0; k < mixed_count[mixed]; ++k, ++mixed_entry) {
           const double p = as_float(proportion_bits[mixed_entry]);
           if (!(p >= 0.0 && p <= 1.0)) throw DamagedModel("a leaf holds a proportion outside [0, 1]");
           value_index.push_back(mixed_class[mixed_entry]);
           value.push_back(p);
+          total += p;
         }
+        // Rounding each proportion to float moves their sum off 1 by at most
+        // 2^-24; anything further is damage. Dividing by the sum makes every
+        // leaf's (and so every prediction's) probabilities sum to 1 again.
+        if (!(std::abs(total - 1.0) <= 0x1p-20)) {
+          throw DamagedModel("a leaf's class proportions do not sum to 1");
+        }
+        for (size_t i = first; i < value.size(); ++i) value[i] /= total;
         ++mixed;
       }
     }

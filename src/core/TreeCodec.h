@@ -27,7 +27,9 @@ namespace ccforest {
  *   thresholds: 8 byte planes;
  *   classification: per leaf and output, varint 0 (several classes) or
  *     class + 1; then per mixed (leaf, output): varint number of classes c and
- *     c class steps; then their proportions as float32, 4 byte planes;
+ *     c class steps; then their proportions as float32, 4 byte planes
+ *     (decoding divides them by their sum, which must be 1 within float
+ *     rounding, so that a leaf's probabilities sum to 1);
  *   regression: per leaf and output, the mean as 8 byte planes.
  *
  * Numbers are written byte by byte, so the format is the same on every

@@ -43,45 +43,111 @@ indicator_matrix <- function(codes, n_class) {
   out
 }
 
-#' Per-tree node ranges (1-based, into the flat forest arrays).
-tree_nodes <- function(forest, t) {
-  (forest$node_start[[t]] + 1L):forest$node_start[[t + 1L]]
-}
-
 #' Number of trees stored in a fitted forest.
 n_trees_of <- function(fit) {
-  length(fit$forest$node_start) - 1L
+  length(fit$forest$trees)
 }
 
-#' Route rows of an already encoded (z-scored) matrix through tree t of a
-#' fitted forest, written from the documented flat layout only: a split node
-#' sends a row left when sum(coefficient * column) <= threshold, the left
-#' child is `child_left` and the right one `child_left + 1`, indices local to
-#' the tree. Returns the local (0-based) leaf index of each row.
-route_rows <- function(forest, t, z) {
-  base <- forest$node_start[[t]]
+#' Route rows of an already encoded (z-scored) matrix `z` through tree t of a
+#' fitted forest, written from tree_info()'s documented table only: node ids
+#' are 0-based row numbers of the table, a split node sends a row to `left`
+#' when sum(coefficients * z[, columns]) <= threshold (columns by name) and to
+#' `right` otherwise, until a `terminal` node. The sum is accumulated term by
+#' term in plain double arithmetic, so it is the same on every machine.
+#' Returns the (0-based) leaf node of each row.
+route_rows <- function(fit, t, z, info = tree_info(fit, t)) {
+  stopifnot(identical(info$node, seq_len(nrow(info)) - 1L),
+            all(unlist(info$columns) %in% colnames(z)))
   vapply(seq_len(nrow(z)), function(i) {
     node <- 0L
     repeat {
-      g <- base + node + 1L
-      left <- forest$child_left[[g]]
-      if (left == 0L) {
+      j <- node + 1L
+      if (info$terminal[[j]]) {
         return(node)
       }
-      entries <- seq_len(forest$payload_start[[g + 1L]] - forest$payload_start[[g]]) +
-        forest$payload_start[[g]]
+      coef <- info$coefficients[[j]]
+      columns <- info$columns[[j]]
       u <- 0
-      for (e in entries) {
-        u <- u + forest$payload_value[[e]] * z[i, forest$payload_index[[e]] + 1L]
+      for (e in seq_along(coef)) {
+        u <- u + coef[[e]] * z[i, columns[[e]]]
       }
-      node <- if (u <= forest$threshold[[g]]) left else left + 1L
+      node <- if (u <= info$threshold[[j]]) info$left[[j]] else info$right[[j]]
     }
   }, integer(1))
 }
 
-#' z-scores of a numeric data.frame with the stored training statistics.
+#' The projection of every row of `z` on the split of table row `j` of a
+#' tree_info() table, accumulated as route_rows() does.
+project_rows <- function(info, j, z) {
+  coef <- info$coefficients[[j]]
+  columns <- info$columns[[j]]
+  u <- numeric(nrow(z))
+  for (e in seq_along(coef)) {
+    u <- u + coef[[e]] * z[, columns[[e]]]
+  }
+  u
+}
+
+#' Depth of every node of a tree_info() table (the root at depth 0), from its
+#' left/right links alone.
+node_depths <- function(info) {
+  depth <- rep(NA_integer_, nrow(info))
+  depth[[1L]] <- 0L
+  for (j in seq_len(nrow(info))) {
+    if (!info$terminal[[j]]) {
+      depth[c(info$left[[j]], info$right[[j]]) + 1L] <- depth[[j]] + 1L
+    }
+  }
+  depth
+}
+
+#' z-scores of a numeric data.frame with the stored training statistics; the
+#' columns are named as the encoded columns (for numeric features, the
+#' feature names).
 encode_numeric <- function(fit, df) {
   bp <- fit$blueprint
+  stopifnot(identical(bp$column_names, bp$feature_names))
   z <- as.matrix(df[, bp$feature_names, drop = FALSE])
   sweep(sweep(z, 2L, bp$center), 2L, bp$scale, `/`)
+}
+
+#' z-scores of the encoded columns of a data.frame of numeric features and
+#' factors (no missing values), with the stored training statistics: a
+#' numeric column as it is, a factor as one 0/1 indicator column per level,
+#' named `name=level`. Columns are named and ordered as
+#' fit$blueprint$column_names.
+encode_data <- function(fit, df) {
+  bp <- fit$blueprint
+  columns <- lapply(seq_along(bp$feature_names), function(d) {
+    x <- df[[bp$feature_names[[d]]]]
+    if (is.factor(x) && !is.ordered(x)) {
+      levels <- bp$levels[[d]]
+      out <- vapply(levels, function(l) as.numeric(as.character(x) == l), numeric(length(x)))
+      colnames(out) <- paste0(bp$feature_names[[d]], "=", levels)
+      out
+    } else {
+      out <- matrix(as.numeric(x), ncol = 1L)
+      colnames(out) <- bp$feature_names[[d]]
+      out
+    }
+  })
+  z <- do.call(cbind, columns)
+  stopifnot(identical(colnames(z), bp$column_names))
+  sweep(sweep(z, 2L, bp$center), 2L, bp$scale, `/`)
+}
+
+#' The rows of `z` reaching each node of a tree_info() table (a list, one
+#' integer vector per node), sending all rows down from the root as
+#' route_rows() sends one.
+node_rows <- function(info, z) {
+  rows <- vector("list", nrow(info))
+  rows[[1L]] <- seq_len(nrow(z))
+  for (j in seq_len(nrow(info))) {
+    if (info$terminal[[j]]) next
+    here <- rows[[j]]
+    goes_left <- project_rows(info, j, z[here, , drop = FALSE]) <= info$threshold[[j]]
+    rows[[info$left[[j]] + 1L]] <- here[goes_left]
+    rows[[info$right[[j]] + 1L]] <- here[!goes_left]
+  }
+  rows
 }

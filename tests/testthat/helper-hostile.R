@@ -192,3 +192,229 @@ hostile_expect_probabilities <- function(prob, label = "probabilities") {
 hostile_accuracy <- function(fit, data, truth) {
   mean(as.character(stats::predict(fit, data)) == as.character(truth))
 }
+
+# Reading and damaging stored trees (format 2), written from the layout
+# documented in src/core/TreeCodec.h and not with the package's code, so
+# that tests can damage one chosen field of a tree's bytes. test-serialize.R
+# checks this reading against tree_info().
+
+#' The bytes of a whole number as a varint: 7 bits a byte, least
+#' significant first, the high bit set on every byte but the last.
+hostile_varint_bytes <- function(value) {
+  out <- raw(0)
+  repeat {
+    low <- value %% 128
+    value <- (value - low) / 128
+    out <- c(out, as.raw(low + if (value > 0) 128 else 0))
+    if (value == 0) return(out)
+  }
+}
+
+#' Where every field of an encoded tree lies (1-based byte positions) and
+#' what it holds. `n_class`: classes per output (classification) or
+#' integer(0) (regression, with `n_output` outputs).
+hostile_tree_layout <- function(bytes, n_class = integer(0), n_output = 1L) {
+  pos <- 1L
+  varint <- function() {
+    value <- 0
+    shift <- 0
+    repeat {
+      b <- as.integer(bytes[[pos]])
+      pos <<- pos + 1L
+      value <- value + (b %% 128L) * 2^shift
+      shift <- shift + 7
+      if (b < 128L) return(value)
+    }
+  }
+  out <- list(format = as.integer(bytes[[1L]]))
+  pos <- 2L
+  out$n_nodes_at <- pos
+  n_nodes <- varint()
+  out$n_nodes <- n_nodes
+  out$flags_at <- pos
+  n_flag_bytes <- ceiling(n_nodes / 8)
+  out$is_split <- as.integer(rawToBits(bytes[pos + seq_len(n_flag_bytes) - 1L]))[seq_len(n_nodes)] == 1L
+  pos <- pos + n_flag_bytes
+  n_split <- sum(out$is_split)
+  n_leaf <- n_nodes - n_split
+  out$n_split <- n_split
+  out$n_leaf <- n_leaf
+  out$count_at <- integer(n_split)
+  out$counts <- integer(n_split)
+  for (s in seq_len(n_split)) {
+    out$count_at[[s]] <- pos
+    out$counts[[s]] <- varint()
+  }
+  n_entries <- sum(out$counts)
+  out$n_entries <- n_entries
+  out$split_of_entry <- rep(seq_len(n_split), out$counts)
+  out$column_at <- integer(n_entries)
+  out$columns <- integer(n_entries)  # 0-based
+  e <- 0L
+  for (s in seq_len(n_split)) {
+    previous <- -1
+    for (i in seq_len(out$counts[[s]])) {
+      e <- e + 1L
+      out$column_at[[e]] <- pos
+      out$columns[[e]] <- previous + 1 + varint()
+      previous <- out$columns[[e]]
+    }
+  }
+  out$coef_at <- pos
+  codes <- as.integer(bytes[pos + seq_len(n_entries) - 1L]) * 256L +
+    as.integer(bytes[pos + n_entries + seq_len(n_entries) - 1L])
+  sign <- ifelse(codes >= 32768L, -1, 1)
+  out$coefficients <- sign * (1 + (codes %% 1024L) / 1024) * 2^-((codes %/% 1024L) %% 32L)
+  pos <- pos + 2L * n_entries
+  out$threshold_at <- pos
+  out$thresholds <- vapply(seq_len(n_split), function(s) {
+    hostile_read_word(bytes, pos, n_split, s, 8L)
+  }, numeric(1))
+  pos <- pos + 8L * n_split
+  if (length(n_class) > 0L) {
+    n_out <- length(n_class)
+    out$code_at <- integer(n_leaf * n_out)
+    out$codes <- integer(n_leaf * n_out)
+    for (i in seq_len(n_leaf * n_out)) {
+      out$code_at[[i]] <- pos
+      out$codes[[i]] <- varint()
+    }
+    out$mixed_count_at <- integer(0)
+    out$mixed_classes <- list()
+    out$mixed_class_at <- list()
+    for (i in which(out$codes == 0L)) {
+      out$mixed_count_at <- c(out$mixed_count_at, pos)
+      k <- varint()
+      at <- integer(k)
+      classes <- integer(k)
+      previous <- -1
+      for (j in seq_len(k)) {
+        at[[j]] <- pos
+        classes[[j]] <- previous + 1 + varint()
+        previous <- classes[[j]]
+      }
+      out$mixed_classes <- c(out$mixed_classes, list(classes))
+      out$mixed_class_at <- c(out$mixed_class_at, list(at))
+    }
+    n_mixed <- sum(lengths(out$mixed_classes))
+    out$n_proportions <- n_mixed
+    out$proportion_at <- pos
+    out$proportions <- vapply(seq_len(n_mixed), function(i) {
+      hostile_read_word(bytes, pos, n_mixed, i, 4L)
+    }, numeric(1))
+    pos <- pos + 4L * n_mixed
+  } else {
+    n_mean <- n_leaf * n_output
+    out$n_means <- n_mean
+    out$mean_at <- pos
+    out$means <- vapply(seq_len(n_mean), function(i) {
+      hostile_read_word(bytes, pos, n_mean, i, 8L)
+    }, numeric(1))
+    pos <- pos + 8L * n_mean
+  }
+  out$end <- pos  # one past the last byte read
+  out
+}
+
+#' Positions of word i (1-based) of `n` words of `width` bytes stored as byte
+#' planes from `start`, most significant plane first.
+hostile_word_positions <- function(start, n, i, width) {
+  start + (seq_len(width) - 1L) * n + (i - 1L)
+}
+
+#' Word i of a plane block, as a double (width 8) or a float (width 4).
+hostile_read_word <- function(bytes, start, n, i, width) {
+  readBin(bytes[hostile_word_positions(start, n, i, width)], "double", size = width,
+          endian = "big")
+}
+
+#' Overwrite word i of a plane block with `value`, stored as a double (width
+#' 8) or a float (width 4).
+hostile_write_word <- function(bytes, start, n, i, width, value) {
+  bytes[hostile_word_positions(start, n, i, width)] <- writeBin(value, raw(), size = width,
+                                                                 endian = "big")
+  bytes
+}
+
+#' Replace the varint at `at` with the bytes of another value.
+hostile_replace_varint <- function(bytes, at, value) {
+  end <- at
+  while (as.integer(bytes[[end]]) >= 128L) end <- end + 1L
+  c(bytes[seq_len(at - 1L)], hostile_varint_bytes(value),
+    bytes[seq_len(length(bytes) - end) + end])
+}
+
+#' Is `prob` a valid probability matrix: finite, in [0, 1], rows summing to
+#' 1? "ok" or what is wrong. Self-contained, for child processes.
+hostile_probability_problem <- function(prob) {
+  values <- unlist(prob)
+  if (!is.numeric(values) || !all(is.finite(values))) return("non-finite probabilities")
+  if (any(values < 0 | values > 1)) return("probabilities outside [0, 1]")
+  blocks <- if (is.list(prob) && !is.data.frame(prob)) prob else list(prob)
+  gaps <- vapply(blocks, function(p) if (nrow(p)) max(abs(rowSums(p) - 1)) else 0, numeric(1))
+  if (any(gaps > 1e-9)) return(sprintf("rows do not sum to 1 (gap %g)", max(gaps)))
+  "ok"
+}
+
+#' Predict with each of several (possibly damaged) fitted objects in a child
+#' process and say what happened: "error: <message>", "ok" (valid
+#' predictions: finite, and for probabilities in [0, 1] with rows summing to
+#' 1) or "ok: INVALID <what is wrong>". `cases` is a named list of
+#' list(fit, new, type). One child runs every case; if it crashes, each case
+#' is rerun alone, so that the crashing ones are named ("crash: ...").
+#'
+#' @return A list: `results` (named character vector) and `stderr`.
+hostile_predict_cases <- function(cases, timeout = 300) {
+  path <- tempfile(fileext = ".rds")
+  on.exit(unlink(path), add = TRUE)
+  saveRDS(cases, path)
+  check <- hostile_probability_problem
+  environment(check) <- globalenv()
+  runner <- function(path, check, only = NULL) {
+    cases <- readRDS(path)
+    if (!is.null(only)) cases <- cases[only]
+    vapply(cases, function(case) {
+      tryCatch({
+        pred <- stats::predict(case$fit, case$new, type = case$type)
+        problem <- if (identical(case$type, "prob")) {
+          check(pred)
+        } else if (all(is.finite(unlist(pred)))) {
+          "ok"
+        } else {
+          "non-finite predictions"
+        }
+        if (identical(problem, "ok")) "ok" else paste("ok: INVALID", problem)
+      }, error = function(e) paste("error:", conditionMessage(e)))
+    }, character(1))
+  }
+  outcome <- hostile_isolated(runner, list(path = path, check = check), timeout = timeout)
+  if (identical(outcome$status, "ok")) {
+    return(list(results = outcome$value, stderr = outcome$stderr))
+  }
+  single <- lapply(names(cases), function(name) {
+    hostile_isolated(runner, list(path = path, check = check, only = name), timeout = timeout)
+  })
+  results <- vapply(seq_along(single), function(i) {
+    one <- single[[i]]
+    switch(one$status,
+      ok = unname(one$value),
+      paste0(one$status, ": ", one$message %||% "")
+    )
+  }, character(1))
+  names(results) <- names(cases)
+  list(results = results,
+       stderr = paste(c(outcome$stderr, vapply(single, `[[`, "", "stderr")), collapse = "\n"))
+}
+
+#' Expect every named result to be an error saying the object is damaged.
+hostile_expect_all_damaged <- function(outcome, cases = names(outcome$results)) {
+  testthat::expect_setequal(names(outcome$results), cases)
+  for (name in names(outcome$results)) {
+    # Not an R internal message ("subscript out of bounds", "$ operator is
+    # invalid"), an Rcpp conversion message ("Not compatible with requested
+    # type"), an allocation failure or a crash, and never a prediction.
+    testthat::expect_match(outcome$results[[name]], "^error: `object` is damaged: ",
+                           label = name)
+  }
+  testthat::expect_false(grepl("TBB|terminate called", outcome$stderr))
+}

@@ -1,25 +1,22 @@
 # Classification forests end to end: accuracy against known-easy problems,
 # tree structure against the options, and the data types the blueprint
 # accepts. Predictions are checked against an R re-implementation of the
-# documented tree walk (route_rows() in helper-data.R).
+# documented tree walk over tree_info() (route_rows() in helper-data.R).
 
-leaf_payload <- function(forest, t, leaf) {
-  g <- forest$node_start[[t]] + leaf + 1L
-  entries <- seq_len(forest$payload_start[[g + 1L]] - forest$payload_start[[g]]) +
-    forest$payload_start[[g]]
-  list(index = forest$payload_index[entries], value = forest$payload_value[entries])
+# The class proportions of leaf node `leaf` of a tree_info() table.
+leaf_prob <- function(info, leaf, levels) {
+  unlist(info[leaf + 1L, paste0("prob.", levels)], use.names = FALSE)
 }
 
-# Class probabilities from the flat arrays: the mean over trees of each
+# Class probabilities from the documented walk: the mean over trees of each
 # row's leaf proportions.
-reference_prob <- function(fit, z, n_value) {
-  forest <- fit$forest
-  out <- matrix(0, nrow(z), n_value)
+reference_prob <- function(fit, z, levels) {
+  out <- matrix(0, nrow(z), length(levels))
   for (t in seq_len(n_trees_of(fit))) {
-    leaves <- route_rows(forest, t, z)
+    info <- tree_info(fit, t)
+    leaves <- route_rows(fit, t, z, info)
     for (i in seq_len(nrow(z))) {
-      p <- leaf_payload(forest, t, leaves[[i]])
-      out[i, p$index + 1L] <- out[i, p$index + 1L] + p$value
+      out[i, ] <- out[i, ] + leaf_prob(info, leaves[[i]], levels)
     }
   }
   out / n_trees_of(fit)
@@ -60,10 +57,10 @@ test_that("an oblique boundary in 6-D is learned (simulated data)", {
   expect_identical(levels(predict(fit, test)), c("neg", "pos"))
 })
 
-test_that("predictions equal the documented walk over the flat forest arrays", {
+test_that("predictions equal the documented walk over tree_info()", {
   fit <- ccforest(Species ~ ., data = iris, n_tree = 5, seed = 3)
   z <- encode_numeric(fit, iris)
-  ref <- reference_prob(fit, z, 3L)
+  ref <- reference_prob(fit, z, levels(iris$Species))
   got <- predict(fit, iris, type = "prob")
   expect_identical(dim(got), c(150L, 3L))
   expect_identical(colnames(got), levels(iris$Species))
@@ -81,27 +78,35 @@ test_that("split_rule = \"gini\" fits and predicts well", {
   expect_gt(mean(predict(fit, iris) == iris$Species), 0.97)
   entropy <- ccforest(Species ~ ., data = iris, n_tree = 20, seed = 4)
   expect_identical(entropy$options$split_rule, "entropy")
-  # The rule matters somewhere in the forest.
-  expect_false(identical(fit$forest$gain, entropy$forest$gain))
+  # The rule matters somewhere in the forest: in its trees, and in the split
+  # gains summed into the projection importance.
+  expect_false(identical(fit$forest$trees, entropy$forest$trees))
+  expect_false(identical(fit$forest$importance, entropy$forest$importance))
 })
 
 test_that("max_depth = 1 gives single-split trees", {
   fit <- ccforest(Species ~ ., data = iris, n_tree = 10, max_depth = 1, seed = 5)
-  forest <- fit$forest
-  expect_identical(diff(forest$node_start), rep(3L, 10))
+  expect_identical(n_trees_of(fit), 10L)
+  prob_columns <- paste0("prob.", levels(iris$Species))
   for (t in 1:10) {
-    expect_identical(forest$child_left[tree_nodes(forest, t)], c(1L, 0L, 0L))
+    info <- tree_info(fit, t)
+    # A root split and its two leaves.
+    expect_identical(info$node, 0:2)
+    expect_identical(info$terminal, c(FALSE, TRUE, TRUE))
+    expect_identical(info$left, c(1L, NA, NA))
+    expect_identical(info$right, c(2L, NA, NA))
+    # Leaves hold class proportions summing to 1.
+    sums <- rowSums(info[info$terminal, prob_columns])
+    expect_equal(unname(sums), c(1, 1), tolerance = 1e-12)
   }
-  # Leaves hold class proportions summing to 1.
-  leaves <- which(forest$child_left == 0L)
-  sums <- vapply(leaves, function(g) {
-    sum(forest$payload_value[seq_len(forest$payload_start[g + 1L] - forest$payload_start[g]) +
-                               forest$payload_start[g]])
-  }, numeric(1))
-  expect_equal(sums, rep(1, length(leaves)), tolerance = 1e-12)
+  expect_identical(ccforest:::tree_sizes(fit), list(leaves = rep(2L, 10), depth = rep(1L, 10)))
   deep <- ccforest(Species ~ ., data = iris, n_tree = 10, max_depth = 2, seed = 5)
-  expect_lte(max(diff(deep$forest$node_start)), 7L)
-  expect_true(all(ccforest:::tree_depths(deep$forest) <= 2))
+  for (t in 1:10) {
+    info <- tree_info(deep, t)
+    expect_lte(nrow(info), 7L)
+    expect_lte(max(node_depths(info)), 2L)
+  }
+  expect_true(all(ccforest:::tree_sizes(deep)$depth <= 2))
 })
 
 test_that("min_leaf is respected by every leaf", {
@@ -113,18 +118,18 @@ test_that("min_leaf is respected by every leaf", {
     expect_identical(fit$options$min_leaf, min_leaf)
     z <- encode_numeric(fit, train)
     for (t in 1:4) {
-      nodes <- tree_nodes(fit$forest, t)
-      leaves <- which(fit$forest$child_left[nodes] == 0L) - 1L
-      counts <- tabulate(route_rows(fit$forest, t, z) + 1L, length(nodes))
+      info <- tree_info(fit, t)
+      counts <- tabulate(route_rows(fit, t, z, info) + 1L, nrow(info))
       # Every training row is in the root, so every leaf holds >= min_leaf of them.
-      expect_true(all(counts[leaves + 1L] >= min_leaf))
+      expect_true(all(counts[info$terminal] >= min_leaf))
       expect_identical(sum(counts), nrow(train))
     }
   }
   # Trees get smaller as min_leaf grows.
+  n_nodes <- function(fit) sum(vapply(1:4, function(t) nrow(tree_info(fit, t)), integer(1)))
   small <- ccforest(class ~ ., data = train, n_tree = 4, min_leaf = 1, seed = 6)
   large <- ccforest(class ~ ., data = train, n_tree = 4, min_leaf = 40, seed = 6)
-  expect_lt(length(large$forest$child_left), length(small$forest$child_left))
+  expect_lt(n_nodes(large), n_nodes(small))
 })
 
 test_that("mtry may be a number or a function of D, and has the paper's default", {
@@ -141,9 +146,14 @@ test_that("mtry may be a number or a function of D, and has the paper's default"
   expect_identical(fit$options$sampling, "bagging")
   fit <- ccforest(y ~ ., df, n_tree = 2, mtry = 1, seed = 1)
   expect_identical(fit$options$mtry, 1L)
-  # With mtry = 1 every split uses a single feature (one payload entry).
-  splits <- which(fit$forest$child_left > 0L)
-  expect_true(all(diff(fit$forest$payload_start)[splits] == 1L))
+  # With mtry = 1 every split uses a single feature, with coefficient 1.
+  for (t in 1:2) {
+    info <- tree_info(fit, t)
+    splits <- !info$terminal
+    expect_true(any(splits))
+    expect_true(all(lengths(info$columns[splits]) == 1L))
+    expect_true(all(unlist(info$coefficients[splits]) == 1))
+  }
 })
 
 test_that("sampling = \"bagging\" and \"projection\" both work", {
@@ -159,18 +169,23 @@ test_that("sampling = \"bagging\" and \"projection\" both work", {
   expect_identical(ccforest(Species ~ ., iris, n_tree = 2, mtry = 2, seed = 1)$options$sampling,
                    "projection")
   # Without bagging, each tree's root sees every row, so the leaves of a
-  # single-split tree hold the class proportions of the rows routed there.
+  # single-split tree hold the class proportions of the rows routed there
+  # (stored as float32: equal to about 7 significant digits, and classes
+  # absent from a leaf exactly 0).
   stump <- ccforest(Species ~ ., iris, n_tree = 3, max_depth = 1, sampling = "projection",
                     seed = 1)
   z <- encode_numeric(stump, iris)
   for (t in 1:3) {
-    leaves <- route_rows(stump$forest, t, z)
+    info <- tree_info(stump, t)
+    leaves <- route_rows(stump, t, z, info)
+    expect_setequal(leaves, which(info$terminal) - 1L)
     for (leaf in unique(leaves)) {
-      p <- leaf_payload(stump$forest, t, leaf)
-      observed <- table(factor(iris$Species[leaves == leaf], levels = levels(iris$Species))) /
-        sum(leaves == leaf)
-      expect_equal(p$value, as.vector(observed)[p$index + 1L], tolerance = 1e-12)
-      expect_true(all(observed[-(p$index + 1L)] == 0))
+      p <- leaf_prob(info, leaf, levels(iris$Species))
+      observed <- as.vector(table(factor(iris$Species[leaves == leaf],
+                                         levels = levels(iris$Species)))) / sum(leaves == leaf)
+      expect_equal(p, observed, tolerance = 1e-6)
+      expect_identical(p == 0, observed == 0)
+      expect_identical(p == 1, observed == 1)
     }
   }
 })
@@ -322,10 +337,12 @@ test_that("prediction with zero rows returns an empty result", {
   expect_identical(dim(predict(fit, iris[0, ], type = "prob")), c(0L, 3L))
 })
 
-test_that("each root split is the best threshold along its direction, with the stored gain", {
+test_that("each root split is the best threshold along its direction", {
   # Without bagging the root holds every training row; recompute along the
-  # stored projection the entropy gain (in nats, times n) of every midpoint
-  # and check the stored threshold and gain against the brute-force best.
+  # stored projection (with the stored, rounded coefficients) the entropy
+  # gain (in nats, times n) of every midpoint, and check that the stored
+  # threshold splits the rows as a brute-force best cut does. Split gains are
+  # not stored.
   set.seed(317)
   fit <- ccforest(Species ~ ., data = iris, n_tree = 5, max_depth = 1, min_leaf = 4,
                   sampling = "projection", seed = 17)
@@ -338,15 +355,18 @@ test_that("each root split is the best threshold along its direction, with the s
     -length(l) * sum(p * log(p))
   }
   for (t in 1:5) {
-    g <- fit$forest$node_start[[t]] + 1L
-    entries <- seq_len(fit$forest$payload_start[[g + 1L]] - fit$forest$payload_start[[g]]) +
-      fit$forest$payload_start[[g]]
-    coef <- fit$forest$payload_value[entries]
-    expect_equal(sum(coef^2), 1, tolerance = 1e-12)  # unit-norm directions
-    u <- numeric(nrow(z))
-    for (e in seq_along(entries)) {
-      u <- u + coef[[e]] * z[, fit$forest$payload_index[entries[[e]]] + 1L]
-    }
+    info <- tree_info(fit, t)
+    expect_false(info$terminal[[1]])
+    coef <- info$coefficients[[1]]
+    # The largest coefficient is exactly 1, and every coefficient has at most
+    # 11 significant bits (a 16-bit code).
+    expect_identical(max(abs(coef)), 1)
+    expect_true(1 %in% coef)
+    expect_true(all(coef != 0))
+    mantissa <- abs(coef) * 2^(10 - floor(log2(abs(coef))))
+    expect_identical(mantissa, round(mantissa))
+    expect_identical(info$columns[[1]], colnames(z)[sort(match(info$columns[[1]], colnames(z)))])
+    u <- project_rows(info, 1L, z)
     values <- sort(unique(u))
     cuts <- (values[-1] + values[-length(values)]) / 2
     gains <- vapply(cuts, function(cut) {
@@ -355,11 +375,23 @@ test_that("each root split is the best threshold along its direction, with the s
       n_entropy(labels) - n_entropy(labels[left]) - n_entropy(labels[!left])
     }, numeric(1))
     best <- max(gains, na.rm = TRUE)
-    expect_equal(fit$forest$gain[[g]], best, tolerance = 1e-9)
-    left <- u <= fit$forest$threshold[[g]]
+    best_cuts <- cuts[!is.na(gains) & abs(gains - best) <= 1e-9 * best]
+    threshold <- info$threshold[[1]]
+    left <- u <= threshold
+    # The stored threshold's partition is a brute-force best one ...
+    expect_true(any(vapply(best_cuts, function(cut) identical(left, u <= cut), logical(1))))
     expect_equal(n_entropy(labels) - n_entropy(labels[left]) - n_entropy(labels[!left]), best,
                  tolerance = 1e-9)
     expect_gte(min(sum(left), sum(!left)), 4L)
+    # ... and it lies strictly between the two projected values either side,
+    # within the middle half of their gap (give or take the last bits of the
+    # projections, which the package sums in another order).
+    lo <- max(u[left])
+    hi <- min(u[!left])
+    expect_lt(lo, threshold)
+    expect_lt(threshold, hi)
+    expect_gte(threshold, lo + (0.25 - 1e-9) * (hi - lo))
+    expect_lte(threshold, hi - (0.25 - 1e-9) * (hi - lo))
   }
 })
 

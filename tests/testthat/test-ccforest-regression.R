@@ -1,16 +1,6 @@
 # Regression forests end to end, checked against a constant model, against
 # leaf means recomputed from the training rows, and against an R walk over
-# the documented flat arrays (route_rows() in helper-data.R).
-
-# Leaf (output, mean) entries of local leaf `leaf` of tree t.
-leaf_values <- function(forest, t, leaf, n_output) {
-  g <- forest$node_start[[t]] + leaf + 1L
-  entries <- seq_len(forest$payload_start[[g + 1L]] - forest$payload_start[[g]]) +
-    forest$payload_start[[g]]
-  out <- numeric(n_output)
-  out[forest$payload_index[entries] + 1L] <- forest$payload_value[entries]
-  out
-}
+# tree_info()'s documented table (route_rows() in helper-data.R).
 
 test_that("a smooth 2-D function is fitted far better than by a constant", {
   set.seed(401)
@@ -28,7 +18,7 @@ test_that("a smooth 2-D function is fitted far better than by a constant", {
   expect_true(all(pred >= min(train$y) - 1e-9 & pred <= max(train$y) + 1e-9))
 })
 
-test_that("regression predictions equal the walk over the flat arrays", {
+test_that("regression predictions equal the walk over tree_info()", {
   set.seed(402)
   train <- make_smooth(200)
   fit <- ccforest(y ~ ., data = train, n_tree = 4, seed = 2)
@@ -36,11 +26,13 @@ test_that("regression predictions equal the walk over the flat arrays", {
   z <- encode_numeric(fit, test)
   ref <- numeric(nrow(test))
   for (t in 1:4) {
-    leaves <- route_rows(fit$forest, t, z)
-    ref <- ref + vapply(leaves, function(l) leaf_values(fit$forest, t, l, 1L), numeric(1))
+    info <- tree_info(fit, t)
+    leaves <- route_rows(fit, t, z, info)
+    ref <- ref + info$prediction[leaves + 1L]
   }
-  # Leaves store z-scored means; predictions are on the original scale.
-  ref <- ref / 4 * fit$response$scale + fit$response$center
+  # tree_info() gives leaf means on the original scale, as predictions are.
+  ref <- ref / 4
+  expect_false(anyNA(ref))
   expect_equal(predict(fit, test), ref, tolerance = 1e-10)
   # The stored output statistics are the population mean and sd of y.
   expect_equal(fit$response$center, mean(train$y), tolerance = 1e-12)
@@ -50,19 +42,18 @@ test_that("regression predictions equal the walk over the flat arrays", {
 test_that("leaves hold the mean of their training rows and at least min_leaf of them", {
   set.seed(403)
   train <- make_smooth(250)
-  y_z <- (train$y - mean(train$y)) / sqrt(mean((train$y - mean(train$y))^2))
   for (min_leaf in c(3L, 11L)) {
     fit <- ccforest(y ~ ., data = train, n_tree = 3, min_leaf = min_leaf,
                     sampling = "projection", seed = 3)
     z <- encode_numeric(fit, train)
     for (t in 1:3) {
-      nodes <- tree_nodes(fit$forest, t)
-      leaves <- route_rows(fit$forest, t, z)
-      is_leaf <- fit$forest$child_left[nodes] == 0L
-      counts <- tabulate(leaves + 1L, length(nodes))
-      expect_true(all(counts[is_leaf] >= min_leaf))
+      info <- tree_info(fit, t)
+      leaves <- route_rows(fit, t, z, info)
+      counts <- tabulate(leaves + 1L, nrow(info))
+      expect_true(all(counts[info$terminal] >= min_leaf))
+      expect_identical(sum(counts), nrow(train))
       for (leaf in unique(leaves)) {
-        expect_equal(leaf_values(fit$forest, t, leaf, 1L), mean(y_z[leaves == leaf]),
+        expect_equal(info$prediction[[leaf + 1L]], mean(train$y[leaves == leaf]),
                      tolerance = 1e-10)
       }
     }
@@ -75,10 +66,15 @@ test_that("regression has its own defaults, and max_depth = 1 gives stumps", {
   expect_identical(fit$options$min_leaf, 3L)
   expect_identical(fit$options$min_split, 6L)
   stump <- ccforest(mpg ~ ., data = mtcars, n_tree = 6, max_depth = 1, seed = 4)
-  expect_identical(diff(stump$forest$node_start), rep(3L, 6))
+  expect_identical(n_trees_of(stump), 6L)
   for (t in 1:6) {
-    expect_identical(stump$forest$child_left[tree_nodes(stump$forest, t)], c(1L, 0L, 0L))
+    info <- tree_info(stump, t)
+    expect_identical(info$node, 0:2)
+    expect_identical(info$terminal, c(FALSE, TRUE, TRUE))
+    expect_identical(info$left, c(1L, NA, NA))
+    expect_identical(info$right, c(2L, NA, NA))
   }
+  expect_identical(ccforest:::tree_sizes(stump), list(leaves = rep(2L, 6), depth = rep(1L, 6)))
   # A stump's leaves each hold >= 3 rows: it predicts at most 2 values per tree.
   expect_lte(length(unique(predict(stump, mtcars, n_tree = 1))), 2L)
 })
@@ -88,7 +84,13 @@ test_that("min_split stops splitting small nodes", {
   train <- make_smooth(60)
   fit <- ccforest(y ~ ., data = train, n_tree = 3, min_split = 61, sampling = "projection",
                   seed = 5)
-  expect_identical(diff(fit$forest$node_start), rep(1L, 3))
+  # Every tree is a lone leaf.
+  for (t in 1:3) {
+    info <- tree_info(fit, t)
+    expect_identical(info$node, 0L)
+    expect_identical(info$terminal, TRUE)
+  }
+  expect_identical(ccforest:::tree_sizes(fit), list(leaves = rep(1L, 3), depth = rep(0L, 3)))
   # A lone leaf predicts the training mean (no bagging: the root holds every row).
   expect_equal(predict(fit, train[1:3, ]), rep(mean(train$y), 3), tolerance = 1e-12)
 })

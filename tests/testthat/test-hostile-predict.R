@@ -202,57 +202,114 @@ test_that("a saved forest predicts identically in a fresh R process", {
   expect_identical(outcome$value, predict(f$formula, d, type = "prob"))
 })
 
-# Damage a saved iris forest in a child process, one way per name, and
-# report what predict() did: "error: <message>", "ok: finite" or
-# "ok: NON-FINITE predictions". only = "" lists the names.
-hostile_run_damage <- function(path, only = NULL) {
-  fit <- readRDS(path)
-  fl <- fit$forest
-  internal <- which(fl$child_left != 0L)[1]
-  leaf <- which(fl$child_left == 0L)[1]
-  leaf_entry <- fl$payload_start[leaf] + 1L
-  split_entry <- fl$payload_start[internal] + 1L
+# Damaged copies of an iris forest (and of a regression forest), one kind
+# of damage per name, each predicted in a child process (see
+# hostile_predict_cases()). Damage to the stored trees is aimed at one field
+# of a tree's bytes with hostile_tree_layout() (helper-hostile.R).
+hostile_damage_cases <- function() {
+  fit <- ccforest(Species ~ ., data = iris, n_tree = 4, max_depth = 3, seed = 1)
+  reg <- ccforest(mpg ~ ., data = mtcars, n_tree = 4, seed = 1)
+  bytes <- fit$forest$trees[[1]]
+  layout <- hostile_tree_layout(bytes, fit$response$n_class)
+  reg_layout <- hostile_tree_layout(reg$forest$trees[[1]])
+  # The targets below exist in tree 1: a pure leaf first, mixed leaves, and
+  # splits on several columns.
+  stopifnot(layout$codes[[1]] > 0, any(layout$codes == 0), layout$n_split >= 2,
+            layout$counts[[1]] >= 2)
+  n_column <- length(fit$blueprint$column_names)
+  pure_code <- layout$code_at[[1]]
+  mixed <- which(layout$codes == 0)[[1]]
+  # Damage to tree 1's bytes.
+  tree_edit <- function(edit) {
+    function(f) {
+      f$forest$trees[[1]] <- edit(f$forest$trees[[1]])
+      f
+    }
+  }
+  threshold <- function(value, s = 1L) {
+    tree_edit(function(b) hostile_write_word(b, layout$threshold_at, layout$n_split, s, 8L, value))
+  }
+  proportion <- function(value, i = 1L) {
+    tree_edit(function(b) {
+      hostile_write_word(b, layout$proportion_at, layout$n_proportions, i, 4L, value)
+    })
+  }
+  mean_value <- function(value, i = 1L) {
+    function(f) {
+      f$forest$trees[[1]] <- hostile_write_word(f$forest$trees[[1]], reg_layout$mean_at,
+                                                reg_layout$n_means, i, 8L, value)
+      f
+    }
+  }
+  varint <- function(at, value) tree_edit(function(b) hostile_replace_varint(b, at, value))
   damage <- list(
-    leaf_value_na = function(f) { f$forest$payload_value[leaf_entry] <- NA_real_; f },
-    leaf_value_nan = function(f) { f$forest$payload_value[leaf_entry] <- NaN; f },
-    leaf_value_inf = function(f) { f$forest$payload_value[leaf_entry] <- Inf; f },
-    all_values_na = function(f) { f$forest$payload_value[] <- NA_real_; f },
-    split_coef_na = function(f) { f$forest$payload_value[split_entry] <- NA_real_; f },
-    split_coef_inf = function(f) { f$forest$payload_value[split_entry] <- Inf; f },
-    thresholds_na = function(f) { f$forest$threshold[] <- NA_real_; f },
-    node_start_plus_one = function(f) { f$forest$node_start[2] <- f$forest$node_start[2] + 1L; f },
-    node_start_minus_one = function(f) { f$forest$node_start[2] <- f$forest$node_start[2] - 1L; f },
-    node_start_zero = function(f) { f$forest$node_start[] <- 0L; f },
-    node_start_na = function(f) { f$forest$node_start[2] <- NA_integer_; f },
-    node_start_first_na = function(f) { f$forest$node_start[1] <- NA_integer_; f },
-    node_start_empty = function(f) { f$forest$node_start <- integer(0); f },
-    node_start_double = function(f) { f$forest$node_start <- as.double(f$forest$node_start); f },
-    payload_start_na = function(f) { f$forest$payload_start[3] <- NA_integer_; f },
-    payload_start_empty = function(f) { f$forest$payload_start <- integer(0); f },
-    payload_index_na = function(f) { f$forest$payload_index[1] <- NA_integer_; f },
-    payload_index_negative = function(f) { f$forest$payload_index[1] <- -1L; f },
-    child_left_empty = function(f) { f$forest$child_left <- integer(0); f },
-    child_left_int_min = function(f) { f$forest$child_left[1] <- -.Machine$integer.max; f },
-    all_arrays_empty = function(f) { f$forest[] <- lapply(f$forest, function(v) v[0]); f },
-    payload_truncated_both = function(f) {
-      k <- length(f$forest$payload_value) - 2L
-      f$forest$payload_value <- f$forest$payload_value[seq_len(k)]
-      f$forest$payload_index <- f$forest$payload_index[seq_len(k)]
-      f
-    },
-    last_tree_nodes_dropped = function(f) {
-      k <- f$forest$node_start[length(f$forest$node_start) - 1L]
-      for (v in c("child_left", "threshold", "gain")) f$forest[[v]] <- f$forest[[v]][seq_len(k)]
-      f
-    },
+    # The forest's structure, checked in R.
+    format_unknown = function(f) { f$forest$format <- 3L; f },
+    format_character = function(f) { f$forest$format <- "2"; f },
+    format_missing = function(f) { f$forest$format <- NULL; f },
     forest_unnamed = function(f) { f$forest <- unname(f$forest); f },
     forest_environment = function(f) { f$forest <- as.environment(f$forest); f },
-    forest_data_frame = function(f) {
-      f$forest <- as.data.frame(lapply(f$forest, function(v) v[1:2]))
-      f
-    },
-    payload_value_integer = function(f) { f$forest$payload_value <- as.integer(f$forest$payload_value); f },
-    threshold_character = function(f) { f$forest$threshold <- as.character(f$forest$threshold); f },
+    forest_data_frame = function(f) { f$forest <- data.frame(format = 2L, first_tree = 1L); f },
+    trees_missing = function(f) { f$forest$trees <- NULL; f },
+    trees_empty = function(f) { f$forest$trees <- list(); f },
+    trees_one_raw_vector = function(f) { f$forest$trees <- unlist(f$forest$trees); f },
+    tree_integer = function(f) { f$forest$trees[[2]] <- as.integer(f$forest$trees[[2]]); f },
+    tree_character = function(f) { f$forest$trees[[1]] <- "abc"; f },
+    tree_logical = function(f) { f$forest$trees[[3]] <- NA; f },
+    tree_null = function(f) { f$forest$trees[4] <- list(NULL); f },
+    tree_in_a_list = function(f) { f$forest$trees[[1]] <- list(f$forest$trees[[1]]); f },
+    first_tree_na = function(f) { f$forest$first_tree <- NA_integer_; f },
+    first_tree_zero = function(f) { f$forest$first_tree <- 0L; f },
+    first_tree_negative = function(f) { f$forest$first_tree <- -1L; f },
+    first_tree_double = function(f) { f$forest$first_tree <- 1; f },
+    first_tree_character = function(f) { f$forest$first_tree <- "1"; f },
+    first_tree_two_values = function(f) { f$forest$first_tree <- c(1L, 2L); f },
+    first_tree_int_max = function(f) { f$forest$first_tree <- .Machine$integer.max; f },
+    importance_short = function(f) { f$forest$importance <- f$forest$importance[-1]; f },
+    importance_long = function(f) { f$forest$importance <- c(f$forest$importance, 1); f },
+    importance_na = function(f) { f$forest$importance[1] <- NA_real_; f },
+    importance_inf = function(f) { f$forest$importance[2] <- Inf; f },
+    importance_character = function(f) { f$forest$importance <- letters[1:4]; f },
+    importance_missing = function(f) { f$forest$importance <- NULL; f },
+    # Damaged tree bytes, checked by the compiled decoder.
+    tree_empty = tree_edit(function(b) raw(0)),
+    tree_format_byte_only = tree_edit(function(b) b[1]),
+    tree_truncated_by_one = tree_edit(function(b) b[-length(b)]),
+    tree_truncated_half = tree_edit(function(b) b[seq_len(length(b) %/% 2)]),
+    tree_trailing_byte = tree_edit(function(b) c(b, as.raw(0))),
+    tree_trailing_bytes = tree_edit(function(b) c(b, b)),
+    tree_format_byte = tree_edit(function(b) { b[1] <- as.raw(3); b }),
+    tree_all_zero = tree_edit(function(b) raw(length(b))),
+    tree_all_ff = tree_edit(function(b) as.raw(rep(0xff, length(b)))),
+    all_trees_empty = function(f) { f$forest$trees[] <- list(raw(0)); f },
+    last_tree_truncated = function(f) { f$forest$trees[[4]] <- f$forest$trees[[4]][1:5]; f },
+    split_flag_flipped = tree_edit(function(b) {
+      b[layout$flags_at] <- xor(b[layout$flags_at], as.raw(0x02))
+      b
+    }),
+    split_count_zero = varint(layout$count_at[[1]], 0),
+    split_count_beyond_columns = varint(layout$count_at[[1]], n_column + 1),
+    column_out_of_range = varint(layout$column_at[[1]], n_column),
+    threshold_nan = threshold(NaN),
+    threshold_na = threshold(NA_real_),
+    threshold_inf = threshold(Inf),
+    threshold_negative_inf = threshold(-Inf, 2L),
+    leaf_class_out_of_range = varint(pure_code, 4),
+    mixed_class_count_one = varint(layout$mixed_count_at[[1]], 1),
+    mixed_class_count_beyond = varint(layout$mixed_count_at[[1]], 4),
+    mixed_class_out_of_range = varint(layout$mixed_class_at[[1]][[1]], 3),
+    proportion_nan = proportion(NaN),
+    proportion_inf = proportion(Inf),
+    proportion_above_one = proportion(1.5),
+    proportion_negative = proportion(-0.25),
+    proportions_not_summing_to_one = proportion(layout$proportions[[1]] / 2),
+    proportions_all_zero = tree_edit(function(b) {
+      for (i in seq_len(layout$n_proportions)) {
+        b <- hostile_write_word(b, layout$proportion_at, layout$n_proportions, i, 4L, 0)
+      }
+      b
+    }),
+    # Other parts of the object, checked in R.
     seed_na = function(f) { f$seed <- NA_real_; f },
     seed_negative = function(f) { f$seed <- -5; f },
     seed_huge = function(f) { f$seed <- 1e30; f },
@@ -293,79 +350,128 @@ hostile_run_damage <- function(path, only = NULL) {
     formula_garbage = function(f) { f$formula <- list(a = 1); f },
     version_vector = function(f) { f$version <- c("0.1.0", "0.2.0"); f }
   )
-  if (identical(only, "")) return(names(damage))
-  if (!is.null(only)) damage <- damage[only]
-  new <- datasets::iris[c(1, 51, 101), ]
-  vapply(names(damage), function(name) {
-    broken <- damage[[name]](fit)
-    tryCatch({
-      pred <- stats::predict(broken, new, type = "prob")
-      if (all(is.finite(unlist(pred)))) "ok: finite" else "ok: NON-FINITE predictions"
-    }, error = function(e) paste("error:", conditionMessage(e)))
-  }, character(1))
+  reg_damage <- list(
+    reg_leaf_mean_nan = mean_value(NaN),
+    reg_leaf_mean_na = mean_value(NA_real_, 2L),
+    reg_leaf_mean_inf = mean_value(Inf),
+    reg_threshold_nan = function(f) {
+      f$forest$trees[[1]] <- hostile_write_word(f$forest$trees[[1]], reg_layout$threshold_at,
+                                                reg_layout$n_split, 1L, 8L, NaN)
+      f
+    },
+    reg_tree_truncated = function(f) {
+      f$forest$trees[[2]] <- f$forest$trees[[2]][-length(f$forest$trees[[2]])]
+      f
+    }
+  )
+  # Edits that leave a valid forest: these must predict.
+  valid <- list(
+    valid_trees_dropped = function(f) { f$forest$trees <- f$forest$trees[-4]; f },
+    valid_trees_duplicated = function(f) { f$forest$trees <- c(f$forest$trees, f$forest$trees[1]); f },
+    valid_trees_reversed = function(f) { f$forest$trees <- rev(f$forest$trees); f },
+    valid_first_tree_moved = function(f) { f$forest$first_tree <- 1000L; f },
+    valid_importance_changed = function(f) { f$forest$importance <- c(0, 0, 1, 2); f },
+    # Every 16-bit code is a finite coefficient: any codes give a valid split.
+    valid_coefficients_ff = tree_edit(function(b) {
+      b[layout$coef_at + seq_len(2L * layout$n_entries) - 1L] <- as.raw(0xff)
+      b
+    }),
+    valid_coefficients_zero = tree_edit(function(b) {
+      b[layout$coef_at + seq_len(2L * layout$n_entries) - 1L] <- as.raw(0)
+      b
+    }),
+    valid_threshold_huge = threshold(1e300),
+    valid_leaf_class_changed = varint(pure_code, 2)
+  )
+  new <- iris[c(1, 51, 101), ]
+  new[2, 1] <- NA
+  c(
+    lapply(c(damage, valid), function(d) list(fit = d(fit), new = new, type = "prob")),
+    lapply(reg_damage, function(d) list(fit = d(reg), new = mtcars[1:5, ], type = "response"))
+  )
 }
 
-# Run the named kinds of damage; each must stop with an error saying the
-# object is damaged. A crash of the batch reruns each case alone so that the
-# crashing ones are named.
+# One child process predicts every case once; the tests below reuse its answers.
 hostile_damage_cache <- new.env(parent = emptyenv())
 
-hostile_expect_damage_refused <- function(cases) {
-  fit <- ccforest(Species ~ ., data = iris, n_tree = 4, seed = 1)
-  path <- tempfile(fileext = ".rds")
-  on.exit(unlink(path))
-  saveRDS(fit, path)
-  # One child process runs every case once; later tests reuse its answers.
+hostile_damage_outcome <- function() {
   if (is.null(hostile_damage_cache$outcome)) {
-    hostile_damage_cache$outcome <- hostile_isolated(hostile_run_damage, list(path = path))
+    hostile_damage_cache$outcome <- hostile_predict_cases(hostile_damage_cases())
   }
-  outcome <- hostile_damage_cache$outcome
-  if (identical(outcome$status, "ok")) {
-    outcome$value <- outcome$value[intersect(cases, names(outcome$value))]
-  }
-  if (identical(outcome$status, "crash")) {
-    single <- lapply(cases, function(case) {
-      hostile_isolated(hostile_run_damage, list(path = path, only = case))
-    })
-    for (i in seq_along(cases)) {
-      hostile_expect_isolated_ok(single[[i]], cases[[i]])
-    }
-    outcome$value <- unlist(lapply(single, `[[`, "value"))
-    outcome$stderr <- paste(vapply(single, `[[`, "", "stderr"), collapse = "\n")
-  }
-  expect_setequal(names(outcome$value), cases)
-  for (name in names(outcome$value)) {
-    # Not an R internal message ("subscript out of bounds", "$ operator is
-    # invalid") nor an Rcpp conversion message ("Not compatible with
-    # requested type"), and never a prediction.
-    expect_match(outcome$value[[name]], "^error: .*damaged", label = name)
-  }
-  expect_false(grepl("TBB|terminate called", outcome$stderr))
+  hostile_damage_cache$outcome
 }
 
-test_that("corrupted forest arrays: bad offsets, truncation and types are refused", {
-  # Cases beyond those of test-serialize.R; these pass today and guard the
-  # validation in src/serialize.cpp.
+# The named kinds of damage must each stop with an error saying the object
+# is damaged; `reasons`, if given, is a pattern per case for what is damaged
+# (it shows the damage hit the field it was aimed at).
+hostile_expect_damage_refused <- function(cases, reasons = NULL) {
+  outcome <- hostile_damage_outcome()
+  expect_true(all(cases %in% names(outcome$results)))
+  outcome$results <- outcome$results[intersect(cases, names(outcome$results))]
+  hostile_expect_all_damaged(outcome, cases)
+  if (!is.null(reasons)) {
+    for (i in seq_along(cases)) {
+      expect_match(outcome$results[[cases[[i]]]], reasons[[i]], label = cases[[i]])
+    }
+  }
+}
+
+test_that("a damaged forest structure is refused: format, trees, first tree, importance", {
   skip_on_cran()
   hostile_expect_damage_refused(c(
-    "thresholds_na", "node_start_plus_one", "node_start_minus_one", "node_start_zero",
-    "node_start_na", "node_start_first_na", "node_start_empty", "node_start_double",
-    "payload_start_na", "payload_start_empty", "payload_index_na", "payload_index_negative",
-    "child_left_empty", "child_left_int_min", "all_arrays_empty", "payload_truncated_both",
-    "last_tree_nodes_dropped", "forest_unnamed", "forest_environment", "forest_data_frame",
-    "payload_value_integer", "threshold_character"
+    "format_unknown", "format_character", "format_missing", "forest_unnamed",
+    "forest_environment", "forest_data_frame", "trees_missing", "trees_empty",
+    "trees_one_raw_vector", "tree_integer", "tree_character", "tree_logical", "tree_null",
+    "tree_in_a_list", "first_tree_na", "first_tree_zero", "first_tree_negative",
+    "first_tree_double", "first_tree_character", "first_tree_two_values", "first_tree_int_max",
+    "importance_short", "importance_long", "importance_na", "importance_inf",
+    "importance_character", "importance_missing"
   ))
 })
 
-test_that("corrupted forest arrays: non-finite leaf values and coefficients are refused", {
-  # NA/NaN/Inf in payload_value pass src/serialize.cpp's checks: a leaf
-  # value gives NaN or Inf probabilities, a split coefficient silently sends
-  # every row right.
+test_that("damaged tree bytes are refused: truncation, trailing bytes, counts, flags, columns", {
   skip_on_cran()
-  hostile_expect_damage_refused(c(
-    "leaf_value_na", "leaf_value_nan", "leaf_value_inf", "all_values_na",
-    "split_coef_na", "split_coef_inf"
-  ))
+  cases <- c(
+    tree_empty = "truncated", tree_format_byte_only = "truncated",
+    tree_truncated_by_one = "truncated", tree_truncated_half = "truncated",
+    tree_trailing_byte = "trailing bytes", tree_trailing_bytes = "trailing bytes",
+    tree_format_byte = "unknown format", tree_all_zero = "unknown format",
+    tree_all_ff = "unknown format", all_trees_empty = "truncated",
+    last_tree_truncated = "truncated", split_flag_flipped = "split flags",
+    split_count_zero = "no coefficients", split_count_beyond_columns = "out of range",
+    column_out_of_range = "column out of range", leaf_class_out_of_range = "out of range",
+    mixed_class_count_one = "class counts", mixed_class_count_beyond = "out of range",
+    mixed_class_out_of_range = "class out of range", reg_tree_truncated = "truncated"
+  )
+  hostile_expect_damage_refused(names(cases), cases)
+})
+
+test_that("non-finite or inconsistent thresholds and leaf values are refused", {
+  # A NaN threshold would silently send every row right, a NaN leaf value
+  # give NaN predictions, proportions that do not sum to 1 probabilities
+  # that do not either. (Split coefficients are 16-bit codes, all finite: see
+  # the next test.)
+  skip_on_cran()
+  cases <- c(
+    threshold_nan = "threshold is not finite", threshold_na = "threshold is not finite",
+    threshold_inf = "threshold is not finite", threshold_negative_inf = "threshold is not finite",
+    proportion_nan = "proportion outside", proportion_inf = "proportion outside",
+    proportion_above_one = "proportion outside", proportion_negative = "proportion outside",
+    proportions_not_summing_to_one = "do not sum to 1", proportions_all_zero = "do not sum to 1",
+    reg_leaf_mean_nan = "leaf value is not finite", reg_leaf_mean_na = "leaf value is not finite",
+    reg_leaf_mean_inf = "leaf value is not finite", reg_threshold_nan = "threshold is not finite"
+  )
+  hostile_expect_damage_refused(names(cases), cases)
+})
+
+test_that("edits that leave a valid forest give valid predictions", {
+  skip_on_cran()
+  outcome <- hostile_damage_outcome()
+  valid <- grep("^valid_", names(outcome$results), value = TRUE)
+  expect_length(valid, 9L)
+  for (name in valid) {
+    expect_identical(outcome$results[[name]], "ok", label = name)
+  }
 })
 
 test_that("a corrupted seed is refused, not cast or converted by Rcpp", {
@@ -391,6 +497,170 @@ test_that("corrupted R-side parts (task, options, response, blueprint, formula, 
     "blueprint_column_names_short", "blueprint_type_unknown", "blueprint_empty",
     "blueprint_character", "formula_character", "formula_garbage", "version_vector"
   ))
+})
+
+test_that("every damage case is checked by one of the tests above", {
+  skip_on_cran()
+  outcome <- hostile_damage_outcome()
+  tested <- c(
+    "format_unknown", "format_character", "format_missing", "forest_unnamed",
+    "forest_environment", "forest_data_frame", "trees_missing", "trees_empty",
+    "trees_one_raw_vector", "tree_integer", "tree_character", "tree_logical", "tree_null",
+    "tree_in_a_list", "first_tree_na", "first_tree_zero", "first_tree_negative",
+    "first_tree_double", "first_tree_character", "first_tree_two_values", "first_tree_int_max",
+    "importance_short", "importance_long", "importance_na", "importance_inf",
+    "importance_character", "importance_missing",
+    "tree_empty", "tree_format_byte_only", "tree_truncated_by_one", "tree_truncated_half",
+    "tree_trailing_byte", "tree_trailing_bytes", "tree_format_byte", "tree_all_zero",
+    "tree_all_ff", "all_trees_empty", "last_tree_truncated", "split_flag_flipped",
+    "split_count_zero", "split_count_beyond_columns", "column_out_of_range",
+    "leaf_class_out_of_range", "mixed_class_count_one", "mixed_class_count_beyond",
+    "mixed_class_out_of_range", "reg_tree_truncated",
+    "threshold_nan", "threshold_na", "threshold_inf", "threshold_negative_inf",
+    "proportion_nan", "proportion_inf", "proportion_above_one", "proportion_negative",
+    "proportions_not_summing_to_one", "proportions_all_zero", "reg_leaf_mean_nan",
+    "reg_leaf_mean_na", "reg_leaf_mean_inf", "reg_threshold_nan",
+    "seed_na", "seed_negative", "seed_huge", "seed_character", "seed_empty",
+    "seed_vector", "seed_list",
+    "task_unknown", "task_number", "options_na_action_null", "options_na_action_unknown",
+    "options_character", "response_more_classes", "response_n_class_character",
+    "response_levels_short", "response_levels_null", "response_two_outputs", "response_empty",
+    "blueprint_center_short", "blueprint_scale_na", "blueprint_scale_zero",
+    "blueprint_feature_start_short", "blueprint_feature_names_short",
+    "blueprint_column_names_short", "blueprint_type_unknown", "blueprint_empty",
+    "blueprint_character", "formula_character", "formula_garbage", "version_vector"
+  )
+  expect_setequal(setdiff(names(outcome$results), grep("^valid_", names(outcome$results),
+                                                       value = TRUE)), tested)
+})
+
+test_that("random damage to tree bytes gives valid predictions or a clear error, never a crash", {
+  # Many random corruptions of one tree's bytes (bit flips, bytes set,
+  # truncation, bytes appended, inserted or deleted), in child processes: a
+  # crash costs one process and is pinned on its case. Each corrupted forest
+  # must either predict valid values or stop with "`object` is damaged", in
+  # predict(), in the tree sizes summary() reports and in tree_info(); and
+  # predict() and the tree sizes, which both read every tree, must agree.
+  skip_on_cran()
+  fits <- list(
+    class = ccforest(Species ~ ., data = iris, n_tree = 3, max_depth = 4, seed = 2),
+    multi = ccforest(cbind(Species, wide) ~ ., n_tree = 2, max_depth = 3, seed = 3,
+                     data = transform(iris, wide = factor(Sepal.Width > 3))),
+    reg = ccforest(mpg ~ ., data = mtcars, n_tree = 3, seed = 2)
+  )
+  new_iris <- iris[c(1:4, 51:54, 101:104), ]
+  new_iris[2, 1] <- NA
+  data <- list(class = new_iris, multi = transform(new_iris, wide = factor(Sepal.Width > 3)),
+               reg = mtcars[1:10, ])
+  corrupt <- function(bytes, kind) {
+    n <- length(bytes)
+    random_bytes <- function(k) as.raw(sample.int(256L, k, replace = TRUE) - 1L)
+    switch(kind,
+      flip_bit = {
+        i <- sample.int(n, 1L)
+        bytes[i] <- xor(bytes[i], as.raw(bitwShiftL(1L, sample.int(8L, 1L) - 1L)))
+      },
+      set_byte = bytes[sample.int(n, 1L)] <- random_bytes(1L),
+      set_bytes = {
+        i <- sample.int(n, min(n, sample(2:6, 1L)))
+        bytes[i] <- random_bytes(length(i))
+      },
+      truncate = bytes <- bytes[seq_len(sample.int(n, 1L) - 1L)],
+      append = bytes <- c(bytes, random_bytes(sample.int(8L, 1L))),
+      insert = {
+        i <- sample.int(n, 1L)
+        bytes <- c(bytes[seq_len(i)], random_bytes(1L), bytes[-seq_len(i)])
+      },
+      delete = bytes <- bytes[-sample.int(n, 1L)]
+    )
+    bytes
+  }
+  kinds <- c("flip_bit", "set_byte", "set_bytes", "truncate", "append", "insert", "delete")
+  set.seed(509)
+  items <- list()
+  for (i in seq_len(420)) {
+    base <- names(fits)[[(i - 1L) %% 3L + 1L]]
+    t <- sample.int(n_trees_of(fits[[base]]), 1L)
+    kind <- kinds[[(i - 1L) %/% 3L %% length(kinds) + 1L]]
+    bytes <- corrupt(fits[[base]]$forest$trees[[t]], kind)
+    if (identical(bytes, fits[[base]]$forest$trees[[t]])) next  # a byte set to itself
+    items[[sprintf("%03d %s tree %d %s", i, base, t, kind)]] <-
+      list(base = base, tree = t, bytes = bytes)
+  }
+  check_prob <- hostile_probability_problem
+  environment(check_prob) <- globalenv()
+  path <- tempfile(fileext = ".rds")
+  on.exit(unlink(path))
+  saveRDS(list(fits = fits, data = data, items = items, check_prob = check_prob), path)
+  case <- function(name) {
+    eval(bquote(function() {
+      store <- readRDS(.(path))
+      item <- store$items[[.(name)]]
+      fit <- store$fits[[item$base]]
+      fit$forest$trees[[item$tree]] <- item$bytes
+      outcome <- function(expr, check) {
+        tryCatch({
+          problem <- check(expr)
+          if (identical(problem, "ok")) "ok" else paste("ok: INVALID", problem)
+        }, error = function(e) paste("error:", conditionMessage(e)))
+      }
+      classification <- fit$task == "classification"
+      c(
+        predict = outcome(
+          stats::predict(fit, store$data[[item$base]],
+                         type = if (classification) "prob" else "response"),
+          function(pred) {
+            if (classification) store$check_prob(pred)
+            else if (all(is.finite(unlist(pred)))) "ok" else "non-finite predictions"
+          }
+        ),
+        sizes = outcome(ccforest:::tree_sizes(fit), function(sizes) {
+          if (all(sizes$leaves >= 1L & sizes$depth >= 0L)) "ok" else "impossible sizes"
+        }),
+        tree_info = outcome(ccforest::tree_info(fit, item$tree), function(info) {
+          leaves <- info[info$terminal, grep("^(prob|prediction)", names(info)), drop = FALSE]
+          splits <- info[!info$terminal, , drop = FALSE]
+          if (!all(is.finite(splits$threshold)) || !all(is.finite(unlist(splits$coefficients)))) {
+            "non-finite split"
+          } else if (!all(splits$left > splits$node & splits$right > splits$node &
+                          pmax(splits$left, splits$right) < nrow(info))) {
+            "children out of order"
+          } else if (!all(is.finite(as.matrix(leaves)))) {
+            "non-finite leaf values"
+          } else if (classification && any(leaves < 0 | leaves > 1)) {
+            "leaf proportions outside [0, 1]"
+          } else {
+            "ok"
+          }
+        })
+      )
+    }))
+  }
+  cases <- lapply(names(items), case)
+  names(cases) <- names(items)
+  results <- hostile_isolated_cases(cases, timeout = 600)
+  expect_gt(length(results), 400L)
+  refused <- 0L
+  for (name in names(results)) {
+    result <- results[[name]]
+    expect(identical(result$status, "ok"),
+           sprintf("%s: the case ended in %s: %s", name, result$status, result$message %||% ""))
+    if (!identical(result$status, "ok")) next
+    answers <- result$value
+    for (what in names(answers)) {
+      expect(answers[[what]] == "ok" || startsWith(answers[[what]], "error: `object` is damaged: "),
+             sprintf("%s: %s gave %s", name, what, answers[[what]]))
+    }
+    # Both read every tree: they accept or refuse the same forests.
+    expect(identical(answers[["predict"]] == "ok", answers[["sizes"]] == "ok"),
+           sprintf("%s: predict() gave %s but the tree sizes %s", name, answers[["predict"]],
+                   answers[["sizes"]]))
+    refused <- refused + (answers[["predict"]] != "ok")
+  }
+  # Most damage is caught, and some leaves a valid forest (a flipped
+  # coefficient or threshold bit, say).
+  expect_gt(refused, length(results) / 2)
+  expect_lt(refused, length(results))
 })
 
 test_that("the user's data is never modified: data.frame, matrix, tibble, data.table", {

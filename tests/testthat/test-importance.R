@@ -1,7 +1,9 @@
 # Variable importance: projection importance against a node-by-node R
-# reference and its conservation of the forest's total gain; permutation
-# importance against a reference built from the public predict() on permuted
-# data.frames; both rank the informative variables first.
+# reference (split gains recomputed from the training rows reaching each node
+# of tree_info()'s trees, as gains are not stored) and its conservation of the
+# forest's total gain; permutation importance against a reference built from
+# the public predict() on permuted data.frames; both rank the informative
+# variables first.
 
 #' Outputs depend on x1, x2 and a factor f; x3..x8 are noise.
 make_informative <- function(n, task = c("classification", "regression")) {
@@ -18,22 +20,54 @@ make_informative <- function(n, task = c("classification", "regression")) {
   x
 }
 
-#' Projection importance written node by node from the documented layout.
-reference_projection_importance <- function(fit) {
-  forest <- fit$forest
-  bp <- fit$blueprint
-  out <- stats::setNames(numeric(length(bp$feature_names)), bp$feature_names)
-  for (g in seq_along(forest$child_left)) {
-    if (forest$child_left[[g]] == 0L) next
-    entries <- seq_len(forest$payload_start[[g + 1L]] - forest$payload_start[[g]]) +
-      forest$payload_start[[g]]
-    w <- abs(forest$payload_value[entries])
-    features <- bp$column_feature[forest$payload_index[entries] + 1L]
-    for (k in seq_along(entries)) {
-      out[[features[[k]]]] <- out[[features[[k]]]] + forest$gain[[g]] * w[[k]] / sum(w)
+#' n times the impurity of one output over some rows: the entropy (in nats)
+#' of a factor, or the variance of a numeric output.
+n_impurity <- function(y) {
+  if (length(y) == 0L) {
+    return(0)
+  }
+  if (is.factor(y)) {
+    p <- tabulate(y, nlevels(y)) / length(y)
+    p <- p[p > 0]
+    return(-length(y) * sum(p * log(p)))
+  }
+  length(y) * mean((y - mean(y))^2)
+}
+
+#' Projection importance per encoded column, written node by node: each
+#' split's gain (rows times impurity decrease of the training outputs,
+#' numeric outputs standardised) recomputed from the training rows that
+#' reach it, shared among its columns in proportion to |coefficient|, summed
+#' over the forest and divided by the number of trees. Without bagging every
+#' tree is grown on every training row, so the rows reaching a node are those
+#' the documented walk sends there.
+reference_column_importance <- function(fit, data) {
+  stopifnot(identical(fit$options$sampling, "projection"), fit$response$n_output == 1L)
+  z <- encode_data(fit, data)
+  y <- data[[fit$response$names]]
+  if (!is.factor(y)) y <- (y - fit$response$center) / fit$response$scale
+  out <- stats::setNames(numeric(ncol(z)), colnames(z))
+  for (t in seq_len(n_trees_of(fit))) {
+    info <- tree_info(fit, t)
+    rows <- node_rows(info, z)
+    for (j in which(!info$terminal)) {
+      gain <- n_impurity(y[rows[[j]]]) - n_impurity(y[rows[[info$left[[j]] + 1L]]]) -
+        n_impurity(y[rows[[info$right[[j]] + 1L]]])
+      w <- abs(info$coefficients[[j]])
+      columns <- info$columns[[j]]
+      out[columns] <- out[columns] + gain * w / sum(w)
     }
   }
   out / n_trees_of(fit)
+}
+
+#' Per-column importance summed per original variable.
+reference_projection_importance <- function(fit, data) {
+  per_column <- reference_column_importance(fit, data)
+  bp <- fit$blueprint
+  stats::setNames(vapply(seq_along(bp$feature_names), function(d) {
+    sum(per_column[bp$column_feature == d])
+  }, numeric(1)), bp$feature_names)
 }
 
 set.seed(101)
@@ -42,10 +76,59 @@ test_class <- make_informative(400, "classification")
 fit_class <- ccforest(y ~ ., data = train_class, n_tree = 60, n_thread = 1, seed = 11)
 
 test_that("projection importance matches a node-by-node reference", {
+  expect_identical(fit_class$options$sampling, "projection")
   vi <- importance(fit_class, type = "projection")
-  reference <- reference_projection_importance(fit_class)
-  expect_equal(as.vector(vi), unname(reference[names(vi)]), tolerance = 1e-12)
-  expect_equal(sum(vi), sum(fit_class$forest$gain) / n_trees_of(fit_class), tolerance = 1e-12)
+  reference <- reference_projection_importance(fit_class, train_class)
+  expect_equal(as.vector(vi), unname(reference[names(vi)]), tolerance = 1e-9)
+  # The forest's total gain is shared out, nothing lost: recompute it.
+  z <- encode_data(fit_class, train_class)
+  total <- 0
+  for (t in seq_len(n_trees_of(fit_class))) {
+    info <- tree_info(fit_class, t)
+    rows <- node_rows(info, z)
+    for (j in which(!info$terminal)) {
+      total <- total + n_impurity(train_class$y[rows[[j]]]) -
+        n_impurity(train_class$y[rows[[info$left[[j]] + 1L]]]) -
+        n_impurity(train_class$y[rows[[info$right[[j]] + 1L]]])
+    }
+  }
+  expect_gt(total, 0)
+  expect_equal(sum(vi), total / n_trees_of(fit_class), tolerance = 1e-9)
+  # It is the stored per-variable sum over the trees, divided by their number.
+  stored <- fit_class$forest$importance
+  expect_length(stored, length(fit_class$blueprint$feature_names))
+  expect_equal(as.vector(vi),
+               stored[match(names(vi), fit_class$blueprint$feature_names)] / 60,
+               tolerance = 1e-15)
+})
+
+test_that("a variable no split uses has projection importance 0, the others more", {
+  # Stumps on one variable each: only the root variables share any gain.
+  stumps <- ccforest(y ~ ., data = train_class, n_tree = 5, projection = "axis", max_depth = 1,
+                     n_thread = 1, seed = 12)
+  used <- unique(unlist(lapply(1:5, function(t) tree_info(stumps, t)$columns[[1]])))
+  used <- unique(sub("=.*", "", used))
+  vi <- importance(stumps, type = "projection")
+  expect_true(length(used) < length(vi))
+  expect_true(all(vi[setdiff(names(vi), used)] == 0))
+  expect_true(all(vi[used] > 0))
+  expect_equal(as.vector(vi), unname(reference_projection_importance(stumps, train_class)[names(vi)]),
+               tolerance = 1e-9)
+  # A constant variable is never split on.
+  with_constant <- transform(train_class, k = 3)
+  fit <- ccforest(y ~ ., data = with_constant, n_tree = 10, n_thread = 1, seed = 13)
+  vi <- importance(fit)
+  expect_identical(vi[["k"]], 0)
+  expect_true(all(vi[names(vi) != "k"] > 0))
+})
+
+test_that("axis-aligned projection importance ranks the informative variables first", {
+  fit <- ccforest(y ~ ., data = train_class, n_tree = 60, projection = "axis", n_thread = 1,
+                  seed = 14)
+  vi <- importance(fit)
+  expect_setequal(names(vi)[1:3], c("x1", "x2", "f"))
+  expect_equal(as.vector(vi), unname(reference_projection_importance(fit, train_class)[names(vi)]),
+               tolerance = 1e-9)
 })
 
 test_that("projection importance is a sorted, classed vector per original variable", {
@@ -62,19 +145,13 @@ test_that("a factor's indicator columns are grouped into one variable", {
   vi <- importance(fit_class)
   expect_false(any(grepl("=", names(vi), fixed = TRUE)))
   # The factor's share is the sum of its columns' shares.
-  forest <- fit_class$forest
-  bp <- fit_class$blueprint
-  f_columns <- which(bp$column_feature == match("f", bp$feature_names))
-  expect_length(f_columns, 3L)
-  per_column <- numeric(length(bp$column_names))
-  for (g in which(forest$child_left > 0L)) {
-    entries <- seq_len(forest$payload_start[[g + 1L]] - forest$payload_start[[g]]) +
-      forest$payload_start[[g]]
-    w <- abs(forest$payload_value[entries])
-    columns <- forest$payload_index[entries] + 1L
-    per_column[columns] <- per_column[columns] + forest$gain[[g]] * w / sum(w)
-  }
-  expect_equal(vi[["f"]], sum(per_column[f_columns]) / n_trees_of(fit_class), tolerance = 1e-12)
+  per_column <- reference_column_importance(fit_class, train_class)
+  f_columns <- c("f=a", "f=b", "f=c")
+  expect_true(all(f_columns %in% names(per_column)))
+  # (A node drops one indicator of the levels present, as they sum to one, so
+  # not every column need be used.)
+  expect_gte(sum(per_column[f_columns] > 0), 2L)
+  expect_equal(vi[["f"]], sum(per_column[f_columns]), tolerance = 1e-9)
 })
 
 test_that("x/y fits give the same projection importance as formula fits", {
@@ -165,9 +242,10 @@ test_that("regression importance ranks the informative variables first, in squar
   fit <- ccforest(y ~ ., data = train, n_tree = 60, n_thread = 1, seed = 2)
   projection <- importance(fit)
   expect_setequal(names(projection)[1:3], c("x1", "x2", "f"))
+  expect_identical(fit$options$sampling, "projection")
   expect_equal(as.vector(projection),
-               unname(reference_projection_importance(fit)[names(projection)]),
-               tolerance = 1e-12)
+               unname(reference_projection_importance(fit, train)[names(projection)]),
+               tolerance = 1e-9)
   permutation <- importance(fit, new_data = test, seed = 1, n_repeat = 2)
   expect_setequal(names(permutation)[1:3], c("x1", "x2", "f"))
   # Scaling the output by 10 scales the mean squared error by 100.

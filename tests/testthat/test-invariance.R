@@ -14,6 +14,14 @@ invariance_data <- function(n = 200) {
   df
 }
 
+# Each tree's nodes (children, leaves) and the columns of its splits, from
+# tree_info().
+tree_shapes <- function(fit) {
+  lapply(seq_len(n_trees_of(fit)), function(t) {
+    tree_info(fit, t)[c("node", "left", "right", "terminal", "columns")]
+  })
+}
+
 test_that("rescaling or shifting a numeric feature leaves predictions unchanged", {
   df <- invariance_data()
   new <- invariance_data(60)[, c("a", "b", "c", "d")]
@@ -34,8 +42,9 @@ test_that("rescaling or shifting a numeric feature leaves predictions unchanged"
     expect_equal(predict(moved, f(new), type = "prob"), base, tolerance = 1e-8, label = name)
     moved_reg <- ccforest(num ~ a + b + c + d, data = f(df), n_tree = 25, seed = 1)
     expect_equal(predict(moved_reg, f(new)), base_reg, tolerance = 1e-8, label = name)
-    # The tree shapes are the same too.
-    expect_identical(moved$forest$child_left, fit$forest$child_left, label = name)
+    # The tree shapes, and the columns of every split, are the same too.
+    expect_identical(tree_shapes(moved), tree_shapes(fit), label = name)
+    expect_identical(tree_shapes(moved_reg), tree_shapes(reg), label = name)
   }
 })
 

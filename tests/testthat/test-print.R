@@ -48,10 +48,11 @@ test_that("summary() shows the options, the task and the training time", {
   s <- summary(fit)
   expect_s3_class(s, "summary.ccforest")
   expect_identical(s$n_tree, 6L)
-  # Leaves per tree, from the flat arrays.
-  leaves <- vapply(1:6, function(t) sum(fit$forest$child_left[tree_nodes(fit$forest, t)] == 0L),
-                   integer(1))
+  # Leaves and depth per tree, from tree_info().
+  leaves <- vapply(1:6, function(t) sum(tree_info(fit, t)$terminal), integer(1))
+  depth <- vapply(1:6, function(t) max(node_depths(tree_info(fit, t))), integer(1))
   expect_equal(s$leaves, leaves)
+  expect_equal(s$depth, depth)
   expect_true(all(s$depth <= 4))
   expect_output(print(s), "classification, 3 classes")
   expect_output(print(s), "Outputs:\\s+Species")

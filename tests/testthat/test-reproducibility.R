@@ -39,10 +39,16 @@ test_that("the same seed gives identical forests, different seeds different ones
   r3 <- ccforest(y ~ . - class, data = df, n_tree = 10, seed = 8)
   expect_identical(r1$forest, r2$forest)
   expect_false(identical(r1$forest, r3$forest))
+  # The forest is plain data: identical lists of raw vectors.
+  expect_type(a$forest$trees, "list")
+  expect_true(all(vapply(a$forest$trees, is.raw, logical(1))))
   # Trees within a forest differ from one another (independent streams).
-  sizes <- diff(a$forest$node_start)
-  expect_gt(length(unique(a$forest$threshold[a$forest$node_start[-11] + 1L])), 1L)
-  expect_gt(length(unique(sizes)) + length(unique(a$forest$gain[a$forest$node_start[-11] + 1L])), 2L)
+  expect_identical(length(unique(a$forest$trees)), 10L)
+  roots <- lapply(1:10, function(t) tree_info(a, t)[1L, ])
+  sizes <- vapply(1:10, function(t) nrow(tree_info(a, t)), integer(1))
+  expect_gt(length(unique(vapply(roots, function(r) r$threshold, numeric(1)))), 1L)
+  expect_gt(length(unique(sizes)) + length(unique(lapply(roots, function(r) r$coefficients[[1]]))),
+            2L)
 })
 
 test_that("n_thread 1, 2 and 4 give identical forests and predictions", {
@@ -121,10 +127,10 @@ test_that("predict(n_tree = k) uses the first k trees", {
   big <- ccforest(class ~ . - y, data = df, n_tree = 20, seed = 11)
   small <- ccforest(class ~ . - y, data = df, n_tree = 5, seed = 11)
   # The first trees of a larger forest are the trees of a smaller one.
-  k_nodes <- seq_len(small$forest$node_start[[6]])
-  expect_identical(big$forest$node_start[1:6], small$forest$node_start)
-  expect_identical(big$forest$child_left[k_nodes], small$forest$child_left)
-  expect_identical(big$forest$threshold[k_nodes], small$forest$threshold)
+  expect_identical(n_trees_of(big), 20L)
+  expect_identical(big$forest$trees[1:5], small$forest$trees)
+  expect_identical(big$forest$first_tree, small$forest$first_tree)
+  expect_false(identical(big$forest$trees[6:10], small$forest$trees))
   expect_identical(predict(big, df, type = "prob", n_tree = 5),
                    predict(small, df, type = "prob"))
   expect_identical(predict(big, df, n_tree = 5), predict(small, df))

@@ -64,17 +64,17 @@ brute_force_split <- function(u, targets, rule, min_leaf) {
 rule_code <- c(entropy = 0L, gini = 1L, variance = 2L)
 
 # Call the C++ search. `labels` is an n x M matrix of 1-based class labels
-# per output (classification), or `values` an n x M numeric matrix.
+# per output (classification), or `values` an n x M numeric matrix. The hook
+# takes each output's 0-based codes and its number of classes.
 run_split <- function(u, rule, min_leaf, labels = NULL, values = NULL, seed = 1) {
   if (!is.null(labels)) {
-    n_class <- apply(labels, 2, max)
-    offset <- c(0L, cumsum(n_class))[seq_len(ncol(labels))]
-    global <- sweep(labels - 1L, 2L, offset, `+`)
-    storage.mode(global) <- "integer"
-    ccforest:::ccf_split_cpp(u, global, matrix(0, length(u), 0L), as.integer(sum(n_class)),
+    n_class <- as.integer(apply(labels, 2, max))
+    codes <- labels - 1L
+    storage.mode(codes) <- "integer"
+    ccforest:::ccf_split_cpp(u, codes, matrix(0, length(u), 0L), n_class,
                              rule_code[[rule]], as.integer(min_leaf), seed)
   } else {
-    ccforest:::ccf_split_cpp(u, matrix(0L, length(u), 0L), values, ncol(values),
+    ccforest:::ccf_split_cpp(u, matrix(0L, length(u), 0L), values, integer(0),
                              rule_code[[rule]], as.integer(min_leaf), seed)
   }
 }
@@ -97,8 +97,14 @@ expect_split_matches <- function(u, rule, min_leaf, labels = NULL, values = NULL
   expect_gte(sum(left), min_leaf)
   expect_gte(sum(!left), min_leaf)
   expect_equal(partition_gain(targets, left, rule), ref$gain, tolerance = tol)
-  # The threshold lies strictly between two observed values.
+  # The threshold lies strictly between two adjacent observed values, in the
+  # middle half of their gap.
   expect_true(any(u <= got$threshold) && any(u > got$threshold))
+  lo <- max(u[left])
+  hi <- min(u[!left])
+  expect_gte(got$threshold, lo + (hi - lo) / 4)
+  expect_lte(got$threshold, hi - (hi - lo) / 4)
+  expect_lt(got$threshold, hi)
   invisible(got)
 }
 
@@ -199,4 +205,99 @@ test_that("no valid split gives found = FALSE", {
   got <- run_split(u_even, "variance", 13L, values = rbind(values, 0))
   expect_true(got$found)
   expect_identical(got$n_left, 13L)
+})
+
+test_that("the split hook checks each output's classes against its own n_class", {
+  u <- as.double(1:6)
+  codes <- cbind(c(0L, 0L, 1L, 1L, 2L, 2L), c(0L, 1L, 0L, 1L, 0L, 1L))
+  none <- matrix(0, 6, 0L)
+  ok <- ccforest:::ccf_split_cpp(u, codes, none, c(3L, 2L), 0L, 1L, 1)
+  expect_true(ok$found)
+  # The second output has only 2 classes: code 2 is out of its range, even
+  # though the outputs have 5 classes in all.
+  bad <- codes
+  bad[1, 2] <- 2L
+  expect_error(ccforest:::ccf_split_cpp(u, bad, none, c(3L, 2L), 0L, 1L, 1),
+               "`classes` must lie in \\[0, n_class\\)")
+  expect_error(ccforest:::ccf_split_cpp(u, codes, none, 5L, 0L, 1L, 1),
+               "number of classes of each column")
+  expect_error(ccforest:::ccf_split_cpp(u, codes, none, c(3L, NA), 0L, 1L, 1), "n_class")
+  # Regression ignores n_class.
+  values <- matrix(c(0, 0, 0, 5, 5, 5))
+  expect_identical(
+    ccforest:::ccf_split_cpp(u, matrix(0L, 6, 0L), values, integer(0), 2L, 1L, 1)$n_left, 3L)
+  expect_identical(
+    ccforest:::ccf_split_cpp(u, matrix(0L, 6, 0L), values, c(7L, 1L), 2L, 1L, 1)$n_left, 3L)
+})
+
+# Significant bits of a non-zero double: from its leading bit to its last 1.
+significant_bits <- function(x) {
+  x <- abs(x)
+  e <- floor(log2(x))
+  bits <- 1L
+  m <- x / 2^e - 1  # fractional part of the mantissa, in [0, 1)
+  while (m != 0) {
+    m <- 2 * m
+    if (m >= 1) m <- m - 1
+    bits <- bits + 1L
+  }
+  bits
+}
+
+# The fewest significant bits of any number in [from, to] (0 < from <= to):
+# the multiple of the largest power of two that lies there.
+fewest_bits <- function(from, to) {
+  q <- floor(log2(to))
+  while (ceiling(from / 2^q) * 2^q > to) q <- q - 1
+  significant_bits(ceiling(from / 2^q) * 2^q)
+}
+
+test_that("short thresholds lie in the middle half of the gap with the fewest bits", {
+  set.seed(205)
+  for (i in 1:300) {
+    lo <- stats::rnorm(1) * 10^stats::runif(1, -3, 3)
+    hi <- lo + abs(lo) * 10^stats::runif(1, -8, 0.5)
+    if (lo < 0 && hi > 0) next  # see below for a gap around 0
+    t <- ccforest:::ccf_short_threshold_cpp(lo, hi)
+    from <- lo + (hi - lo) / 4
+    to <- hi - (hi - lo) / 4
+    expect_true(lo <= t && t < hi)
+    expect_true(from <= t && t <= to)
+    expect_identical(significant_bits(t),
+                     if (lo > 0) fewest_bits(from, to) else fewest_bits(-to, -from))
+    expect_lte(significant_bits(t), significant_bits((lo + hi) / 2))
+  }
+  # Round numbers come out round, and u <= t separates lo from hi.
+  expect_identical(ccforest:::ccf_short_threshold_cpp(2.9, 4.1), 3.5)
+  expect_identical(ccforest:::ccf_short_threshold_cpp(0.3, 1.7), 1)
+  expect_identical(ccforest:::ccf_short_threshold_cpp(-1, 1), 0)
+  t <- ccforest:::ccf_short_threshold_cpp(-0.2, 5)
+  expect_true(-0.2 + 5.2 / 4 <= t && t <= 5 - 5.2 / 4)
+  # Adjacent doubles: no room for anything but lo itself.
+  lo <- 1
+  hi <- 1 + .Machine$double.eps
+  t <- ccforest:::ccf_short_threshold_cpp(lo, hi)
+  expect_true(lo <= t && t < hi)
+  expect_error(ccforest:::ccf_short_threshold_cpp(1, 1), "lo < hi")
+  expect_error(ccforest:::ccf_short_threshold_cpp(NaN, 1), "finite")
+})
+
+test_that("coefficients are rounded to 11 significant bits, down to 2^-31", {
+  set.seed(206)
+  # Round-to-nearest at 11 significant bits, written without the package.
+  reference <- function(c) {
+    a <- abs(c)
+    e <- floor(log2(a))
+    r <- round(a / 2^(e - 10)) * 2^(e - 10)
+    r <- pmin(r, 2 - 2^-10)  # the largest code below 2
+    ifelse(a < 2^-31, 0, sign(c) * r)
+  }
+  c <- c(stats::runif(500, -2, 2), stats::rnorm(500) * 2^-stats::runif(500, 0, 34),
+         1, -1, 0.5, 2^-31, -2^-31, 2^-32, 1.9999, 2^-31 * (1 + 2^-11) * 1.0001)
+  got <- ccforest:::ccf_round_coefficients_cpp(c)
+  expect_identical(got, reference(c))
+  kept <- got != 0
+  expect_true(all(abs(got[kept] - c[kept]) <= abs(c[kept]) * 2^-11))
+  expect_error(ccforest:::ccf_round_coefficients_cpp(2), "\\|c\\| < 2")
+  expect_error(ccforest:::ccf_round_coefficients_cpp(NA_real_), "finite")
 })

@@ -32,10 +32,12 @@ test_that("every projection mode fits and predicts, with and without bagging", {
   }
 })
 
+# The coefficients of every split of every tree, from tree_info().
 split_coefficients <- function(fit) {
-  f <- fit$forest
-  split <- which(f$child_left != 0L)
-  lapply(split, function(g) f$payload_value[(f$payload_start[g] + 1L):f$payload_start[g + 1L]])
+  unlist(lapply(seq_len(n_trees_of(fit)), function(t) {
+    info <- tree_info(fit, t)
+    info$coefficients[!info$terminal]
+  }), recursive = FALSE)
 }
 
 test_that("axis mode splits on one feature at a time", {
@@ -43,17 +45,27 @@ test_that("axis mode splits on one feature at a time", {
   coefs <- split_coefficients(fit)
   expect_gt(length(coefs), 10L)
   expect_true(all(lengths(coefs) == 1L))
-  expect_true(all(abs(unlist(coefs)) == 1))
+  # A lone coefficient is the largest, so exactly 1.
+  expect_true(all(unlist(coefs) == 1))
 })
 
-test_that("oblique modes use several features per split, with unit-length directions", {
+test_that("oblique modes use several features per split, the largest coefficient 1", {
   d <- spiral_data(300, 6)
   for (projection in c("cca", "rotation", "pca")) {
     coefs <- split_coefficients(ccforest(y ~ ., data = d, n_tree = 10, projection = projection,
                                          mtry = 3, seed = 7))
+    expect_gt(length(coefs), 10L)
     expect_true(mean(lengths(coefs) > 1L) > 0.5, label = projection)
-    norms <- vapply(coefs, function(a) sqrt(sum(a^2)), numeric(1))
-    expect_equal(norms, rep(1, length(norms)), tolerance = 1e-12)
+    # Directions are scaled so that the largest coefficient is exactly +1.
+    largest <- vapply(coefs, function(a) max(abs(a)), numeric(1))
+    expect_identical(largest, rep(1, length(coefs)), label = projection)
+    expect_true(all(vapply(coefs, function(a) 1 %in% a, logical(1))), label = projection)
+    # Every coefficient is a 16-bit code: at most 11 significant bits, and
+    # not below 2^-31 in size.
+    all_coefs <- abs(unlist(coefs))
+    expect_true(all(all_coefs >= 2^-31), label = projection)
+    mantissa <- all_coefs * 2^(10 - floor(log2(all_coefs)))
+    expect_identical(mantissa, round(mantissa), label = projection)
   }
 })
 
