@@ -109,9 +109,13 @@ ccforest <- function(x, ...) {
     return(ccforest.formula(...))
   }
   # ccforest(x = y ~ ., data = d): the formula method's first argument is
-  # `formula`, so a formula passed by the name `x` is passed on by position.
+  # `formula`, so a formula passed by the name `x` is renamed, and the call
+  # the fit records reads as the user's.
   if (inherits(x, "formula")) {
-    return(ccforest.formula(x, ...))
+    call <- match.call()
+    names(call)[names(call) == "x"] <- "formula"
+    call[[1L]] <- ccforest.formula
+    return(eval(call, parent.frame()))
   }
   UseMethod("ccforest")
 }

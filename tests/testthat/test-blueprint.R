@@ -369,7 +369,7 @@ test_that("na_action decides what happens to missing values", {
 
   expect_error(
     ccforest:::apply_blueprint(bp, df, na_action = "fail"),
-    "`new_data` has missing values in column(s) `num`, `fac`, `ord`, `lgl`; use na_action = \"impute_random\" or \"impute_mean\".",
+    "`new_data` has missing values in column(s) `num`, `fac`, `ord`, `lgl`; impute them with na_action = \"impute_random\" or \"impute_mean\" (an argument of ccforest() and of predict()).",
     fixed = TRUE
   )
   complete <- df[c(1, 2, 3), ]
