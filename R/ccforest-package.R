@@ -15,4 +15,5 @@
 #' @useDynLib ccforest, .registration = TRUE
 #' @importFrom Rcpp sourceCpp
 #' @importFrom RcppParallel RcppParallelLibs
+#' @importFrom stats coef deviance fitted formula nobs residuals terms update
 NULL

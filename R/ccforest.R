@@ -105,8 +105,13 @@
 #' predict(reg, mtcars[1:3, ])
 #' @export
 ccforest <- function(x, ...) {
+  # ccforest(formula = y ~ ., data = d), as update() calls it: evaluated as
+  # the user's call (not through `...`), so the fit records the call as
+  # written.
   if (missing(x)) {
-    return(ccforest.formula(...))
+    call <- match.call()
+    call[[1L]] <- ccforest.formula
+    return(eval(call, parent.frame()))
   }
   # ccforest(x = y ~ ., data = d): the formula method's first argument is
   # `formula`, so a formula passed by the name `x` is renamed, and the call
@@ -123,6 +128,9 @@ ccforest <- function(x, ...) {
 #' @rdname ccforest
 #' @export
 ccforest.formula <- function(formula, data, ...) {
+  if (missing(formula)) {
+    stop("`formula` is missing: give a formula such as `y ~ .`, or `x` and `y`.", call. = FALSE)
+  }
   if (missing(data)) {
     stop("`data` is missing: the formula interface needs a data.frame.", call. = FALSE)
   }
@@ -229,7 +237,8 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
       doing = "compute the out-of-bag predictions",
       advice = "Use sampling = \"projection\", which has none, or fit on fewer rows."
     )
-    fit[c("predictions", "oob_error")] <- out_of_bag(oob, fit$response, response, kept_rows)
+    oob_values <- out_of_bag(oob, fit$response, response, kept_rows)
+    fit[names(oob_values)] <- oob_values
     if (importance == "permutation") {
       fit$variable.importance <- oob_importance(oob$importance, fit)
     }
@@ -261,6 +270,9 @@ oob_importance <- function(values, object) {
 #' @param kept_rows With na_action = "omit", which of the data's rows were
 #'   kept (NULL when all were): predictions line up with the data's rows, NA
 #'   for dropped ones and for rows every tree drew.
+#' @return A named list: `predictions`, `oob_error` and, for regression,
+#'   `residuals` (observed minus out-of-bag predicted, aligned as
+#'   `predictions`).
 #' @noRd
 out_of_bag <- function(oob, response_bp, response, kept_rows = NULL) {
   seen <- oob$count > 0L
@@ -282,11 +294,23 @@ out_of_bag <- function(oob, response_bp, response, kept_rows = NULL) {
     truth <- sweep(sweep(response$values, 2L, response$scale, `*`), 2L, response$center, `+`)
     fitted <- as.matrix(as.data.frame(predicted))
     errors <- colMeans((fitted[seen, , drop = FALSE] - truth[seen, , drop = FALSE])^2)
+    residuals <- truth - fitted
+    residuals <- if (response$n_output == 1L) {
+      residuals[, 1L]
+    } else {
+      as.data.frame(structure(residuals, dimnames = list(NULL, response_bp$names)),
+                    optional = TRUE)
+    }
+  }
+  out <- list(predictions = predicted, oob_error = if (any(seen)) mean(errors) else NA_real_)
+  if (response_bp$task == "regression") {
+    out$residuals <- residuals
   }
   if (!is.null(kept_rows)) {
-    predicted <- expand_rows(predicted, kept_rows)
+    out$predictions <- expand_rows(out$predictions, kept_rows)
+    if (!is.null(out$residuals)) out$residuals <- expand_rows(out$residuals, kept_rows)
   }
-  list(predicted, if (any(seen)) mean(errors) else NA_real_)
+  out
 }
 
 #' Spread predictions for the kept rows over all rows, NA elsewhere

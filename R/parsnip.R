@@ -2,13 +2,87 @@
 # suggested, so the engine is registered when parsnip is loaded (see
 # `.onLoad()` in zzz.R), following parsnip's guide to engines in other
 # packages (https://www.tidymodels.org/learn/develop/models/) and the
-# engines in tidymodels/bonsai.
-#
-# Once registered:
-#   rand_forest(mtry = tune(), min_n = tune(), trees = 500) |>
-#     set_engine("ccforest") |> set_mode("classification")
-# with `trees` -> n_tree, `mtry` -> mtry and `min_n` -> min_split, and any
-# other argument of ccforest() given to set_engine().
+# engines in tidymodels/bonsai. The user-facing description of the engine is
+# the help page `details_rand_forest_ccforest`, below.
+
+#' Canonical correlation forests via ccforest (a parsnip engine)
+#'
+#' @description
+#' Loading ccforest registers an engine `"ccforest"` for parsnip's
+#' `rand_forest()`, in the modes `"classification"` and `"regression"`, so
+#' canonical correlation forests can be fitted, resampled and tuned with
+#' tidymodels like any other forest.
+#'
+#' @section Tuning parameters:
+#' The main arguments of `rand_forest()` map to arguments of [ccforest()]:
+#'
+#' * `trees` (default 500) -> `n_tree`. A forest predicts with its first `k`
+#'   trees as well (`predict(fit, n_tree = k)`), so `trees` is a *submodel*
+#'   parameter: when it is tuned, tune fits one forest with the largest value
+#'   per combination of the other parameters and gets the others from
+#'   `parsnip::multi_predict()`.
+#' * `mtry` (default \eqn{\lceil \log_2 D + 1 \rceil}{ceiling(log2(D) + 1)} of the D
+#'   features) -> `mtry`; a factor counts as one feature.
+#' * `min_n` (default 2 for classification, 6 for regression) -> `min_split`.
+#'
+#' Three engine arguments can be tuned as well, with `set_engine("ccforest",
+#' projection = tune())` and so on; their dials parameter objects are
+#' [ccf_projection()], [ccf_split_rule()] and [ccf_sampling()], found by
+#' `extract_parameter_set_dials()` without further work:
+#'
+#' * `projection`: `"cca"`, `"rotation"`, `"pca"` or `"axis"`;
+#' * `split_rule`: `"entropy"` or `"gini"` (classification);
+#' * `sampling`: `"projection"` or `"bagging"`.
+#'
+#' Every other argument of [ccforest()] can be given to `set_engine()`.
+#'
+#' @section Translation from parsnip to the original package:
+#' ```
+#' rand_forest(mtry = integer(1), trees = integer(1), min_n = integer(1)) |>
+#'   set_engine("ccforest") |>
+#'   set_mode("classification") |>
+#'   translate()
+#' ## Model fit template:
+#' ## ccforest::ccforest(x = missing_arg(), y = missing_arg(), weights = missing_arg(),
+#' ##     mtry = min_cols(~integer(1), x), n_tree = integer(1), min_split = integer(1),
+#' ##     n_thread = 1L, verbose = FALSE, seed = sample.int(.Machine$integer.max, 1L))
+#' ```
+#' `weights` stands for the case weights, which reach [ccforest()] as
+#' `case_weights`. The engine runs on one thread by default (`n_thread = 1`; tune
+#' parallelises over resamples) and draws its seed from R's generator, so
+#' `set.seed()` makes a fit or a tuning run reproducible. Give `n_thread` to
+#' `set_engine()` to use more threads.
+#'
+#' @section Preprocessing:
+#' Factors reach ccforest as factors (no dummy variables are made): it
+#' expands them itself and samples a factor's indicator columns together, as
+#' one feature. Missing predictor values are allowed; they are imputed as
+#' [ccforest()]'s `na_action` says.
+#'
+#' @section Case weights:
+#' The engine declares case weights: a workflow with `add_case_weights()`
+#' (importance weights or frequency weights from hardhat) passes them to
+#' [ccforest()]'s `case_weights`.
+#'
+#' @section Predictions:
+#' Classification gives `type = "class"` and `type = "prob"` (one
+#' `.pred_<level>` column per class); regression `type = "numeric"`.
+#' `multi_predict(fit, new_data, trees = c(...))` predicts with the first
+#' `trees` trees, for several values at once.
+#'
+#' @name details_rand_forest_ccforest
+#' @keywords internal
+#' @seealso [ccforest()], [ccf_projection()], [partial_dependence()]
+#' @examples
+#' if (requireNamespace("parsnip", quietly = TRUE)) {
+#'   spec <- parsnip::rand_forest(trees = 50, min_n = 3)
+#'   spec <- parsnip::set_engine(spec, "ccforest", projection = "cca")
+#'   spec <- parsnip::set_mode(spec, "classification")
+#'   fitted <- parsnip::fit(spec, Species ~ ., data = iris)
+#'   predict(fitted, iris[c(1, 51, 101), ], type = "prob")
+#'   parsnip::multi_predict(fitted, iris[c(1, 51, 101), ], trees = c(5, 50))
+#' }
+NULL
 
 #' Register the "ccforest" engine of parsnip's rand_forest()
 #'
@@ -31,15 +105,23 @@ register_parsnip_engine <- function() {
     parsnip::set_dependency(model, eng = engine, pkg = "ccforest", mode = mode)
   }
 
+  # `trees` is a submodel parameter: predict(n_tree = k) uses the first k
+  # trees, so one fit serves every smaller value (see multi_predict below).
   arguments <- list(
-    list(parsnip = "mtry", original = "mtry", fun = "mtry"),
-    list(parsnip = "trees", original = "n_tree", fun = "trees"),
-    list(parsnip = "min_n", original = "min_split", fun = "min_n")
+    list(parsnip = "mtry", original = "mtry", pkg = "dials", fun = "mtry", sub = FALSE),
+    list(parsnip = "trees", original = "n_tree", pkg = "dials", fun = "trees", sub = TRUE),
+    list(parsnip = "min_n", original = "min_split", pkg = "dials", fun = "min_n", sub = FALSE),
+    list(parsnip = "projection", original = "projection", pkg = "ccforest",
+         fun = "ccf_projection", sub = FALSE),
+    list(parsnip = "split_rule", original = "split_rule", pkg = "ccforest",
+         fun = "ccf_split_rule", sub = FALSE),
+    list(parsnip = "sampling", original = "sampling", pkg = "ccforest",
+         fun = "ccf_sampling", sub = FALSE)
   )
   for (a in arguments) {
     parsnip::set_model_arg(
       model = model, eng = engine, parsnip = a$parsnip, original = a$original,
-      func = list(pkg = "dials", fun = a$fun), has_submodel = FALSE
+      func = list(pkg = a$pkg, fun = a$fun), has_submodel = a$sub
     )
   }
 
@@ -48,7 +130,11 @@ register_parsnip_engine <- function() {
       model = model, eng = engine, mode = mode,
       value = list(
         interface = "data.frame",
-        protect = c("x", "y"),
+        # Case weights: parsnip passes them as `weights`, which `data` maps
+        # to ccforest's `case_weights`; listing "weights" in `protect` is
+        # how an engine declares that it takes them.
+        data = c(x = "x", y = "y", weights = "case_weights"),
+        protect = c("x", "y", "weights"),
         func = c(pkg = "ccforest", fun = "ccforest"),
         # One thread (tune parallelises over resamples) and a seed drawn from
         # R's generator, so set.seed() makes a tuning run reproducible.
@@ -102,4 +188,90 @@ register_parsnip_engine <- function() {
 #' @noRd
 parsnip_prob_post <- function(x, object) {
   tibble::as_tibble(as.data.frame(x, optional = TRUE), .name_repair = "minimal")
+}
+
+#' Register our methods on parsnip's generics
+#' @noRd
+register_parsnip_methods <- function() {
+  if (!isNamespaceLoaded("parsnip")) {
+    return(invisible(FALSE))
+  }
+  registerS3method("multi_predict", "_ccforest", multi_predict_ccforest,
+                   envir = asNamespace("parsnip"))
+  invisible(TRUE)
+}
+
+#' Register min_grid() for rand_forest() with tune, unless tune has one
+#'
+#' tune fits one model per value of a submodel parameter unless the model
+#' type has a min_grid() method; tune's own fit_max_value() is the method
+#' it documents for packages to use. It looks the submodel parameters up per
+#' engine, so other engines of rand_forest() (none of which has any) are not
+#' affected.
+#' @noRd
+register_tune_methods <- function() {
+  if (!isNamespaceLoaded("tune")) {
+    return(invisible(FALSE))
+  }
+  tune_ns <- asNamespace("tune")
+  if (!is.function(get0("fit_max_value", envir = tune_ns, inherits = FALSE))) {
+    return(invisible(FALSE))
+  }
+  existing <- utils::getS3method("min_grid", "rand_forest", optional = TRUE, envir = tune_ns)
+  if (!is.null(existing) && !isTRUE(attr(existing, "ccforest"))) {
+    return(invisible(FALSE))
+  }
+  method <- structure(function(x, grid, ...) tune::fit_max_value(x, grid, ...), ccforest = TRUE)
+  registerS3method("min_grid", "rand_forest", method, envir = tune_ns)
+  invisible(TRUE)
+}
+
+#' Predictions of a parsnip fit for several numbers of trees
+#'
+#' The `multi_predict()` method of the engine (registered on parsnip's
+#' generic for class `"_ccforest"`): one tibble per row of `new_data`, with a
+#' column `trees` and parsnip's prediction columns, one row per number of
+#' trees.
+#' @noRd
+multi_predict_ccforest <- function(object, new_data, type = NULL, trees = NULL, ...) {
+  check_dots(list(...), valid = character(0), fn = "multi_predict")
+  forest <- object$fit
+  check_ccforest(forest, arg = "object$fit")
+  n_total <- n_trees(forest)
+  if (is.null(trees)) {
+    trees <- n_total
+  }
+  if (!is_plain_number(trees) || length(trees) < 1L || anyNA(trees) ||
+      any(trees != trunc(trees)) || any(trees < 1) || any(trees > n_total)) {
+    stop(sprintf("`trees` must be whole numbers between 1 and %d (the trees in the forest), not %s.",
+                 n_total, format_value(trees)), call. = FALSE)
+  }
+  trees <- sort(unique(as.integer(trees)))
+  classification <- forest$task == "classification"
+  type <- type %||% if (classification) "class" else "numeric"
+  type <- check_choice(type, "type", if (classification) c("class", "prob") else "numeric")
+  n <- nrow(new_data)
+  per_k <- lapply(trees, function(k) {
+    value <- stats::predict(forest, new_data, type = if (type == "numeric") "response" else type,
+                            n_tree = k)
+    columns <- switch(type,
+      class = list(.pred_class = value),
+      numeric = list(.pred = unname(value)),
+      prob = stats::setNames(lapply(seq_len(ncol(value)), function(j) unname(value[, j])),
+                             paste0(".pred_", colnames(value)))
+    )
+    c(list(trees = rep(k, n)), columns)
+  })
+  columns <- names(per_k[[1L]])
+  stacked <- lapply(columns, function(name) {
+    do.call(c, lapply(per_k, `[[`, name))
+  })
+  names(stacked) <- columns
+  stacked <- tibble::as_tibble(stacked)
+  # Row i's predictions for every number of trees, in increasing order.
+  order_by_row <- order(rep(seq_len(n), times = length(trees)), stacked$trees)
+  row_of <- rep(seq_len(n), times = length(trees))[order_by_row]
+  stacked <- stacked[order_by_row, , drop = FALSE]
+  pieces <- unname(split(stacked, factor(row_of, levels = seq_len(n))))
+  tibble::tibble(.pred = pieces)
 }

@@ -3,7 +3,9 @@
 #' @param object A `"ccforest"` fitted by [ccforest()].
 #' @param new_data A data.frame with the features used to fit the forest
 #'   (matched by name: order does not matter and extra columns are ignored),
-#'   or, for a forest fitted on a matrix, a matrix.
+#'   or, for a forest fitted on a matrix, a matrix. It may also be given as
+#'   `newdata`, the name [stats::predict()] uses (and that packages such as
+#'   pdp, iml and DALEX pass); giving both is an error.
 #' @param type `"class"` (default for classification) for the most probable
 #'   class, `"prob"` for class probabilities, or `"response"` (default for
 #'   regression) for the predicted mean.
@@ -13,8 +15,9 @@
 #'   `"impute_random"`, `"impute_mean"` or `"fail"` (see the section on
 #'   missing values in [ccforest()]). The default is the forest's own
 #'   `na_action` (random imputation for forests fitted with `"omit"`).
-#' @param ... Not used; a misspelled argument is an error. The arguments
-#'   after it must be named.
+#' @param ... `newdata`, another name for `new_data`; anything else is an
+#'   error (a misspelled argument gets a suggestion). The arguments after it
+#'   must be named.
 #' @return One row (or element) per row of `new_data`, rows with missing
 #'   values included. For one output: a factor with the training levels
 #'   (`"class"`), a numeric matrix with one column per level (`"prob"`), or a
@@ -32,10 +35,17 @@
 #' @export
 predict.ccforest <- function(object, new_data, ..., type = NULL, n_tree = NULL,
                              n_thread = NULL, na_action = NULL) {
-  check_dots(list(...), valid = c("object", "new_data", "type", "n_tree", "n_thread", "na_action"),
-             fn = "predict")
+  dots <- list(...)
+  check_dots(dots, valid = c("object", "new_data", "newdata", "type", "n_tree", "n_thread",
+                             "na_action"), fn = "predict")
   check_ccforest(object)
-  if (missing(new_data)) {
+  if ("newdata" %in% names(dots)) {
+    if (!missing(new_data)) {
+      stop("Both `new_data` and `newdata` were given; give the data to predict once, ",
+           "as either.", call. = FALSE)
+    }
+    new_data <- dots$newdata
+  } else if (missing(new_data)) {
     stop("`new_data` is missing: give the data to predict.", call. = FALSE)
   }
   task <- object$task

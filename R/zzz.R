@@ -1,22 +1,72 @@
 # Registrations with suggested packages, made when they are available.
 
 .onLoad <- function(libname, pkgname) {
-  # The parsnip engine: now if parsnip is already loaded, otherwise as soon
-  # as it is (loading parsnip here would slow down every library(ccforest)).
-  register_parsnip_engine()
-  on_parsnip_load(register_parsnip_engine)
+  # Each registration runs now if its package is already loaded, otherwise as
+  # soon as it is (loading those packages here would slow down every
+  # library(ccforest)).
+  for (pkg in names(package_registrations)) {
+    package_registrations[[pkg]]()
+    on_package_load(pkg, package_registrations[[pkg]])
+  }
   invisible()
 }
 
-#' Run `fn` whenever parsnip is loaded
+#' What to register with each suggested package once it is loaded
+#'
+#' * parsnip: the "ccforest" engine of rand_forest() and multi_predict();
+#' * tune: min_grid() for rand_forest(), so tuning `trees` costs one fit;
+#' * ranger, randomForest: both export a generic importance() of their own,
+#'   which masks ours (or ours masks theirs) depending on the order the
+#'   packages are attached. Our method is registered on their generic and
+#'   their method on ours, so importance() works on either kind of forest
+#'   whichever generic is found first.
+#' @noRd
+package_registrations <- list(
+  parsnip = function() {
+    register_parsnip_engine()
+    register_parsnip_methods()
+  },
+  tune = function() register_tune_methods(),
+  ranger = function() register_importance_methods("ranger", "ranger"),
+  randomForest = function() register_importance_methods("randomForest", "randomForest")
+)
+
+#' Run `fn` whenever package `pkg` is loaded
 #'
 #' Replaces the hook a previous load of ccforest left behind (hooks outlive
 #' an unloaded namespace), so reloading ccforest does not pile them up.
 #' @noRd
-on_parsnip_load <- function(fn) {
-  event <- packageEvent("parsnip", "onLoad")
+on_package_load <- function(pkg, fn) {
+  force(fn)
+  event <- packageEvent(pkg, "onLoad")
   hooks <- getHook(event)
   ours <- vapply(hooks, function(h) isTRUE(attr(h, "ccforest_hook")), logical(1))
   hook <- structure(function(...) fn(), ccforest_hook = TRUE)
   setHook(event, c(hooks[!ours], list(hook)), action = "replace")
+}
+
+#' Share importance() with another package's generic of the same name
+#'
+#' @param pkg The package exporting an `importance()` generic.
+#' @param classes The classes of its fitted objects whose importance()
+#'   methods are registered on our generic.
+#' @return `TRUE` if `pkg` was loaded and the methods registered, invisibly.
+#' @noRd
+register_importance_methods <- function(pkg, classes) {
+  if (!isNamespaceLoaded(pkg)) {
+    return(invisible(FALSE))
+  }
+  theirs <- asNamespace(pkg)
+  if (!is.function(get0("importance", envir = theirs, inherits = FALSE))) {
+    return(invisible(FALSE))
+  }
+  registerS3method("importance", "ccforest", importance.ccforest, envir = theirs)
+  ours <- asNamespace("ccforest")
+  for (class in classes) {
+    method <- utils::getS3method("importance", class, optional = TRUE, envir = theirs)
+    if (!is.null(method)) {
+      registerS3method("importance", class, method, envir = ours)
+    }
+  }
+  invisible(TRUE)
 }

@@ -1,0 +1,200 @@
+# Methods of the usual model generics of stats: formula(), terms(), nobs(),
+# update(), fitted(), residuals(), and clear errors from coef() and
+# deviance(), which a forest does not have.
+
+#' Model formula, terms, size and updates of a canonical correlation forest
+#'
+#' @description
+#' The usual model generics of \pkg{stats}:
+#'
+#' * `formula()` returns the formula of a forest fitted with the formula
+#'   interface, with `.` expanded to the features the forest uses (as
+#'   `formula()` of an [lm()] fit does), and `terms()` its terms.
+#' * `nobs()` is the number of rows the forest was grown on (after
+#'   `na_action = "omit"` dropped incomplete rows).
+#' * `update()` refits the forest with some arguments changed, like
+#'   [stats::update()]: `update(fit, . ~ . - cyl)` changes the formula,
+#'   `update(fit, n_tree = 100, seed = 2)` any argument of [ccforest()], for
+#'   formula and x/y fits alike.
+#'
+#' @details
+#' The environment of the formula is the one that the fit kept for
+#' transformed terms such as `log(x1)` or `f(x1)` with a helper function `f`
+#' (it holds only the objects those terms use), and otherwise the global
+#' environment: a forest keeps no reference to the frame it was fitted in, so
+#' that it stays small and can be saved as it is. Column names are looked up
+#' in the data, so they need no environment.
+#'
+#' `update()` evaluates the changed call in the environment it is called
+#' from, as [stats::update()] does: the data named in the original call must
+#' be found there. Arguments given to `update()` replace those of the
+#' original call, and arguments set to `NULL` are removed from it.
+#'
+#' @param x,object A `"ccforest"` fitted by [ccforest()].
+#' @param formula. Changes to the formula, as in [stats::update.formula()]
+#'   (`.` stands for what the formula had); only for forests fitted with a
+#'   formula.
+#' @param evaluate If `FALSE`, return the updated call instead of fitting
+#'   it.
+#' @param ... For `update()`, arguments of [ccforest()] to change; not used
+#'   by the other methods.
+#' @return `formula()`: a formula; `terms()`: a `"terms"` object; `nobs()`: a
+#'   whole number; `update()`: the refitted `"ccforest"`, or the call when
+#'   `evaluate = FALSE`.
+#' @seealso [fitted.ccforest()] for out-of-bag fitted values and residuals.
+#' @examples
+#' fit <- ccforest(mpg ~ ., data = mtcars, n_tree = 50, seed = 1)
+#' formula(fit)
+#' nobs(fit)
+#' smaller <- update(fit, . ~ . - cyl - disp)
+#' formula(smaller)
+#' more_trees <- update(fit, n_tree = 100)
+#' more_trees$options$n_tree
+#'
+#' # x/y fits update their arguments
+#' xy <- ccforest(x = iris[, 1:4], y = iris$Species, n_tree = 20, seed = 1)
+#' update(xy, x = iris[, 3:4])$blueprint$feature_names
+#' @name ccforest-model-methods
+#' @export
+formula.ccforest <- function(x, ...) {
+  check_ccforest(x, arg = "x")
+  info <- x$formula
+  if (is.null(info)) {
+    stop("`x` was fitted with x and y, not a formula, so it has no formula. ",
+         "Its features are ", format_names(x$blueprint$feature_names), ".", call. = FALSE)
+  }
+  written <- str2lang(info$formula)
+  right <- Reduce(function(a, b) call("+", a, b), info$feature_exprs)
+  stats::as.formula(call("~", written[[2L]], right), env = info$env %||% globalenv())
+}
+
+#' @rdname ccforest-model-methods
+#' @export
+terms.ccforest <- function(x, ...) {
+  stats::terms(formula.ccforest(x))
+}
+
+#' @rdname ccforest-model-methods
+#' @export
+nobs.ccforest <- function(object, ...) {
+  check_ccforest(object)
+  as.integer(object$n_obs)
+}
+
+#' @rdname ccforest-model-methods
+#' @export
+update.ccforest <- function(object, formula., ..., evaluate = TRUE) {
+  check_ccforest(object)
+  evaluate <- check_flag(evaluate, "evaluate")
+  call <- object$call
+  if (!is.call(call)) {
+    stop("`object` has no call recorded, so it cannot be updated; call ccforest() again.",
+         call. = FALSE)
+  }
+  if (!missing(formula.)) {
+    if (is.null(object$formula)) {
+      stop("`formula.` can only change the formula of a forest fitted with one; `object` ",
+           "was fitted with x and y. Change its arguments instead, e.g. ",
+           "update(fit, x = <new features>).", call. = FALSE)
+    }
+    call$formula <- stats::update(formula.ccforest(object), formula.)
+  }
+  extras <- match.call(expand.dots = FALSE)$...
+  if (length(extras) > 0L) {
+    extra_names <- names(extras)
+    if (is.null(extra_names) || any(!nzchar(extra_names))) {
+      stop("Every argument given to update() must be named, e.g. update(fit, n_tree = 100).",
+           call. = FALSE)
+    }
+    for (name in extra_names) {
+      call[[name]] <- extras[[name]]
+    }
+  }
+  if (!evaluate) {
+    return(call)
+  }
+  # Through the namespace, so that update() works without library(ccforest);
+  # the refit records its call as `ccforest(...)` again.
+  call[[1L]] <- quote(ccforest::ccforest)
+  eval(call, parent.frame())
+}
+
+#' Out-of-bag fitted values and residuals of a bagged forest
+#'
+#' A forest grown with `sampling = "bagging"` keeps, for every training row,
+#' the prediction of the trees that did not draw it (its out-of-bag
+#' prediction). `fitted()` returns these, and `residuals()` the observed
+#' minus the out-of-bag predicted values of a regression forest. They are
+#' honest estimates of how the forest does on new rows, unlike predictions
+#' of the training rows by the whole forest.
+#'
+#' Forests grown with projection bootstrapping (the default) fit every tree to
+#' every row, so they have no out-of-bag predictions: `fitted()` and
+#' `residuals()` then say so. A forest has neither coefficients nor a
+#' deviance: `coef()` and `deviance()` are errors that say what to use
+#' instead.
+#'
+#' @param object A `"ccforest"` fitted by [ccforest()].
+#' @param ... Not used.
+#' @return One value per row of the data given to [ccforest()], in its
+#'   order, `NA` for rows dropped by `na_action = "omit"` and for rows that
+#'   every tree drew: for one output, a factor of classes (classification) or
+#'   a numeric vector; for several outputs, a data.frame with one column per
+#'   output. `residuals()` is for regression forests only.
+#' @examples
+#' bag <- ccforest(mpg ~ ., data = mtcars, n_tree = 100, sampling = "bagging", seed = 1)
+#' head(fitted(bag))
+#' head(residuals(bag))
+#' # the out-of-bag mean squared error
+#' mean(residuals(bag)^2, na.rm = TRUE)
+#' @export
+fitted.ccforest <- function(object, ...) {
+  check_ccforest(object)
+  check_out_of_bag(object, "fitted")
+  object$predictions
+}
+
+#' @rdname fitted.ccforest
+#' @export
+residuals.ccforest <- function(object, ...) {
+  check_ccforest(object)
+  if (object$task == "classification") {
+    stop("residuals() is for regression forests; `object` is a classifier. ",
+         "fitted() gives its out-of-bag classes.", call. = FALSE)
+  }
+  check_out_of_bag(object, "residuals")
+  if (is.null(object$residuals)) {
+    stop("`object` was fitted by a ccforest version that did not keep out-of-bag residuals; ",
+         "refit it to get them.", call. = FALSE)
+  }
+  object$residuals
+}
+
+#' @rdname fitted.ccforest
+#' @export
+coef.ccforest <- function(object, ...) {
+  stop("A canonical correlation forest has no coefficients. Use importance() for how much ",
+       "it relies on each variable, partial_dependence() for the shape of its response, ",
+       "or tree_info() for the split hyperplanes of one tree.", call. = FALSE)
+}
+
+#' @rdname fitted.ccforest
+#' @export
+deviance.ccforest <- function(object, ...) {
+  stop("A canonical correlation forest has no deviance. A forest grown with ",
+       "sampling = \"bagging\" stores its out-of-bag error in `oob_error`; otherwise ",
+       "measure the error of predict() on held-out data.", call. = FALSE)
+}
+
+#' Out-of-bag values exist only for bagged forests
+#' @noRd
+check_out_of_bag <- function(object, fn) {
+  if (is.null(object$predictions)) {
+    stop(sprintf("%s() needs out-of-bag predictions, which only forests grown with ", fn),
+         "sampling = \"bagging\" have; `object` was grown with projection bootstrapping, ",
+         "so every tree saw every row. Refit with sampling = \"bagging\", or use ",
+         "predict(object, <data>) (predictions of training rows are optimistic).",
+         call. = FALSE)
+  }
+  invisible(object)
+}
