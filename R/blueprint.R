@@ -170,6 +170,8 @@ check_feature_frame <- function(x, arg) {
 #'
 #' @param x A data.frame of features, usually from `as_feature_frame()`.
 #' @param arg Name of the data in messages.
+#' @param stat_rows Rows the z-score statistics are taken over (NULL: all);
+#'   rows of case weight 0 take no part in them.
 #' @return A list of class "ccforest_blueprint": `feature_names`,
 #'   `feature_type`, `levels` (per feature), `column_names`,
 #'   `column_feature` (1-based feature of each column), `feature_start`
@@ -177,7 +179,7 @@ check_feature_frame <- function(x, arg) {
 #'   statistics of each column over its non-missing rows), `input`
 #'   ("matrix" or "data.frame") and `had_colnames`.
 #' @noRd
-new_blueprint <- function(x, arg = "x") {
+new_blueprint <- function(x, arg = "x", stat_rows = NULL) {
   if (!is.data.frame(x)) {
     stop("Internal error: new_blueprint() needs a data.frame.", call. = FALSE)
   }
@@ -233,7 +235,8 @@ new_blueprint <- function(x, arg = "x") {
   }
 
   stats <- lapply(seq_along(columns), function(d) {
-    column_stats(columns[[d]], kinds[[d]], width[[d]])
+    column <- columns[[d]]
+    column_stats(if (is.null(stat_rows)) column else column[stat_rows], kinds[[d]], width[[d]])
   })
   center <- unlist(lapply(stats, `[[`, "center"), use.names = FALSE)
   scale <- unlist(lapply(stats, `[[`, "scale"), use.names = FALSE)

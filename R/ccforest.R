@@ -144,7 +144,8 @@ ccforest.formula <- function(formula, data, ...) {
 ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = NULL,
                              min_leaf = NULL, max_depth = NULL, split_rule = NULL,
                              sampling = "auto", projection = "cca", importance = "none",
-                             na_action = "impute_random",
+                             na_action = "impute_random", case_weights = NULL,
+                             class_weights = NULL, quantiles = FALSE,
                              n_thread = NULL, seed = NULL, verbose = interactive()) {
   call <- generic_call(match.call())
   dots <- list(...)
@@ -168,11 +169,13 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
   projection <- check_choice(projection, "projection", c("cca", "rotation", "pca", "axis"))
   importance <- check_choice(importance, "importance", c("none", "projection", "permutation"))
   verbose <- check_flag(verbose, "verbose")
+  quantiles <- check_flag(quantiles, "quantiles")
   n_thread <- resolve_n_thread(n_thread)
   seed <- resolve_seed(seed)
 
   x <- as_feature_frame(x, x_arg)
   check_same_rows(x, y)
+  case_weights <- check_case_weights(case_weights, nrow(x))
   kept_rows <- NULL
   if (na_action == "omit") {
     keep <- stats::complete.cases(x) & response_row_ok(y)
@@ -181,14 +184,27 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
     }
     x <- x[keep, , drop = FALSE]
     y <- subset_rows(y, keep)
+    case_weights <- case_weights[keep]
     if (!all(keep)) kept_rows <- keep
   }
-  response <- prepare_response(y, y_arg)
-  blueprint <- new_blueprint(x, x_arg)
+  # Rows of weight 0 take no part, not even in the z-score statistics. Class
+  # weights need the classes first, so they may come in on a second pass.
+  stat_rows <- if (!is.null(case_weights) && any(case_weights == 0)) case_weights > 0
+  response <- prepare_response(y, y_arg, stat_rows = stat_rows)
+  class_weights <- check_class_weights(class_weights, response)
+  weights <- row_weights(case_weights, class_weights, response)
+  if (!is.null(weights) && any(weights == 0) && !identical(stat_rows, weights > 0)) {
+    stat_rows <- weights > 0
+    response <- prepare_response(y, y_arg, stat_rows = stat_rows)
+  }
+  blueprint <- new_blueprint(x, x_arg, stat_rows = stat_rows)
   x_impute <- if (na_action == "omit") "fail" else na_action
   matrix_x <- apply_blueprint(blueprint, x, na_action = x_impute, arg = x_arg)
 
   task <- response$task
+  if (quantiles && (task != "regression" || response$n_output != 1L)) {
+    stop("quantiles = TRUE is for regression with one numeric output.", call. = FALSE)
+  }
   split_rule <- resolve_split_rule(split_rule, task)
   n_feature <- length(blueprint$feature_names)
   mtry <- resolve_mtry(mtry, n_feature)
@@ -208,9 +224,10 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
     n_tree = n_tree, mtry = mtry, min_split = min_split, min_leaf = min_leaf,
     max_depth = max_depth, split_rule = split_rule,
     sampling = if (bagging) "bagging" else "projection",
-    projection = projection, importance = importance, na_action = na_action
+    projection = projection, importance = importance, na_action = na_action,
+    case_weights = !is.null(case_weights), class_weights = class_weights
   )
-  training <- training_set(matrix_x, blueprint, response)
+  training <- training_set(matrix_x, blueprint, response, weights)
   core <- core_options(options, seed)
 
   started <- proc.time()[["elapsed"]]
@@ -224,8 +241,9 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
   if (bagging) {
     oob <- with_memory_advice(
       ccf_oob_cpp(fit$forest$trees, model_shape(fit), training$x, training$feature_start,
-                  training$y_class, training$n_class, training$y_real, seed, 0,
-                  core$impute_random, n_thread, importance == "permutation"),
+                  training$y_class, training$n_class, training$y_real, training$weights,
+                  training$uniform_weights, seed, 0, core$impute_random, n_thread,
+                  importance == "permutation"),
       doing = "compute the out-of-bag predictions",
       advice = "Use sampling = \"projection\", which has none, or fit on fewer rows."
     )
@@ -233,6 +251,9 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
     if (importance == "permutation") {
       fit$variable.importance <- oob_importance(oob$importance, fit)
     }
+  }
+  if (quantiles) {
+    fit$quantile <- quantile_data(fit, training, response, core, n_thread)
   }
   fit$train_time <- proc.time()[["elapsed"]] - started
   if (importance == "projection") {

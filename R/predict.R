@@ -5,8 +5,12 @@
 #'   (matched by name: order does not matter and extra columns are ignored),
 #'   or, for a forest fitted on a matrix, a matrix.
 #' @param type `"class"` (default for classification) for the most probable
-#'   class, `"prob"` for class probabilities, or `"response"` (default for
-#'   regression) for the predicted mean.
+#'   class, `"prob"` for class probabilities, `"response"` (default for
+#'   regression) for the predicted mean, or `"quantiles"` for quantiles of the
+#'   conditional distribution (quantile regression forests, Meinshausen 2006;
+#'   the forest must be fitted with `quantiles = TRUE`).
+#' @param quantiles With `type = "quantiles"`, the probabilities of the
+#'   quantiles, between 0 and 1.
 #' @param n_tree Use only the first `n_tree` trees (default: all of them).
 #' @param n_thread Number of threads, as in [ccforest()].
 #' @param na_action How to treat missing feature values in `new_data`:
@@ -31,8 +35,10 @@
 #' predict(fit, iris[c(1, 51, 101), ], type = "prob")
 #' @export
 predict.ccforest <- function(object, new_data, ..., type = NULL, n_tree = NULL,
-                             n_thread = NULL, na_action = NULL) {
-  check_dots(list(...), valid = c("object", "new_data", "type", "n_tree", "n_thread", "na_action"),
+                             n_thread = NULL, na_action = NULL,
+                             quantiles = c(0.1, 0.5, 0.9)) {
+  check_dots(list(...), valid = c("object", "new_data", "type", "n_tree", "n_thread", "na_action",
+                                  "quantiles"),
              fn = "predict")
   check_ccforest(object)
   if (missing(new_data)) {
@@ -40,14 +46,21 @@ predict.ccforest <- function(object, new_data, ..., type = NULL, n_tree = NULL,
   }
   task <- object$task
   type <- type %||% if (task == "classification") "class" else "response"
-  type <- check_choice(type, "type", c("class", "prob", "response"))
-  if (task == "classification" && type == "response") {
-    stop("type = \"response\" is for regression forests; this one is a classifier: ",
+  type <- check_choice(type, "type", c("class", "prob", "response", "quantiles"))
+  if (task == "classification" && type %in% c("response", "quantiles")) {
+    stop(sprintf("type = \"%s\" is for regression forests; this one is a classifier: ", type),
          "use \"class\" or \"prob\".", call. = FALSE)
   }
-  if (task == "regression" && type != "response") {
+  if (task == "regression" && !type %in% c("response", "quantiles")) {
     stop(sprintf("type = \"%s\" is for classification forests; this one is a ", type),
          "regression forest: use \"response\".", call. = FALSE)
+  }
+  if (type == "quantiles") {
+    if (is.null(object$quantile)) {
+      stop("type = \"quantiles\" needs a forest fitted with quantiles = TRUE, which keeps ",
+           "the training outputs of every leaf.", call. = FALSE)
+    }
+    quantiles <- check_quantile_probs(quantiles)
   }
   n_total <- n_trees(object)
   n_tree <- if (is.null(n_tree)) n_total else check_count(n_tree, "n_tree", min = 1L, max = n_total)
@@ -57,8 +70,11 @@ predict.ccforest <- function(object, new_data, ..., type = NULL, n_tree = NULL,
     na_action <- check_choice(na_action, "na_action", c("impute_random", "impute_mean", "fail"))
   }
   matrix_x <- predictor_matrix(object, new_data, na_action)
-  values <- predict_values(object, matrix_x, n_tree, n_thread,
-                           impute_random = (na_action %||% "") == "impute_random")
+  impute_random <- (na_action %||% "") == "impute_random"
+  if (type == "quantiles") {
+    return(predict_quantile_values(object, matrix_x, quantiles, n_tree, n_thread, impute_random))
+  }
+  values <- predict_values(object, matrix_x, n_tree, n_thread, impute_random = impute_random)
   if (task == "classification") {
     format_classification(values, object$response, type)
   } else {
