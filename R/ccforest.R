@@ -79,6 +79,22 @@
 #' @param na_action How to treat missing values in the features:
 #'   `"impute_random"` (default), `"impute_mean"`, `"fail"` or `"omit"`. See
 #'   the section on missing values.
+#' @param case_weights Optional case weights: one finite value >= 0 per row
+#'   of the data (tidymodels' importance and frequency weights are accepted).
+#'   Bagged forests draw rows with probabilities proportional to the weights;
+#'   forests grown on every row (projection bootstrapping) weight each row in
+#'   the projection bootstrap, in the impurity and in the leaves' class shares
+#'   or means. A row of weight 0 takes no part at all: the forest is the one
+#'   grown without it (and with bagging it still gets an out-of-bag
+#'   prediction). `min_split` and `min_leaf` count rows, not weight.
+#' @param class_weights Optional weights of the classes, a numeric vector
+#'   named by (some of) the levels of the output; unnamed classes weigh 1.
+#'   They multiply the case weights of the rows of each class (classification
+#'   with one output).
+#' @param quantiles Keep, for every leaf, the training outputs that reached it,
+#'   so that [predict.ccforest()] can give quantiles (`type = "quantiles"`):
+#'   quantile regression forests (Meinshausen, 2006), for regression with one
+#'   output. The forest grows by about one integer per training row per tree.
 #' @param n_thread Number of threads; `NULL` takes
 #'   `getOption("ccforest.n_thread")`, then the environment variable
 #'   `CCFOREST_N_THREAD`, then 2. 0 means all cores.
@@ -94,6 +110,9 @@
 #'   package version. It can be saved with [saveRDS()].
 #' @references Rainforth, T. and Wood, F. (2017). Canonical correlation
 #'   forests. arXiv:1507.05444.
+#'
+#'   Meinshausen, N. (2006). Quantile regression forests. Journal of Machine
+#'   Learning Research, 7, 983-999.
 #' @seealso [predict.ccforest()]
 #' @examples
 #' fit <- ccforest(Species ~ ., data = iris, n_tree = 50, seed = 1)
