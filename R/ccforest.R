@@ -9,11 +9,18 @@
 #'
 #' @section Data handling:
 #' Unordered factors are expanded to 1-of-K indicator columns that are sampled
-#' together as one feature; ordered factors and integers are ordinal;
-#' logicals become 0/1; character columns are treated as factors (with a
-#' message). Every column is z-scored with statistics stored in the fitted
-#' object and reused at prediction. A factor level not seen at fit time gives
-#' an all-zero indicator group at prediction, with a warning.
+#' together as one feature (up to `onehot_max_levels` levels; beyond, a
+#' factor's levels are ordered by the outputs and it becomes one numeric
+#' column); ordered factors and integers are ordinal; logicals become 0/1;
+#' character columns are treated as factors (with a message). Dates
+#' (`Date`), date-times (`POSIXct`, `POSIXlt`) and time differences
+#' (`difftime`) are used as numbers: days, seconds since 1970, and the
+#' training column's units. A sparse matrix from the Matrix package (such as
+#' a `dgCMatrix`) is accepted as `x` and made dense (every column is
+#' z-scored, which fills it). Every column is z-scored with statistics stored
+#' in the fitted object and reused at prediction. A factor level not seen at
+#' fit time gives an all-zero indicator group at prediction (a missing value
+#' for ordered and many-level factors), with a warning.
 #'
 #' @section Missing values:
 #' With `na_action = "impute_random"` (the paper's choice), each tree replaces
@@ -79,6 +86,17 @@
 #' @param na_action How to treat missing values in the features:
 #'   `"impute_random"` (default), `"impute_mean"`, `"fail"` or `"omit"`. See
 #'   the section on missing values.
+#' @param onehot_max_levels Unordered factors with at most this many levels
+#'   are expanded to one indicator column per level, sampled together as one
+#'   feature (the paper's encoding; `Inf` keeps it for every factor). A factor
+#'   with more levels becomes one numeric column instead: its levels are
+#'   ordered by the outputs, once, before the trees are grown (each level's
+#'   mean output, or for classification the first principal axis of the
+#'   levels' class shares, shrunk toward the overall mean), as in Wright and
+#'   Koenig (2019). Its cost is then that of one numeric feature whatever the
+#'   number of levels, and a noisy factor with many levels cannot over-fit the
+#'   canonical correlations through one column per level. See the section on
+#'   data handling.
 #' @param case_weights Optional case weights: one finite value >= 0 per row
 #'   of the data (tidymodels' importance and frequency weights are accepted).
 #'   Bagged forests draw rows with probabilities proportional to the weights;
@@ -110,6 +128,9 @@
 #'   package version. It can be saved with [saveRDS()].
 #' @references Rainforth, T. and Wood, F. (2017). Canonical correlation
 #'   forests. arXiv:1507.05444.
+#'
+#'   Wright, M. N. and Koenig, I. R. (2019). Splitting on categorical
+#'   predictors in random forests. PeerJ, 7, e6339.
 #'
 #'   Meinshausen, N. (2006). Quantile regression forests. Journal of Machine
 #'   Learning Research, 7, 983-999.
@@ -164,7 +185,7 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
                              min_leaf = NULL, max_depth = NULL, split_rule = NULL,
                              sampling = "auto", projection = "cca", importance = "none",
                              na_action = "impute_random", case_weights = NULL,
-                             class_weights = NULL, quantiles = FALSE,
+                             class_weights = NULL, quantiles = FALSE, onehot_max_levels = 32,
                              n_thread = NULL, seed = NULL, verbose = interactive()) {
   call <- generic_call(match.call())
   dots <- list(...)
@@ -216,7 +237,9 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
     stat_rows <- weights > 0
     response <- prepare_response(y, y_arg, stat_rows = stat_rows)
   }
-  blueprint <- new_blueprint(x, x_arg, stat_rows = stat_rows)
+  onehot_max_levels <- check_onehot_max_levels(onehot_max_levels)
+  blueprint <- new_blueprint(x, x_arg, stat_rows = stat_rows, response = response,
+                             weights = weights, onehot_max_levels = onehot_max_levels)
   x_impute <- if (na_action == "omit") "fail" else na_action
   matrix_x <- apply_blueprint(blueprint, x, na_action = x_impute, arg = x_arg)
 
@@ -244,7 +267,8 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
     max_depth = max_depth, split_rule = split_rule,
     sampling = if (bagging) "bagging" else "projection",
     projection = projection, importance = importance, na_action = na_action,
-    case_weights = !is.null(case_weights), class_weights = class_weights
+    case_weights = !is.null(case_weights), class_weights = class_weights,
+    onehot_max_levels = onehot_max_levels
   )
   training <- training_set(matrix_x, blueprint, response, weights)
   core <- core_options(options, seed)
@@ -418,6 +442,15 @@ resolve_split_rule <- function(split_rule, task) {
          "use \"variance\", or convert `y` to a factor for classification.", call. = FALSE)
   }
   split_rule
+}
+
+#' A count >= 1, or Inf for one-hot encoding of every factor (the paper's)
+#' @noRd
+check_onehot_max_levels <- function(onehot_max_levels) {
+  if (identical(onehot_max_levels, Inf)) {
+    return(Inf)
+  }
+  check_count(onehot_max_levels, "onehot_max_levels", min = 1L)
 }
 
 #' x and y must describe the same rows

@@ -235,9 +235,16 @@ ccforest_problem <- function(object) {
       !finite(bp$center, n_column) || !finite(bp$scale, n_column) || any(bp$scale <= 0)) {
     return("its blueprint is inconsistent")
   }
-  types <- c("numeric", "integer", "logical", "ordered", "factor")
+  types <- c("numeric", "integer", "logical", "ordered", "factor", "scored", "date",
+             "datetime", "difftime")
   if (!all(bp$feature_type %in% types)) {
     return("its blueprint has an unknown feature type")
+  }
+  scored <- bp$feature_type == "scored"
+  if (!is.list(bp$scores) || length(bp$scores) != n_feature ||
+      !all(vapply(bp$scores[scored], is.numeric, logical(1))) ||
+      !all(lengths(bp$scores[scored]) == lengths(bp$levels[scored]))) {
+    return("its blueprint's factor scores do not match its levels")
   }
   factor_width <- diff(start)[bp$feature_type == "factor"]
   if (!all(factor_width == lengths(bp$levels[bp$feature_type == "factor"]))) {
