@@ -18,6 +18,7 @@
 #'   it was.
 #' @noRd
 as_feature_frame <- function(x, arg = "x") {
+  x <- dense_if_sparse(x, arg)
   if (is.data.frame(x)) {
     # Built column by column rather than with list2DF(), which refuses
     # data.frame columns before new_blueprint() can explain the problem.
@@ -60,19 +61,43 @@ as_feature_frame <- function(x, arg = "x") {
   out
 }
 
+#' A sparse matrix (Matrix package, e.g. a dgCMatrix) as an ordinary one
+#'
+#' Every column is z-scored, which makes zeros non-zero, so the core needs
+#' the dense matrix anyway: n x p doubles.
+#' @noRd
+dense_if_sparse <- function(x, arg) {
+  if (!methods::is(x, "sparseMatrix")) {
+    return(x)
+  }
+  if (!requireNamespace("Matrix", quietly = TRUE)) {
+    stop(sprintf("`%s` is a sparse matrix, which needs the Matrix package to read.", arg),
+         call. = FALSE)
+  }
+  as.matrix(x)
+}
+
 #' What kind of feature column is `col`?
 #'
 #' The kinds the core can use are "numeric", "integer", "logical", "factor",
-#' "ordered" and "character"; the rest ("data.frame", "list", "matrix",
-#' "other") are rejected by `check_feature_kind()`.
+#' "ordered", "character", "date", "datetime" and "difftime"; the rest
+#' ("data.frame", "list", "matrix", "other") are rejected by
+#' `check_feature_kind()`.
 #' @noRd
 feature_kind <- function(col) {
   if (is.data.frame(col)) {
     return("data.frame")
   }
-  if (inherits(col, "POSIXlt")) {
-    # A POSIXlt is a list underneath; report it as the date-time it is.
-    return("other")
+  # Dates and times are numbers underneath and are used as such (days,
+  # seconds, or the difference's units), as ranger does.
+  if (inherits(col, "Date")) {
+    return("date")
+  }
+  if (inherits(col, "POSIXct") || inherits(col, "POSIXlt")) {
+    return("datetime")
+  }
+  if (inherits(col, "difftime")) {
+    return("difftime")
   }
   if (is.list(col)) {
     return("list")
@@ -96,6 +121,26 @@ feature_kind <- function(col) {
     character = "character",
     "other"
   )
+}
+
+#' A date, time or time difference as the number it stands for: days since
+#' 1970 for a Date, seconds since 1970 (UTC) for a date-time, and a
+#' difference in `units` (those of the training column)
+#' @noRd
+time_values <- function(col, kind, units = NULL) {
+  switch(kind,
+    date = as.double(unclass(col)),
+    datetime = as.double(as.POSIXct(col)),
+    difftime = as.double(col, units = units %||% units(col)),
+    as.double(col)
+  )
+}
+
+#' A kind as users know it: a date is a <Date>, and a factor whose levels
+#' were ordered by the outputs is still a <factor>
+#' @noRd
+kind_label <- function(kind) {
+  switch(kind, date = "Date", datetime = "POSIXct", scored = "factor", kind)
 }
 
 #' Reject columns the core cannot use
@@ -170,14 +215,22 @@ check_feature_frame <- function(x, arg) {
 #'
 #' @param x A data.frame of features, usually from `as_feature_frame()`.
 #' @param arg Name of the data in messages.
+#' @param stat_rows Rows the z-score statistics are taken over (NULL: all);
+#'   rows of case weight 0 take no part in them.
+#' @param response,weights The prepared outputs and the row weights (or
+#'   NULL), to order the levels of factors with more than
+#'   `onehot_max_levels` levels.
 #' @return A list of class "ccforest_blueprint": `feature_names`,
-#'   `feature_type`, `levels` (per feature), `column_names`,
+#'   `feature_type`, `levels` (per feature), `scores` (per feature: the
+#'   numeric value of each level of a "scored" factor, else NULL), `units`
+#'   (per feature: a difftime's units, else NULL), `column_names`,
 #'   `column_feature` (1-based feature of each column), `feature_start`
 #'   (0-based column offsets, length D + 1), `center`, `scale` (population
 #'   statistics of each column over its non-missing rows), `input`
 #'   ("matrix" or "data.frame") and `had_colnames`.
 #' @noRd
-new_blueprint <- function(x, arg = "x") {
+new_blueprint <- function(x, arg = "x", stat_rows = NULL, response = NULL, weights = NULL,
+                          onehot_max_levels = Inf) {
   if (!is.data.frame(x)) {
     stop("Internal error: new_blueprint() needs a data.frame.", call. = FALSE)
   }
@@ -213,6 +266,21 @@ new_blueprint <- function(x, arg = "x") {
   feature_levels <- lapply(seq_along(columns), function(d) {
     if (kinds[[d]] %in% c("factor", "ordered")) levels(columns[[d]]) else character(0)
   })
+  # Factors with many levels are not expanded: their levels are ordered by
+  # the outputs and the factor becomes one numeric column (see level_scores()).
+  scores <- vector("list", length(columns))
+  many <- which(kinds == "factor" & lengths(feature_levels) > onehot_max_levels)
+  for (d in many) {
+    if (is.null(response)) {
+      stop("Internal error: ordering factor levels needs the outputs.", call. = FALSE)
+    }
+    scores[[d]] <- level_scores(as.integer(columns[[d]]), length(feature_levels[[d]]),
+                                response, weights, stat_rows)
+    kinds[[d]] <- "scored"
+  }
+  units <- lapply(seq_along(columns), function(d) {
+    if (kinds[[d]] == "difftime") units(columns[[d]])
+  })
   width <- ifelse(kinds == "factor", lengths(feature_levels), 1L)
   column_names <- unlist(lapply(seq_along(columns), function(d) {
     if (kinds[[d]] == "factor") {
@@ -233,7 +301,13 @@ new_blueprint <- function(x, arg = "x") {
   }
 
   stats <- lapply(seq_along(columns), function(d) {
-    column_stats(columns[[d]], kinds[[d]], width[[d]])
+    column <- columns[[d]]
+    if (kinds[[d]] == "scored") {
+      column <- scores[[d]][as.integer(column)]
+    } else if (kinds[[d]] %in% c("date", "datetime", "difftime")) {
+      column <- time_values(column, kinds[[d]])
+    }
+    column_stats(if (is.null(stat_rows)) column else column[stat_rows], kinds[[d]], width[[d]])
   })
   center <- unlist(lapply(stats, `[[`, "center"), use.names = FALSE)
   scale <- unlist(lapply(stats, `[[`, "scale"), use.names = FALSE)
@@ -249,6 +323,8 @@ new_blueprint <- function(x, arg = "x") {
       feature_names = feature_names,
       feature_type = unname(kinds),
       levels = feature_levels,
+      scores = scores,
+      units = units,
       column_names = column_names,
       column_feature = rep.int(seq_along(columns), width),
       feature_start = as.integer(c(0L, cumsum(width))),
@@ -284,6 +360,7 @@ column_stats <- function(col, kind, width) {
 #'   (the number of rows).
 #' @noRd
 match_feature_columns <- function(bp, data, arg) {
+  data <- dense_if_sparse(data, arg)
   if (is.matrix(data)) {
     if (is.null(colnames(data))) {
       if (!identical(bp$input, "matrix") || isTRUE(bp$had_colnames)) {
@@ -421,6 +498,13 @@ apply_blueprint <- function(bp, data,
       codes <- level_codes(col, bp$levels[[d]])
       warn_unseen(attr(codes, "unseen"), name, "missing")
       values <- as.double(codes)
+    } else if (fitted_type == "scored") {
+      codes <- level_codes(col, bp$levels[[d]])
+      warn_unseen(attr(codes, "unseen"), name, "missing")
+      # A level absent from the training rows has no score: missing too.
+      values <- bp$scores[[d]][codes]
+    } else if (fitted_type %in% c("date", "datetime", "difftime")) {
+      values <- time_values(col, fitted_type, bp$units[[d]])
     } else {
       values <- as.double(col)
       check_finite_column(values, name, arg)
@@ -452,14 +536,17 @@ check_matching_type <- function(kind, fitted_type, name, arg) {
   level_like <- c("factor", "ordered", "character")
   compatible <- if (fitted_type %in% numeric_like) {
     kind %in% numeric_like
-  } else {
+  } else if (fitted_type %in% c("factor", "ordered", "scored")) {
     kind %in% level_like
+  } else {
+    # A date stays a date: numbers in its place would mean something else.
+    kind == fitted_type
   }
   if (!compatible) {
     stop(
       sprintf(
         "Column `%s` of `%s` has type <%s>, but it had type <%s> when the forest was fitted.",
-        name, arg, kind, fitted_type
+        name, arg, kind_label(kind), kind_label(fitted_type)
       ),
       call. = FALSE
     )

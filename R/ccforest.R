@@ -9,11 +9,18 @@
 #'
 #' @section Data handling:
 #' Unordered factors are expanded to 1-of-K indicator columns that are sampled
-#' together as one feature; ordered factors and integers are ordinal;
-#' logicals become 0/1; character columns are treated as factors (with a
-#' message). Every column is z-scored with statistics stored in the fitted
-#' object and reused at prediction. A factor level not seen at fit time gives
-#' an all-zero indicator group at prediction, with a warning.
+#' together as one feature (up to `onehot_max_levels` levels; beyond, a
+#' factor's levels are ordered by the outputs and it becomes one numeric
+#' column); ordered factors and integers are ordinal; logicals become 0/1;
+#' character columns are treated as factors (with a message). Dates
+#' (`Date`), date-times (`POSIXct`, `POSIXlt`) and time differences
+#' (`difftime`) are used as numbers: days, seconds since 1970, and the
+#' training column's units. A sparse matrix from the Matrix package (such as
+#' a `dgCMatrix`) is accepted as `x` and made dense (every column is
+#' z-scored, which fills it). Every column is z-scored with statistics stored
+#' in the fitted object and reused at prediction. A factor level not seen at
+#' fit time gives an all-zero indicator group at prediction (a missing value
+#' for ordered and many-level factors), with a warning.
 #'
 #' @section Missing values:
 #' With `na_action = "impute_random"` (the paper's choice), each tree replaces
@@ -79,6 +86,33 @@
 #' @param na_action How to treat missing values in the features:
 #'   `"impute_random"` (default), `"impute_mean"`, `"fail"` or `"omit"`. See
 #'   the section on missing values.
+#' @param onehot_max_levels Unordered factors with at most this many levels
+#'   are expanded to one indicator column per level, sampled together as one
+#'   feature (the paper's encoding; `Inf` keeps it for every factor). A factor
+#'   with more levels becomes one numeric column instead: its levels are
+#'   ordered by the outputs, once, before the trees are grown (each level's
+#'   mean output, or for classification the first principal axis of the
+#'   levels' class shares, shrunk toward the overall mean), as in Wright and
+#'   Koenig (2019). Its cost is then that of one numeric feature whatever the
+#'   number of levels, and a noisy factor with many levels cannot over-fit the
+#'   canonical correlations through one column per level. See the section on
+#'   data handling.
+#' @param case_weights Optional case weights: one finite value >= 0 per row
+#'   of the data (tidymodels' importance and frequency weights are accepted).
+#'   Bagged forests draw rows with probabilities proportional to the weights;
+#'   forests grown on every row (projection bootstrapping) weight each row in
+#'   the projection bootstrap, in the impurity and in the leaves' class shares
+#'   or means. A row of weight 0 takes no part at all: the forest is the one
+#'   grown without it (and with bagging it still gets an out-of-bag
+#'   prediction). `min_split` and `min_leaf` count rows, not weight.
+#' @param class_weights Optional weights of the classes, a numeric vector
+#'   named by (some of) the levels of the output; unnamed classes weigh 1.
+#'   They multiply the case weights of the rows of each class (classification
+#'   with one output).
+#' @param quantiles Keep, for every leaf, the training outputs that reached it,
+#'   so that [predict.ccforest()] can give quantiles (`type = "quantiles"`):
+#'   quantile regression forests (Meinshausen, 2006), for regression with one
+#'   output. The forest grows by about one integer per training row per tree.
 #' @param n_thread Number of threads; `NULL` takes
 #'   `getOption("ccforest.n_thread")`, then the environment variable
 #'   `CCFOREST_N_THREAD`, then 2. 0 means all cores.
@@ -94,6 +128,12 @@
 #'   package version. It can be saved with [saveRDS()].
 #' @references Rainforth, T. and Wood, F. (2017). Canonical correlation
 #'   forests. arXiv:1507.05444.
+#'
+#'   Wright, M. N. and Koenig, I. R. (2019). Splitting on categorical
+#'   predictors in random forests. PeerJ, 7, e6339.
+#'
+#'   Meinshausen, N. (2006). Quantile regression forests. Journal of Machine
+#'   Learning Research, 7, 983-999.
 #' @seealso [predict.ccforest()]
 #' @examples
 #' fit <- ccforest(Species ~ ., data = iris, n_tree = 50, seed = 1)
@@ -152,7 +192,8 @@ ccforest.formula <- function(formula, data, ...) {
 ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = NULL,
                              min_leaf = NULL, max_depth = NULL, split_rule = NULL,
                              sampling = "auto", projection = "cca", importance = "none",
-                             na_action = "impute_random",
+                             na_action = "impute_random", case_weights = NULL,
+                             class_weights = NULL, quantiles = FALSE, onehot_max_levels = 32,
                              n_thread = NULL, seed = NULL, verbose = interactive()) {
   call <- generic_call(match.call())
   dots <- list(...)
@@ -176,11 +217,13 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
   projection <- check_choice(projection, "projection", c("cca", "rotation", "pca", "axis"))
   importance <- check_choice(importance, "importance", c("none", "projection", "permutation"))
   verbose <- check_flag(verbose, "verbose")
+  quantiles <- check_flag(quantiles, "quantiles")
   n_thread <- resolve_n_thread(n_thread)
   seed <- resolve_seed(seed)
 
   x <- as_feature_frame(x, x_arg)
   check_same_rows(x, y)
+  case_weights <- check_case_weights(case_weights, nrow(x))
   kept_rows <- NULL
   if (na_action == "omit") {
     keep <- stats::complete.cases(x) & response_row_ok(y)
@@ -189,19 +232,39 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
     }
     x <- x[keep, , drop = FALSE]
     y <- subset_rows(y, keep)
+    case_weights <- case_weights[keep]
     if (!all(keep)) kept_rows <- keep
   }
-  response <- prepare_response(y, y_arg)
-  blueprint <- new_blueprint(x, x_arg)
+  # Rows of weight 0 take no part, not even in the z-score statistics. Class
+  # weights need the classes first, so they may come in on a second pass.
+  stat_rows <- if (!is.null(case_weights) && any(case_weights == 0)) case_weights > 0
+  response <- prepare_response(y, y_arg, stat_rows = stat_rows)
+  class_weights <- check_class_weights(class_weights, response)
+  weights <- row_weights(case_weights, class_weights, response)
+  if (!is.null(weights) && any(weights == 0) && !identical(stat_rows, weights > 0)) {
+    stat_rows <- weights > 0
+    response <- prepare_response(y, y_arg, stat_rows = stat_rows)
+  }
+  onehot_max_levels <- check_onehot_max_levels(onehot_max_levels)
+  blueprint <- new_blueprint(x, x_arg, stat_rows = stat_rows, response = response,
+                             weights = weights, onehot_max_levels = onehot_max_levels)
   x_impute <- if (na_action == "omit") "fail" else na_action
   matrix_x <- apply_blueprint(blueprint, x, na_action = x_impute, arg = x_arg)
 
   task <- response$task
+  if (quantiles && (task != "regression" || response$n_output != 1L)) {
+    stop("quantiles = TRUE is for regression with one numeric output.", call. = FALSE)
+  }
   split_rule <- resolve_split_rule(split_rule, task)
   n_feature <- length(blueprint$feature_names)
   mtry <- resolve_mtry(mtry, n_feature)
   min_split <- check_count(min_split %||% if (task == "classification") 2L else 6L,
                            "min_split", min = 1L)
+  if (min_split > nrow(matrix_x)) {
+    warning(sprintf(paste0("min_split = %d is larger than the %d training rows, so no node is ",
+                           "split and every tree is a single leaf; use a smaller min_split."),
+                    min_split, nrow(matrix_x)), call. = FALSE)
+  }
   min_leaf <- check_count(min_leaf %||% if (task == "classification") 1L else 3L,
                           "min_leaf", min = 1L)
   max_depth <- if (is.null(max_depth)) 0L else check_count(max_depth, "max_depth", min = 1L)
@@ -216,9 +279,11 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
     n_tree = n_tree, mtry = mtry, min_split = min_split, min_leaf = min_leaf,
     max_depth = max_depth, split_rule = split_rule,
     sampling = if (bagging) "bagging" else "projection",
-    projection = projection, importance = importance, na_action = na_action
+    projection = projection, importance = importance, na_action = na_action,
+    case_weights = !is.null(case_weights), class_weights = class_weights,
+    onehot_max_levels = onehot_max_levels
   )
-  training <- training_set(matrix_x, blueprint, response)
+  training <- training_set(matrix_x, blueprint, response, weights)
   core <- core_options(options, seed)
 
   started <- proc.time()[["elapsed"]]
@@ -232,8 +297,9 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
   if (bagging) {
     oob <- with_memory_advice(
       ccf_oob_cpp(fit$forest$trees, model_shape(fit), training$x, training$feature_start,
-                  training$y_class, training$n_class, training$y_real, seed, 0,
-                  core$impute_random, n_thread, importance == "permutation"),
+                  training$y_class, training$n_class, training$y_real, training$weights,
+                  training$uniform_weights, seed, 0, core$impute_random, n_thread,
+                  importance == "permutation"),
       doing = "compute the out-of-bag predictions",
       advice = "Use sampling = \"projection\", which has none, or fit on fewer rows."
     )
@@ -242,6 +308,9 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
     if (importance == "permutation") {
       fit$variable.importance <- oob_importance(oob$importance, fit)
     }
+  }
+  if (quantiles) {
+    fit$quantile <- quantile_data(fit, training, response, core, n_thread)
   }
   fit$train_time <- proc.time()[["elapsed"]] - started
   if (importance == "projection") {
@@ -402,6 +471,15 @@ resolve_split_rule <- function(split_rule, task) {
          "use \"variance\", or convert `y` to a factor for classification.", call. = FALSE)
   }
   split_rule
+}
+
+#' A count >= 1, or Inf for one-hot encoding of every factor (the paper's)
+#' @noRd
+check_onehot_max_levels <- function(onehot_max_levels) {
+  if (identical(onehot_max_levels, Inf)) {
+    return(Inf)
+  }
+  check_count(onehot_max_levels, "onehot_max_levels", min = 1L)
 }
 
 #' x and y must describe the same rows

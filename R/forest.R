@@ -12,10 +12,13 @@
 
 #' What the core needs to grow trees on: the encoded features and outputs
 #' @noRd
-training_set <- function(matrix_x, blueprint, response) {
+training_set <- function(matrix_x, blueprint, response, weights = NULL) {
   task <- response$task
+  positive <- weights[weights > 0]
   list(
     x = matrix_x,
+    weights = weights %||% numeric(0),
+    uniform_weights = length(positive) > 0L && all(positive == positive[[1L]]),
     feature_start = as.integer(blueprint$feature_start),
     y_class = if (task == "classification") response$codes else matrix(0L, nrow(matrix_x), 0L),
     n_class = if (task == "classification") as.integer(response$n_class) else integer(0),
@@ -59,7 +62,8 @@ grow_trees <- function(training, core, first_tree, n_tree, n_thread, verbose) {
   with_memory_advice(
     ccf_grow_cpp(
       training$x, training$feature_start, training$y_class, training$n_class, training$y_real,
-      core, training$shape, first_tree, n_tree, n_thread, verbose, limit
+      training$weights, training$uniform_weights, core, training$shape, first_tree, n_tree,
+      n_thread, verbose, limit
     ),
     doing = sprintf("grow this forest of %s trees", format(n_tree, big.mark = ",")),
     advice = "Reduce `n_tree`, or grow smaller trees with a larger `min_leaf` or a `max_depth`."

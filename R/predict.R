@@ -7,8 +7,12 @@
 #'   `newdata`, the name [stats::predict()] uses (and that packages such as
 #'   pdp, iml and DALEX pass); giving both is an error.
 #' @param type `"class"` (default for classification) for the most probable
-#'   class, `"prob"` for class probabilities, or `"response"` (default for
-#'   regression) for the predicted mean.
+#'   class, `"prob"` for class probabilities, `"response"` (default for
+#'   regression) for the predicted mean, or `"quantiles"` for quantiles of the
+#'   conditional distribution (quantile regression forests, Meinshausen 2006;
+#'   the forest must be fitted with `quantiles = TRUE`).
+#' @param quantiles With `type = "quantiles"`, the probabilities of the
+#'   quantiles, between 0 and 1.
 #' @param n_tree Use only the first `n_tree` trees (default: all of them).
 #' @param n_thread Number of threads, as in [ccforest()].
 #' @param na_action How to treat missing feature values in `new_data`:
@@ -34,10 +38,11 @@
 #' predict(fit, iris[c(1, 51, 101), ], type = "prob")
 #' @export
 predict.ccforest <- function(object, new_data, ..., type = NULL, n_tree = NULL,
-                             n_thread = NULL, na_action = NULL) {
+                             n_thread = NULL, na_action = NULL,
+                             quantiles = c(0.1, 0.5, 0.9)) {
   dots <- list(...)
   check_dots(dots, valid = c("object", "new_data", "newdata", "type", "n_tree", "n_thread",
-                             "na_action"), fn = "predict")
+                             "na_action", "quantiles"), fn = "predict")
   check_ccforest(object)
   if ("newdata" %in% names(dots)) {
     if (!missing(new_data)) {
@@ -50,14 +55,21 @@ predict.ccforest <- function(object, new_data, ..., type = NULL, n_tree = NULL,
   }
   task <- object$task
   type <- type %||% if (task == "classification") "class" else "response"
-  type <- check_choice(type, "type", c("class", "prob", "response"))
-  if (task == "classification" && type == "response") {
-    stop("type = \"response\" is for regression forests; this one is a classifier: ",
+  type <- check_choice(type, "type", c("class", "prob", "response", "quantiles"))
+  if (task == "classification" && type %in% c("response", "quantiles")) {
+    stop(sprintf("type = \"%s\" is for regression forests; this one is a classifier: ", type),
          "use \"class\" or \"prob\".", call. = FALSE)
   }
-  if (task == "regression" && type != "response") {
+  if (task == "regression" && !type %in% c("response", "quantiles")) {
     stop(sprintf("type = \"%s\" is for classification forests; this one is a ", type),
          "regression forest: use \"response\".", call. = FALSE)
+  }
+  if (type == "quantiles") {
+    if (is.null(object$quantile)) {
+      stop("type = \"quantiles\" needs a forest fitted with quantiles = TRUE, which keeps ",
+           "the training outputs of every leaf.", call. = FALSE)
+    }
+    quantiles <- check_quantile_probs(quantiles)
   }
   n_total <- n_trees(object)
   n_tree <- if (is.null(n_tree)) n_total else check_count(n_tree, "n_tree", min = 1L, max = n_total)
@@ -67,8 +79,11 @@ predict.ccforest <- function(object, new_data, ..., type = NULL, n_tree = NULL,
     na_action <- check_choice(na_action, "na_action", c("impute_random", "impute_mean", "fail"))
   }
   matrix_x <- predictor_matrix(object, new_data, na_action)
-  values <- predict_values(object, matrix_x, n_tree, n_thread,
-                           impute_random = (na_action %||% "") == "impute_random")
+  impute_random <- (na_action %||% "") == "impute_random"
+  if (type == "quantiles") {
+    return(predict_quantile_values(object, matrix_x, quantiles, n_tree, n_thread, impute_random))
+  }
+  values <- predict_values(object, matrix_x, n_tree, n_thread, impute_random = impute_random)
   if (task == "classification") {
     format_classification(values, object$response, type)
   } else {
@@ -229,9 +244,16 @@ ccforest_problem <- function(object) {
       !finite(bp$center, n_column) || !finite(bp$scale, n_column) || any(bp$scale <= 0)) {
     return("its blueprint is inconsistent")
   }
-  types <- c("numeric", "integer", "logical", "ordered", "factor")
+  types <- c("numeric", "integer", "logical", "ordered", "factor", "scored", "date",
+             "datetime", "difftime")
   if (!all(bp$feature_type %in% types)) {
     return("its blueprint has an unknown feature type")
+  }
+  scored <- bp$feature_type == "scored"
+  if (!is.list(bp$scores) || length(bp$scores) != n_feature ||
+      !all(vapply(bp$scores[scored], is.numeric, logical(1))) ||
+      !all(lengths(bp$scores[scored]) == lengths(bp$levels[scored]))) {
+    return("its blueprint's factor scores do not match its levels")
   }
   factor_width <- diff(start)[bp$feature_type == "factor"]
   if (!all(factor_width == lengths(bp$levels[bp$feature_type == "factor"]))) {

@@ -106,7 +106,7 @@ output_kind <- function(col) {
 #'   regression, `values` (n x M double matrix of z-scores), `center` and
 #'   `scale` (population standard deviation; 1 for a constant output).
 #' @noRd
-prepare_response <- function(y, arg = "y", name = NULL) {
+prepare_response <- function(y, arg = "y", name = NULL, stat_rows = NULL) {
   outputs <- response_outputs(y, arg, name)
   kinds <- vapply(outputs$columns, output_kind, character(1))
   bad <- which(is.na(kinds))
@@ -140,7 +140,7 @@ prepare_response <- function(y, arg = "y", name = NULL) {
     n_output = length(outputs$columns)
   )
   encoded <- if (all(is_numeric)) {
-    encode_regression(outputs, n)
+    encode_regression(outputs, n, stat_rows)
   } else {
     encode_classification(outputs, kinds, arg, n)
   }
@@ -228,7 +228,7 @@ encode_classification <- function(outputs, kinds, arg, n) {
 
 #' z-scored values for each numeric output
 #' @noRd
-encode_regression <- function(outputs, n) {
+encode_regression <- function(outputs, n, stat_rows = NULL) {
   for (m in seq_along(outputs$columns)) {
     col <- as.double(outputs$columns[[m]])
     rows <- which(is.infinite(col))
@@ -246,7 +246,9 @@ encode_regression <- function(outputs, n) {
     as.double(unlist(outputs$columns, use.names = FALSE)),
     nrow = n, dimnames = list(NULL, outputs$names)
   )
-  moments <- lapply(seq_len(ncol(values)), function(m) scaled_moments(values[, m]))
+  moments <- lapply(seq_len(ncol(values)), function(m) {
+    scaled_moments(if (is.null(stat_rows)) values[, m] else values[stat_rows, m])
+  })
   center <- vapply(moments, `[[`, numeric(1), "center")
   scale <- vapply(moments, `[[`, numeric(1), "scale")
   # A constant output is left unscaled so that predictions map back exactly.

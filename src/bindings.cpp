@@ -15,6 +15,7 @@
 #include "core/Options.h"
 #include "core/Predictor.h"
 #include "core/Projection.h"
+#include "core/Quantiles.h"
 #include "core/Rotation.h"
 #include "core/SplitSearch.h"
 #include "core/TreeCodec.h"
@@ -92,7 +93,8 @@ ForestSource forest_source(double seed, double first_tree, bool bagging, bool im
 // [[Rcpp::export(rng = false)]]
 Rcpp::List ccf_grow_cpp(const Rcpp::NumericMatrix& x, const Rcpp::IntegerVector& feature_start,
                         const Rcpp::IntegerMatrix& y_class, const Rcpp::IntegerVector& n_class,
-                        const Rcpp::NumericMatrix& y_real, const Rcpp::List& options,
+                        const Rcpp::NumericMatrix& y_real, const Rcpp::NumericVector& weights,
+                        bool uniform_weights, const Rcpp::List& options,
                         const Rcpp::List& shape, double first_tree, int n_tree, int n_thread,
                         bool verbose, double memory_limit) {
   // R results first: if R cannot allocate them, nothing C++ is held yet.
@@ -100,7 +102,8 @@ Rcpp::List ccf_grow_cpp(const Rcpp::NumericMatrix& x, const Rcpp::IntegerVector&
   Rcpp::List trees = new_list(n_tree);
   Rcpp::NumericMatrix importance(
       Rcpp::Shield<SEXP>(alloc_matrix(REALSXP, static_cast<R_xlen_t>(n_feature), n_tree)));
-  const Data data = training_data(x, feature_start, y_class, n_class, y_real);
+  const Data data = training_data(x, feature_start, y_class, n_class, y_real, weights,
+                                  uniform_weights);
   const ForestOptions forest(n_tree, whole_number(list_value<double>(options, "seed"), "seed"),
                              tree_options(options), whole_number(first_tree, "first_tree"));
   const ModelShape model = model_shape(shape);
@@ -150,9 +153,11 @@ Rcpp::List ccf_grow_cpp(const Rcpp::NumericMatrix& x, const Rcpp::IntegerVector&
 Rcpp::List ccf_oob_cpp(const Rcpp::List& trees, const Rcpp::List& shape,
                        const Rcpp::NumericMatrix& x, const Rcpp::IntegerVector& feature_start,
                        const Rcpp::IntegerMatrix& y_class, const Rcpp::IntegerVector& n_class,
-                       const Rcpp::NumericMatrix& y_real, double seed, double first_tree,
-                       bool impute_random, int n_thread, bool permutation_importance) {
-  const Data data = training_data(x, feature_start, y_class, n_class, y_real);
+                       const Rcpp::NumericMatrix& y_real, const Rcpp::NumericVector& weights,
+                       bool uniform_weights, double seed, double first_tree, bool impute_random,
+                       int n_thread, bool permutation_importance) {
+  const Data data = training_data(x, feature_start, y_class, n_class, y_real, weights,
+                                  uniform_weights);
   const ModelShape model = model_shape(shape);
   const EncodedTrees encoded = guarded([&] { return encoded_trees(trees); }, "out of memory");
   const ForestSource source = forest_source(seed, first_tree, true, impute_random);
@@ -172,6 +177,78 @@ Rcpp::List ccf_oob_cpp(const Rcpp::List& trees, const Rcpp::List& shape,
   return named_list({{"sum", sum},
                      {"count", count},
                      {"importance", numeric_of(importance.begin(), importance.end())}});
+}
+
+// For quantile regression forests: each tree's sample rows grouped by leaf
+// (see core/Quantiles.h), as a list of integer vectors.
+// [[Rcpp::export(rng = false)]]
+Rcpp::List ccf_leaf_samples_cpp(const Rcpp::List& trees, const Rcpp::List& shape,
+                                const Rcpp::NumericMatrix& x,
+                                const Rcpp::IntegerVector& feature_start,
+                                const Rcpp::IntegerMatrix& y_class,
+                                const Rcpp::IntegerVector& n_class,
+                                const Rcpp::NumericMatrix& y_real,
+                                const Rcpp::NumericVector& weights, bool uniform_weights,
+                                double seed, double first_tree, bool bagging, bool impute_random,
+                                int n_thread) {
+  Rcpp::List out = new_list(trees.size());
+  const Data data = training_data(x, feature_start, y_class, n_class, y_real, weights,
+                                  uniform_weights);
+  const ModelShape model = model_shape(shape);
+  RHost host;
+  const Runtime runtime = r_runtime(host, n_thread, false, "");
+  guarded([&] {
+    const EncodedTrees encoded = encoded_trees(trees);
+    const ForestSource source = forest_source(seed, first_tree, bagging, impute_random);
+    std::vector<std::vector<int32_t>> samples = leaf_samples(encoded, model, data, source, runtime);
+    for (size_t t = 0; t < samples.size(); ++t) {
+      out[static_cast<R_xlen_t>(t)] = integer_of(samples[t].begin(), samples[t].end());
+      std::vector<int32_t>().swap(samples[t]);
+    }
+  }, "out of memory while storing the trees' leaf samples for quantiles");
+  return out;
+}
+
+// Quantiles of the outputs for each row of x, from the first n_tree trees and
+// their leaf samples (quantile regression forests).
+// [[Rcpp::export(rng = false)]]
+Rcpp::NumericMatrix ccf_predict_quantiles_cpp(const Rcpp::List& trees, const Rcpp::List& shape,
+                                              const Rcpp::List& samples,
+                                              const Rcpp::NumericMatrix& x, double seed,
+                                              double first_tree, bool impute_random,
+                                              const Rcpp::NumericVector& y,
+                                              const Rcpp::NumericVector& weights,
+                                              const Rcpp::NumericVector& probs, int n_tree,
+                                              int n_thread) {
+  const ModelShape model_shape_ = model_shape(shape);
+  if (x.ncol() != model_shape_.n_column) Rcpp::stop("internal error: data has the wrong width");
+  if (n_tree < 1 || n_tree > trees.size()) Rcpp::stop("internal error: n_tree out of range");
+  if (weights.size() != 0 && weights.size() != y.size()) Rcpp::stop("internal error: weights");
+  Rcpp::NumericMatrix out(Rcpp::Shield<SEXP>(alloc_matrix(REALSXP, x.nrow(), probs.size())));
+  guarded([&] {
+    if (samples.size() < n_tree) throw DamagedModel("its quantile data do not match its trees");
+    std::vector<LeafSample> views;
+    for (int t = 0; t < n_tree; ++t) {
+      SEXP sample = samples[t];
+      if (TYPEOF(sample) != INTSXP) throw DamagedModel("its quantile data are not integers");
+      views.emplace_back(INTEGER(sample), static_cast<size_t>(XLENGTH(sample)));
+    }
+    const EncodedTrees encoded = encoded_trees(trees);
+    RHost host;
+    const Runtime runtime = r_runtime(host, n_thread, false, "");
+    const ForestModel decoded = decode_forest(encoded, model_shape_, 0, static_cast<size_t>(n_tree),
+                                              runtime);
+    const MatrixMap xm = map_matrix(x);
+    PredictOptions options;
+    options.seed = whole_number(seed, "seed");
+    options.first_tree = whole_number(first_tree, "first_tree");
+    options.impute_random = impute_random;
+    predict_quantiles(decoded, views, xm, row_hashes(xm), options, y.begin(),
+                      weights.size() == 0 ? nullptr : weights.begin(),
+                      static_cast<size_t>(y.size()), Rcpp::as<std::vector<double>>(probs),
+                      runtime, out.begin());
+  }, "out of memory while predicting quantiles; predict `new_data` in smaller pieces");
+  return out;
 }
 
 // Averages the leaf values of the first n_tree stored trees for each row of x.

@@ -132,12 +132,21 @@ inline EncodedTrees encoded_trees(const Rcpp::List& trees) {
   return out;
 }
 
-/** Training data as the core sees it, over R's memory. */
+/**
+ * Training data as the core sees it, over R's memory. `weights` holds one
+ * case weight per row, or nothing for none; `uniform` says its positive
+ * values are all equal.
+ */
 inline Data training_data(const Rcpp::NumericMatrix& x, const Rcpp::IntegerVector& feature_start,
                           const Rcpp::IntegerMatrix& y_class, const Rcpp::IntegerVector& n_class,
-                          const Rcpp::NumericMatrix& y_real) {
+                          const Rcpp::NumericMatrix& y_real, const Rcpp::NumericVector& weights,
+                          bool uniform) {
+  if (weights.size() != 0 && weights.size() != x.nrow()) {
+    Rcpp::stop("internal error: one weight per row is needed");
+  }
   return Data(map_matrix(x), Rcpp::as<std::vector<int>>(feature_start), map_int_matrix(y_class),
-              Rcpp::as<std::vector<int>>(n_class), map_matrix(y_real));
+              Rcpp::as<std::vector<int>>(n_class), map_matrix(y_real),
+              weights.size() == 0 ? nullptr : weights.begin(), uniform);
 }
 
 /** Tree options from the list ccforest() builds. */

@@ -61,9 +61,11 @@ inline std::vector<uint64_t> row_hashes(const MatrixMap& x) {
  */
 struct Data {
   Data(MatrixMap x, std::vector<int> feature_start, IntMatrixMap y_class,
-       std::vector<int> n_class, MatrixMap y_real)
+       std::vector<int> n_class, MatrixMap y_real, const double* weight = nullptr,
+       bool uniform_weight = false)
       : x(x), feature_start(std::move(feature_start)), y_class(y_class),
-        n_class(std::move(n_class)), y_real(y_real), row_hash(row_hashes(x)) {
+        n_class(std::move(n_class)), y_real(y_real), weight(weight),
+        uniform_weight(uniform_weight), row_hash(row_hashes(x)) {
     // Rows are int in node index arrays and 32-bit positions in sort keys;
     // R's matrices and data frames cannot have more rows anyway.
     if (x.rows() > kMaxRows) throw std::invalid_argument("the data has more than 2^31 - 1 rows");
@@ -90,6 +92,19 @@ struct Data {
   std::vector<int> n_class;
   std::vector<int> class_offset;
   MatrixMap y_real;
+  /**
+   * Case weights, one finite non-negative value per row, or null for none.
+   * A row of weight 0 takes no part in any tree. Bagged trees draw their
+   * rows with probabilities proportional to the weights; trees grown on
+   * every row (projection bootstrapping) weight each row in the projection
+   * bootstrap, the impurities and the leaves.
+   */
+  const double* weight = nullptr;
+  /**
+   * All positive weights are equal: they only say which rows take part, and
+   * the trees are exactly those grown on those rows alone, unweighted.
+   */
+  bool uniform_weight = false;
   std::vector<uint64_t> row_hash;
 };
 

@@ -23,6 +23,8 @@ namespace ccforest {
 struct NodeTargets {
   const int* classes = nullptr;
   const double* values = nullptr;
+  /** Row weights in node order, or null: each row counts once. */
+  const double* weights = nullptr;
   size_t n = 0;
   size_t width = 0;
 };
@@ -71,7 +73,7 @@ class SplitSearch {
    */
   SplitSearch(SplitRule rule, size_t n_value, const EntropyTable* entropy)
       : rule_(rule), node_count_(n_value, 0), left_count_(n_value, 0),
-        left_value_(n_value, 0.0) {
+        left_value_(n_value, 0.0), node_weight_(n_value, 0.0), left_weight_(n_value, 0.0) {
     if (rule_ == SplitRule::kEntropy) {
       xlogx_ = entropy->xlogx.data();
       step_ = entropy->step.data();
@@ -84,6 +86,7 @@ class SplitSearch {
     const size_t entries = targets.n * targets.width;
     const double n = static_cast<double>(targets.n);
     const double width = static_cast<double>(targets.width);
+    if (targets.weights != nullptr) return set_weighted_node();
     if (rule_ == SplitRule::kVariance) {
       double sum_sq = 0.0;
       for (size_t i = 0; i < entries; ++i) sum_sq += targets.values[i] * targets.values[i];
@@ -111,6 +114,14 @@ class SplitSearch {
     sorter_.sort(u, n);
     sorted_ = sorter_.values();
     rows_ = sorter_.positions();
+    if (targets_.weights != nullptr) {
+      if (rule_ == SplitRule::kVariance) {
+        sweep_weighted_values(min_leaf, direction, rng, best);
+      } else {
+        sweep_weighted_classes(min_leaf, direction, rng, best);
+      }
+      return;
+    }
     switch (rule_) {
       case SplitRule::kEntropy:
         if (targets_.width == 1) {
@@ -133,6 +144,99 @@ class SplitSearch {
   }
 
  private:
+  /** f(w) = w log w (entropy) or w^2 (gini), for weighted class totals. */
+  double weighted_term(double w) const {
+    return rule_ == SplitRule::kEntropy ? (w > 0.0 ? w * std::log(w) : 0.0) : w * w;
+  }
+
+  // With weights, a row counts as its weight wherever it would count once:
+  // class totals, node sizes in the criterion, and sums of centred values.
+  double set_weighted_node() {
+    const size_t n = targets_.n, w = targets_.width;
+    const double width = static_cast<double>(w);
+    node_total_ = 0.0;
+    for (size_t i = 0; i < n; ++i) node_total_ += targets_.weights[i];
+    if (rule_ == SplitRule::kVariance) {
+      double sum_sq = 0.0;
+      for (size_t i = 0; i < n; ++i) {
+        for (size_t m = 0; m < w; ++m) {
+          const double v = targets_.values[i * w + m];
+          sum_sq += targets_.weights[i] * v * v;
+        }
+      }
+      base_ = sum_sq / width;
+      return base_;
+    }
+    std::fill(node_weight_.begin(), node_weight_.end(), 0.0);
+    for (size_t i = 0; i < n; ++i) {
+      for (size_t m = 0; m < w; ++m) node_weight_[targets_.classes[i * w + m]] += targets_.weights[i];
+    }
+    node_sum_ = 0.0;
+    for (double total : node_weight_) node_sum_ += weighted_term(total);
+    base_ = rule_ == SplitRule::kEntropy ? weighted_term(node_total_) - node_sum_ / width
+                                         : node_total_ - node_sum_ / (width * node_total_);
+    return base_;
+  }
+
+  void sweep_weighted_classes(size_t min_leaf, int direction, Rng& rng, BestSplit& best) {
+    const size_t n = targets_.n, w = targets_.width;
+    const double width = static_cast<double>(w);
+    std::fill(left_weight_.begin(), left_weight_.end(), 0.0);
+    double left_sum = 0.0, right_sum = node_sum_, left_total = 0.0;
+    for (size_t pos = 0; pos + 1 < n; ++pos) {
+      const size_t row = static_cast<size_t>(rows_[pos]);
+      const double weight = targets_.weights[row];
+      left_total += weight;
+      for (size_t m = 0; m < w; ++m) {
+        const int k = targets_.classes[row * w + m];
+        const double l = left_weight_[k], r = node_weight_[k] - l;
+        left_sum += weighted_term(l + weight) - weighted_term(l);
+        right_sum += weighted_term(r - weight) - weighted_term(r);
+        left_weight_[k] = l + weight;
+      }
+      const size_t n_left = pos + 1, n_right = n - n_left;
+      if (n_left < min_leaf) continue;
+      if (n_right < min_leaf) break;
+      if (!(sorted_[pos] < sorted_[pos + 1])) continue;
+      const double right_total = node_total_ - left_total;
+      if (!(left_total > 0.0) || !(right_total > 0.0)) continue;
+      double gain;
+      if (rule_ == SplitRule::kEntropy) {
+        gain = base_ - (weighted_term(left_total) + weighted_term(right_total) -
+                        (left_sum + right_sum) / width);
+      } else {
+        gain = base_ - (left_total + right_total -
+                        (left_sum / left_total + right_sum / right_total) / width);
+      }
+      offer(gain, pos, direction, rng, best);
+    }
+  }
+
+  // Values are centred at the node's weighted mean, so the right child's
+  // weighted sums are minus the left's, and the decrease in weighted squared
+  // error is |S_left|^2 (1/W_left + 1/W_right).
+  void sweep_weighted_values(size_t min_leaf, int direction, Rng& rng, BestSplit& best) {
+    const size_t n = targets_.n, w = targets_.width;
+    const double width = static_cast<double>(w);
+    std::fill(left_value_.begin(), left_value_.end(), 0.0);
+    double left_total = 0.0;
+    for (size_t pos = 0; pos + 1 < n; ++pos) {
+      const size_t row = static_cast<size_t>(rows_[pos]);
+      const double weight = targets_.weights[row];
+      left_total += weight;
+      for (size_t m = 0; m < w; ++m) left_value_[m] += weight * targets_.values[row * w + m];
+      const size_t n_left = pos + 1, n_right = n - n_left;
+      if (n_left < min_leaf) continue;
+      if (n_right < min_leaf) break;
+      if (!(sorted_[pos] < sorted_[pos + 1])) continue;
+      const double right_total = node_total_ - left_total;
+      if (!(left_total > 0.0) || !(right_total > 0.0)) continue;
+      double between = 0.0;
+      for (size_t m = 0; m < w; ++m) between += left_value_[m] * left_value_[m];
+      offer(between * (1.0 / left_total + 1.0 / right_total) / width, pos, direction, rng, best);
+    }
+  }
+
   double class_term(int count) const {
     const double c = static_cast<double>(count);
     return rule_ == SplitRule::kEntropy ? xlogx_[static_cast<size_t>(count)] : c * c;
@@ -232,6 +336,8 @@ class SplitSearch {
   const double* step_ = nullptr;   // (c + 1) log(c + 1) - c log c
   std::vector<int> node_count_, left_count_;
   std::vector<double> left_value_;
+  std::vector<double> node_weight_, left_weight_;  // weighted class totals
+  double node_total_ = 0.0;                          // the node's total weight
   KeySorter sorter_;
   Buffer<int> sorted_classes_;
   const double* sorted_ = nullptr;  // the projected values in increasing order

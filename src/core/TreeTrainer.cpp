@@ -18,14 +18,16 @@ TreeTrainer::TreeTrainer(const Data& data, const TreeOptions& options, uint64_t 
                          uint64_t tree_index, const EntropyTable* entropy, const Runtime* runtime)
     : data_(data), options_(options), runtime_(runtime), rng_(seed, tree_index),
       impute_key_(tree_impute_key(seed, tree_index)),
-      search_(options.split_rule, data.n_value(), entropy) {}
+      search_(options.split_rule, data.n_value(), entropy),
+      weighted_(data.weight != nullptr && !data.uniform_weight && !options.bagging) {}
 
 Tree TreeTrainer::grow() {
-  const size_t n = data_.n_row();
+  size_t n = 0;
   {
     std::vector<int> sample;
     draw_sample(data_, options_.bagging, rng_, sample);
     rows_.assign(sample.begin(), sample.end());
+    n = sample.size();
   }
   auto all = std::make_shared<std::vector<int>>(data_.n_feature());
   std::iota(all->begin(), all->end(), 0);
@@ -55,6 +57,10 @@ double TreeTrainer::value(size_t row, int column) const {
 
 void TreeTrainer::gather_targets(size_t begin, size_t end) {
   const size_t n = end - begin, width = data_.n_output();
+  if (weighted_) {
+    weights_.resize(n);
+    for (size_t i = 0; i < n; ++i) weights_[i] = data_.weight[rows_[begin + i]];
+  }
   if (data_.is_classification()) {
     classes_.resize(n * width);
     for (size_t i = 0; i < n; ++i) {
@@ -67,11 +73,14 @@ void TreeTrainer::gather_targets(size_t begin, size_t end) {
   }
   values_.resize(n * width);
   node_mean_.assign(width, 0.0);
+  double total = 0.0;
   for (size_t i = 0; i < n; ++i) {
     const Eigen::Index row = rows_[begin + i];
-    for (size_t m = 0; m < width; ++m) node_mean_[m] += data_.y_real(row, m);
+    const double w = weighted_ ? weights_[i] : 1.0;
+    total += w;
+    for (size_t m = 0; m < width; ++m) node_mean_[m] += w * data_.y_real(row, m);
   }
-  for (double& mean : node_mean_) mean /= static_cast<double>(n);
+  for (double& mean : node_mean_) mean /= weighted_ ? total : static_cast<double>(n);
   for (size_t i = 0; i < n; ++i) {
     const Eigen::Index row = rows_[begin + i];
     for (size_t m = 0; m < width; ++m) {
@@ -96,18 +105,24 @@ bool TreeTrainer::targets_pure() const {
 }
 
 void TreeTrainer::make_leaf(size_t begin, size_t end) {
-  const double n = static_cast<double>(end - begin);
+  const size_t rows = end - begin;
   tree_.is_split.push_back(0);
   if (data_.is_classification()) {
-    std::vector<int>& counts = leaf_counts_;
-    counts.assign(data_.n_value(), 0);
-    for (int k : classes_) ++counts[k];
-    for (size_t k = 0; k < counts.size(); ++k) {
-      if (counts[k] == 0) continue;
+    std::vector<double>& totals = leaf_totals_;
+    totals.assign(data_.n_value(), 0.0);
+    const size_t width = data_.n_output();
+    double n = 0.0;
+    for (size_t i = 0; i < rows; ++i) {
+      const double w = weighted_ ? weights_[i] : 1.0;
+      n += w;
+      for (size_t m = 0; m < width; ++m) totals[static_cast<size_t>(classes_[i * width + m])] += w;
+    }
+    for (size_t k = 0; k < totals.size(); ++k) {
+      if (!(totals[k] > 0.0)) continue;
       // Stored as float (and exactly 1 for a class alone): round here so that
       // the tree in memory is the tree that will be read back.
       tree_.leaf_index.push_back(static_cast<int>(k));
-      tree_.leaf_value.push_back(static_cast<double>(static_cast<float>(counts[k] / n)));
+      tree_.leaf_value.push_back(static_cast<double>(static_cast<float>(totals[k] / n)));
     }
   } else {
     for (size_t m = 0; m < node_mean_.size(); ++m) {
@@ -305,7 +320,14 @@ MatrixXd TreeTrainer::data_directions(size_t n) {
   const Eigen::Map<const MatrixXd> xs(xs_.data(), rows, p);
   if (options_.projection_bootstrap) {
     sample_.resize(n);
-    for (size_t& s : sample_) s = rng_.index(n);
+    if (weighted_) {
+      cumulative_.resize(n);
+      double total = 0.0;
+      for (size_t i = 0; i < n; ++i) cumulative_[i] = total += weights_[i];
+      weighted_draws(cumulative_.data(), n, n, rng_, sample_.data());
+    } else {
+      for (size_t& s : sample_) s = rng_.index(n);
+    }
     boot_.resize(n * static_cast<size_t>(p));
     for (Eigen::Index j = 0; j < p; ++j) {
       const double* from = xs_.data() + static_cast<size_t>(j) * n;
@@ -419,6 +441,7 @@ void TreeTrainer::grow_node(const NodeTask& task, std::vector<NodeTask>& next) {
   NodeTargets targets;
   targets.classes = classes_.data();
   targets.values = values_.data();
+  targets.weights = weighted_ ? weights_.data() : nullptr;
   targets.n = n;
   targets.width = data_.n_output();
   search_.set_node(targets);

@@ -72,7 +72,10 @@ class TreeTrainer {
   Tree tree_;
   SplitSearch search_;
 
+  const bool weighted_;             // rows weighted within the tree (see Data::weight)
   Buffer<int> rows_;                // sample indices; each node owns a contiguous range
+  Buffer<double> weights_;          // node row weights, in node order (weighted trees)
+  std::vector<double> cumulative_;  // running totals of weights_, for weighted draws
   Buffer<int> classes_;             // node targets, row-major (classification)
   Buffer<double> values_;           // node targets, row-major and centred (regression)
   std::vector<double> node_mean_;   // node means of the outputs (regression)
@@ -89,7 +92,7 @@ class TreeTrainer {
   Buffer<size_t> sample_;           // projection bootstrap: node positions drawn
   Buffer<double> boot_;             // the bootstrap sample of xs_, column-major
   Buffer<int> codes_;               // class codes of the rows given to the CCA
-  std::vector<int> leaf_counts_;
+  std::vector<double> leaf_totals_;
   std::vector<std::pair<size_t, size_t>> moved_;  // feature sampling: swapped positions
   std::vector<char> is_dropped_;    // all zero between nodes
   CcaWorkspace cca_work_;

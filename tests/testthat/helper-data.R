@@ -52,8 +52,8 @@ n_trees_of <- function(fit) {
 #' fitted forest, written from tree_info()'s documented table only: node ids
 #' are 0-based row numbers of the table, a split node sends a row to `left`
 #' when sum(coefficients * z[, columns]) <= threshold (columns by name) and to
-#' `right` otherwise, until a `terminal` node. The sum is accumulated term by
-#' term in plain double arithmetic, so it is the same on every machine.
+#' `right` otherwise, until a `terminal` node. The sum is taken as
+#' project_rows() takes it.
 #' Returns the (0-based) leaf node of each row.
 route_rows <- function(fit, t, z, info = tree_info(fit, t)) {
   stopifnot(identical(info$node, seq_len(nrow(info)) - 1L),
@@ -65,27 +65,28 @@ route_rows <- function(fit, t, z, info = tree_info(fit, t)) {
       if (info$terminal[[j]]) {
         return(node)
       }
-      coef <- info$coefficients[[j]]
-      columns <- info$columns[[j]]
-      u <- 0
-      for (e in seq_along(coef)) {
-        u <- u + coef[[e]] * z[i, columns[[e]]]
-      }
+      u <- project_rows(info, j, z[i, , drop = FALSE])
       node <- if (u <= info$threshold[[j]]) info$left[[j]] else info$right[[j]]
     }
   }, integer(1))
 }
 
 #' The projection of every row of `z` on the split of table row `j` of a
-#' tree_info() table, accumulated as route_rows() does.
+#' tree_info() table, summed in the order the package documents for its one
+#' projection routine (src/core/Projection.h): the 1st, 3rd, ... terms and the
+#' 2nd, 4th, ... terms in two running sums, then added; each term is the
+#' product of a coefficient and a z-score, as IEEE doubles without fused
+#' multiply-adds, which is R's own arithmetic.
 project_rows <- function(info, j, z) {
   coef <- info$coefficients[[j]]
   columns <- info$columns[[j]]
-  u <- numeric(nrow(z))
+  even <- numeric(nrow(z))
+  odd <- numeric(nrow(z))
   for (e in seq_along(coef)) {
-    u <- u + coef[[e]] * z[, columns[[e]]]
+    term <- coef[[e]] * z[, columns[[e]]]
+    if (e %% 2L == 1L) even <- even + term else odd <- odd + term
   }
-  u
+  even + odd
 }
 
 #' Depth of every node of a tree_info() table (the root at depth 0), from its

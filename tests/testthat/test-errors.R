@@ -197,7 +197,7 @@ test_that("predict() types must fit the task", {
                "type = \"response\" is for regression forests; this one is a classifier",
                fixed = TRUE)
   expect_error(predict(fit_iris(), iris, type = "probs"),
-               "`type` must be one of \"class\", \"prob\", \"response\", not \"probs\". Did you mean \"prob\"?",
+               "`type` must be one of \"class\", \"prob\", \"response\", \"quantiles\", not \"probs\". Did you mean \"prob\"?",
                fixed = TRUE)
 })
 

@@ -86,7 +86,7 @@ test_that("changed column types: compatible ones work, others name the column", 
   expect_error(predict(fit, transform(d, lgl = as.character(lgl))),
                "Column `lgl` of `new_data` has type <character>, but it had type <logical>")
   expect_error(predict(fit, transform(d, num = as.Date("2020-01-01") + seq_len(nrow(d)))),
-               "Column `num` has class <Date>")
+               "Column `num` of `new_data` has type <Date>, but it had type <numeric>")
   listed <- d
   listed$num <- as.list(d$num)
   expect_error(predict(fit, listed), "Column `num` of `new_data` is a list column")

@@ -215,8 +215,12 @@ test_that("a numeric column stored as character becomes a factor, with a message
     fit <- ccforest(y ~ ., data = d, n_tree = 5, seed = 1),
     "Treating character column\\(s\\) `a` as factors"
   )
-  expect_identical(fit$blueprint$feature_type, c("factor", "numeric"))
+  # Many distinct values: a factor with many levels, ordered by the output.
+  expect_identical(fit$blueprint$feature_type, c("scored", "numeric"))
   hostile_expect_probabilities(predict(fit, d, type = "prob"))
+  few <- transform(d, a = as.character(round(as.numeric(a))))
+  expect_message(fit <- ccforest(y ~ ., data = few, n_tree = 5, seed = 1), "as factors")
+  expect_identical(fit$blueprint$feature_type, c("factor", "numeric"))
 })
 
 test_that("a factor with 1,000 levels fits and predicts", {
@@ -229,7 +233,10 @@ test_that("a factor with 1,000 levels fits and predicts", {
   )
   d$y <- factor(ifelse(d$b > 0, "pos", "neg"))
   fit <- ccforest(y ~ ., data = d, n_tree = 25, seed = 1)
-  expect_length(fit$blueprint$column_names, 1001L)
+  expect_length(fit$blueprint$column_names, 2L)
+  onehot <- ccforest(y ~ ., data = d, n_tree = 5, seed = 1, onehot_max_levels = Inf)
+  expect_length(onehot$blueprint$column_names, 1001L)
+  hostile_expect_probabilities(predict(onehot, d, type = "prob"))
   prob <- predict(fit, d, type = "prob")
   hostile_expect_probabilities(prob)
   expect_gt(hostile_accuracy(fit, d, d$y), 0.9)
@@ -270,25 +277,24 @@ test_that("logical columns are 0/1 features: the same forest as integer 0/1", {
   hostile_expect_probabilities(predict(fit_m, m, type = "prob"))
 })
 
-test_that("Date and POSIXct columns: an error naming the column and class", {
+test_that("Date and POSIXct columns are used as numbers", {
   d <- hostile_signal_data()
   d$when <- as.Date("2020-01-01") + seq_len(nrow(d))
-  expect_error(ccforest(y ~ ., data = d, n_tree = 5, seed = 1),
-               "Column `when` has class <Date>; convert it to numeric")
+  fit <- ccforest(y ~ ., data = d, n_tree = 5, seed = 1)
+  hostile_expect_probabilities(predict(fit, d, type = "prob"))
   d$when <- as.POSIXct("2020-01-01", tz = "UTC") + seq_len(nrow(d))
-  expect_error(ccforest(d[c("a", "when")], d$y, n_tree = 5, seed = 1),
-               "Column `when` has class <POSIXct>; convert it to numeric")
-  # The documented conversion works.
-  d$when <- as.numeric(d$when)
-  hostile_expect_finite(predict(ccforest(y ~ ., data = d, n_tree = 5, seed = 1), d))
+  fit <- ccforest(d[c("a", "when")], d$y, n_tree = 5, seed = 1)
+  expect_identical(fit$blueprint$feature_type, c("numeric", "datetime"))
+  hostile_expect_probabilities(predict(fit, d, type = "prob"))
 })
 
-test_that("POSIXlt columns: the error names the class, not 'list column'", {
-  # POSIXlt is a list internally; calling it a "list column" misleads.
+test_that("POSIXlt columns are date-times, not list columns", {
+  # POSIXlt is a list internally; it must not be taken for a list column.
   d <- hostile_signal_data()[1:2]
   d$when <- as.POSIXlt(as.POSIXct("2020-01-01", tz = "UTC") + seq_len(nrow(d)))
-  expect_error(ccforest(d, hostile_signal_data()$y, n_tree = 5, seed = 1),
-               "`when`.*POSIXlt")
+  fit <- ccforest(d, hostile_signal_data()$y, n_tree = 5, seed = 1)
+  expect_identical(fit$blueprint$feature_type[[3]], "datetime")
+  hostile_expect_probabilities(predict(fit, d, type = "prob"))
 })
 
 test_that("list-columns and matrix columns: an error naming the column", {

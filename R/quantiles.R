@@ -1,0 +1,51 @@
+# Quantile regression forests (Meinshausen, 2006): what a forest stores to
+# predict quantiles, and the prediction itself (see src/core/Quantiles.h).
+
+#' The training outputs, their case weights and each tree's rows by leaf
+#' @noRd
+quantile_data <- function(fit, training, response, core, n_thread) {
+  samples <- with_memory_advice(
+    ccf_leaf_samples_cpp(
+      fit$forest$trees, model_shape(fit), training$x, training$feature_start,
+      training$y_class, training$n_class, training$y_real, training$weights,
+      training$uniform_weights, core$seed, fit$forest$first_tree - 1, core$bagging,
+      core$impute_random, n_thread
+    ),
+    doing = "store the training outputs of every leaf for quantiles",
+    advice = "Grow fewer trees, or fit without quantiles = TRUE."
+  )
+  y <- response$values[, 1L] * response$scale[[1L]] + response$center[[1L]]
+  list(y = unname(y), weights = if (length(training$weights)) training$weights, samples = samples)
+}
+
+#' @noRd
+check_quantile_probs <- function(quantiles) {
+  if (!is_plain_number(quantiles) || length(quantiles) == 0L || anyNA(quantiles) ||
+      any(quantiles < 0 | quantiles > 1)) {
+    stop(sprintf("`quantiles` must be numbers between 0 and 1, not %s.",
+                 describe_value(quantiles, is_plain_number(quantiles))), call. = FALSE)
+  }
+  as.double(quantiles)
+}
+
+#' Quantiles of each row's conditional distribution, one column per level
+#' @noRd
+predict_quantile_values <- function(object, matrix_x, quantiles, n_tree, n_thread,
+                                    impute_random) {
+  q <- object$quantile
+  if (!is.list(q) || !is.numeric(q$y) || !is.list(q$samples) ||
+      length(q$samples) != n_trees(object) ||
+      !(is.null(q$weights) || (is.numeric(q$weights) && length(q$weights) == length(q$y)))) {
+    stop("`object` is damaged: its quantile data are inconsistent. Refit the forest.",
+         call. = FALSE)
+  }
+  order <- order(quantiles)
+  values <- core_call(object, ccf_predict_quantiles_cpp(
+    object$forest$trees, model_shape(object), q$samples, matrix_x, object$seed,
+    object$forest$first_tree - 1, impute_random || imputes_at_random(object),
+    q$y, q$weights %||% numeric(0), quantiles[order], n_tree, n_thread
+  ))
+  values[, order] <- values
+  colnames(values) <- paste("quantile=", quantiles)
+  values
+}

@@ -1,0 +1,52 @@
+#ifndef CCFOREST_QUANTILES_H_
+#define CCFOREST_QUANTILES_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "Data.h"
+#include "Forest.h"
+#include "Model.h"
+#include "Predictor.h"
+#include "Runtime.h"
+
+namespace ccforest {
+
+/**
+ * Quantile regression forests (Meinshausen, 2006). A tree's leaf holds the
+ * training rows of its sample that reached it; a new row's conditional
+ * distribution puts, in each tree, weight 1 / n_tree on its leaf's rows,
+ * shared in proportion to their case weights, and its quantiles are those of
+ * that weighted distribution of the training outputs.
+ */
+
+/**
+ * For each tree, its sample's rows (with multiplicity) grouped by leaf:
+ * first the number of rows of each leaf (leaves numbered breadth first),
+ * then the rows, leaf by leaf, in increasing order. Samples are redrawn from
+ * (seed, tree) and rows routed with find_leaf(), as prediction routes them.
+ */
+std::vector<std::vector<int32_t>> leaf_samples(const EncodedTrees& trees, const ModelShape& shape,
+                                               const Data& data, const ForestSource& source,
+                                               const Runtime& runtime);
+
+/** The stored leaf samples of one tree: pointer and length. */
+using LeafSample = std::pair<const int32_t*, size_t>;
+
+/**
+ * Writes the `probs` quantiles (increasing, in [0, 1]) of each row of x into
+ * out (column-major, x.rows() x probs.size()).
+ *
+ * @param samples one per tree of `model`, as leaf_samples() made them;
+ *   checked against the tree's leaves and the n_train training rows.
+ * @param y the training outputs; `weight` their case weights or null.
+ */
+void predict_quantiles(const ForestModel& model, const std::vector<LeafSample>& samples,
+                       const MatrixMap& x, const std::vector<uint64_t>& row_hash,
+                       const PredictOptions& options, const double* y, const double* weight,
+                       size_t n_train, const std::vector<double>& probs, const Runtime& runtime,
+                       double* out);
+
+}  // namespace ccforest
+
+#endif  // CCFOREST_QUANTILES_H_

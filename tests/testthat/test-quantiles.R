@@ -1,0 +1,102 @@
+# Quantile regression forests (Meinshausen, 2006).
+
+hetero_data <- function(n, seed) {
+  set.seed(seed)
+  x1 <- runif(n, 0, 5)
+  x2 <- rnorm(n)
+  data.frame(x1, x2, y = x1 + rnorm(n, sd = 0.2 + 0.5 * x1))
+}
+
+test_that("quantiles equal Meinshausen's estimator written out by hand", {
+  d <- hetero_data(80, 1)
+  w <- runif(80, 0.5, 2)
+  fit <- ccforest(y ~ ., d, quantiles = TRUE, case_weights = w, n_tree = 4, seed = 2,
+                  sampling = "projection", min_leaf = 3)
+  new <- hetero_data(6, 3)
+  probs <- c(0, 0.1, 0.5, 0.77, 1)
+  got <- predict(fit, new, type = "quantiles", quantiles = probs)
+  z_train <- encode_numeric(fit, d)
+  z_new <- encode_numeric(fit, new)
+  # Every row is in every tree (projection bootstrapping): a tree's leaf
+  # holds the training rows that reach it, weighted by their case weights.
+  leaf_train <- lapply(1:4, function(t) route_rows(fit, t, z_train))
+  leaf_new <- lapply(1:4, function(t) route_rows(fit, t, z_new))
+  expected <- t(vapply(seq_len(nrow(new)), function(i) {
+    mass <- numeric(nrow(d))
+    for (t in 1:4) {
+      here <- leaf_train[[t]] == leaf_new[[t]][[i]]
+      mass[here] <- mass[here] + w[here] / sum(w[here]) / 4
+    }
+    o <- order(d$y)
+    cumulative <- cumsum(mass[o])
+    vapply(probs, function(p) d$y[o][which(cumulative >= p * sum(mass) - 1e-12 & mass[o] > 0)[1]],
+           numeric(1))
+  }, numeric(length(probs))))
+  expect_equal(unname(got), expected)
+  expect_identical(colnames(got), paste("quantile=", probs))
+})
+
+test_that("held-out intervals cover about their level and widen with the noise", {
+  d <- hetero_data(3000, 4)
+  train <- 1:2000
+  test <- 2001:3000
+  fit <- ccforest(y ~ ., d[train, ], quantiles = TRUE, n_tree = 150, seed = 1)
+  q <- predict(fit, d[test, ], type = "quantiles", quantiles = c(0.05, 0.5, 0.95))
+  covered <- mean(d$y[test] >= q[, 1] & d$y[test] <= q[, 3])
+  expect_gt(covered, 0.8)
+  expect_lt(covered, 0.97)
+  expect_gt(cor(q[, 3] - q[, 1], d$x1[test]), 0.8)
+  expect_true(all(q[, 1] <= q[, 2] & q[, 2] <= q[, 3]))
+  skip_if_not_installed("ranger")
+  rf <- ranger::ranger(y ~ ., d[train, ], quantreg = TRUE, num.trees = 150, seed = 1)
+  qr <- predict(rf, d[test, ], type = "quantiles", quantiles = c(0.05, 0.5, 0.95))$predictions
+  expect_gt(cor(q[, 3] - q[, 1], qr[, 3] - qr[, 1]), 0.8)
+  expect_gt(cor(q[, 2], qr[, 2]), 0.9)
+})
+
+test_that("quantile forests: bagging, subsets of trees, saving, weights of 0", {
+  d <- hetero_data(300, 5)
+  fit <- ccforest(y ~ ., d, quantiles = TRUE, n_tree = 20, seed = 1, sampling = "bagging")
+  q <- predict(fit, d[1:10, ], type = "quantiles", quantiles = 0.5)
+  expect_identical(dim(q), c(10L, 1L))
+  expect_false(isTRUE(all.equal(predict(fit, d[1:10, ], type = "quantiles", n_tree = 5),
+                                predict(fit, d[1:10, ], type = "quantiles"))))
+  path <- withr::local_tempfile(fileext = ".rds")
+  saveRDS(fit, path)
+  expect_identical(predict(readRDS(path), d, type = "quantiles"),
+                   predict(fit, d, type = "quantiles"))
+  w <- rep(1, 300)
+  w[1:30] <- 0
+  a <- ccforest(y ~ ., d, quantiles = TRUE, case_weights = w, n_tree = 10, seed = 2)
+  b <- ccforest(y ~ ., d[-(1:30), ], quantiles = TRUE, n_tree = 10, seed = 2)
+  expect_identical(predict(a, d, type = "quantiles"), predict(b, d, type = "quantiles"))
+  # Missing values are imputed as for the mean prediction.
+  new <- d[1:5, ]
+  new$x2[2] <- NA
+  expect_false(anyNA(predict(fit, new, type = "quantiles")))
+})
+
+test_that("quantile requests are checked", {
+  d <- hetero_data(50, 6)
+  plain <- ccforest(y ~ ., d, n_tree = 3, seed = 1)
+  expect_error(predict(plain, d, type = "quantiles"),
+               "type = \"quantiles\" needs a forest fitted with quantiles = TRUE")
+  fit <- ccforest(y ~ ., d, n_tree = 3, seed = 1, quantiles = TRUE)
+  expect_error(predict(fit, d, type = "quantiles", quantiles = 1.5),
+               "`quantiles` must be numbers between 0 and 1, not 1.5.")
+  expect_error(predict(fit, d, type = "quantiles", quantiles = c(0.1, NA)),
+               "`quantiles` must be numbers between 0 and 1")
+  expect_error(ccforest(Species ~ ., iris, quantiles = TRUE),
+               "quantiles = TRUE is for regression with one numeric output.")
+  expect_error(ccforest(y ~ ., d, quantiles = "yes"), "`quantiles` must be TRUE or FALSE")
+  cls <- ccforest(Species ~ ., iris, n_tree = 2, seed = 1)
+  expect_error(predict(cls, iris, type = "quantiles"),
+               "type = \"quantiles\" is for regression forests; this one is a classifier")
+  damaged <- fit
+  damaged$quantile$samples[[1]] <- damaged$quantile$samples[[1]][-1]
+  expect_error(predict(damaged, d, type = "quantiles"), "`object` is damaged")
+  damaged <- fit
+  damaged$quantile$samples[[2]][length(damaged$quantile$samples[[2]])] <- 10000L
+  expect_error(predict(damaged, d, type = "quantiles"),
+               "`object` is damaged: its quantile data refer to a training row out of range")
+})

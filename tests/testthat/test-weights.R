@@ -1,0 +1,146 @@
+# Case weights and class weights.
+
+overlap_data <- function(n, seed) {
+  set.seed(seed)
+  y <- factor(sample(c("a", "b"), n, replace = TRUE, prob = c(0.5, 0.5)))
+  x1 <- rnorm(n, ifelse(y == "a", 0, 1))
+  x2 <- rnorm(n, ifelse(y == "a", 0, 0.5))
+  data.frame(x1, x2, y)
+}
+
+test_that("rows of weight 0 take no part: the forest is the one grown without them", {
+  d <- overlap_data(200, 1)
+  w <- rep(1, 200)
+  w[c(3, 50:60, 199)] <- 0
+  kept <- w > 0
+  for (sampling in c("projection", "bagging")) {
+    weighted <- ccforest(y ~ ., d, case_weights = w, n_tree = 15, seed = 3, sampling = sampling)
+    alone <- ccforest(y ~ ., d[kept, ], n_tree = 15, seed = 3, sampling = sampling)
+    expect_identical(weighted$forest$trees, alone$forest$trees, label = sampling)
+    expect_identical(weighted$blueprint$center, alone$blueprint$center)
+  }
+  # Unequal positive weights: rows of weight 0 still change nothing.
+  v <- runif(200, 0.5, 2)
+  v[!kept] <- 0
+  expect_identical(ccforest(y ~ ., d, case_weights = v, n_tree = 10, seed = 4)$forest$trees,
+                   ccforest(y ~ ., d[kept, ], case_weights = v[kept], n_tree = 10, seed = 4)$forest$trees)
+  # Regression: the output's scaling ignores them too.
+  r <- ccforest(x1 ~ x2, d, case_weights = w, n_tree = 10, seed = 5)
+  expect_identical(r$forest$trees, ccforest(x1 ~ x2, d[kept, ], n_tree = 10, seed = 5)$forest$trees)
+  expect_identical(r$response$center, mean(d$x1[kept]))
+  # Bagged: rows of weight 0 are out of every bag, so every tree predicts them.
+  bagged <- ccforest(y ~ ., d, case_weights = w, n_tree = 15, seed = 3, sampling = "bagging")
+  expect_false(anyNA(bagged$predictions[!kept]))
+  expect_identical(bagged$predictions[!kept], predict(bagged, d[!kept, ]))
+})
+
+test_that("a case weight acts like copies of the row, in distribution", {
+  # Shallow trees, so that leaves are large and their class shares (which
+  # weights change) matter, while leaf-size limits (which count rows, not
+  # weights) do not.
+  d <- overlap_data(400, 2)
+  w <- ifelse(d$y == "b", 3, 1)
+  copies <- d[rep(seq_len(nrow(d)), w), ]
+  set.seed(9)
+  grid <- data.frame(x1 = runif(2000, -1.5, 2.5), x2 = runif(2000, -1.5, 2))
+  share_b <- function(fit) mean(predict(fit, grid, type = "prob")[, "b"])
+  for (sampling in c("projection", "bagging")) {
+    grow <- function(data, ...) {
+      ccforest(y ~ ., data, n_tree = 150, seed = 1, sampling = sampling, max_depth = 2, ...)
+    }
+    weighted <- grow(d, case_weights = w)
+    copied <- grow(copies)
+    plain <- grow(d)
+    label <- paste("sampling", sampling)
+    # Weighting class b three times pushes its share well up, as copies do.
+    expect_gt(share_b(weighted) - share_b(plain), 0.1, label = label)
+    expect_lt(abs(share_b(weighted) - share_b(copied)), 0.02, label = label)
+    agree <- mean(predict(weighted, grid) == predict(copied, grid))
+    expect_gt(agree, 0.95, label = label)
+  }
+  # Regression: weighted leaf means, like copies.
+  reg_w <- ifelse(d$x2 > 0, 4, 1)
+  weighted <- ccforest(x1 ~ x2, d, case_weights = reg_w, n_tree = 100, seed = 1, max_depth = 2)
+  copied <- ccforest(x1 ~ x2, d[rep(seq_len(nrow(d)), reg_w), ], n_tree = 100, seed = 1,
+                     max_depth = 2)
+  plain <- ccforest(x1 ~ x2, d, n_tree = 100, seed = 1, max_depth = 2)
+  gap <- function(a, b) mean(abs(predict(a, grid) - predict(b, grid)))
+  expect_lt(gap(weighted, copied), gap(plain, copied) / 2)
+})
+
+test_that("a weighted stump splits where the weighted impurity says", {
+  set.seed(3)
+  n <- 60
+  x <- sort(runif(n))
+  y <- factor(ifelse(x + rnorm(n, sd = 0.3) > 0.5, "b", "a"))
+  w <- runif(n, 0.2, 3)
+  fit <- ccforest(data.frame(x = x), y, case_weights = w, n_tree = 1, max_depth = 1,
+                  projection = "axis", sampling = "projection", seed = 1)
+  info <- tree_info(fit, 1)
+  z <- (x - fit$blueprint$center) / fit$blueprint$scale
+  weighted_entropy <- function(rows) {
+    total <- sum(w[rows])
+    p <- tapply(w[rows], y[rows], sum, default = 0) / total
+    p <- p[p > 0]
+    -total * sum(p * log(p))
+  }
+  cuts <- seq_len(n - 1)
+  gains <- vapply(cuts, function(k) {
+    weighted_entropy(seq_len(n)) - weighted_entropy(seq_len(k)) - weighted_entropy((k + 1):n)
+  }, numeric(1))
+  best <- which.max(gains)
+  expect_identical(sum(z <= info$threshold[[1]]), best)
+  # The leaves hold weighted class shares.
+  left <- z <= info$threshold[[1]]
+  share <- sum(w[left & y == "b"]) / sum(w[left])
+  expect_equal(info$prob.b[[info$left[[1]] + 1L]], share, tolerance = 1e-6)
+})
+
+test_that("class weights multiply case weights", {
+  d <- overlap_data(150, 4)
+  by_class <- ccforest(y ~ ., d, class_weights = c(b = 2.5), n_tree = 10, seed = 1)
+  by_row <- ccforest(y ~ ., d, case_weights = ifelse(d$y == "b", 2.5, 1), n_tree = 10, seed = 1)
+  expect_identical(by_class$forest$trees, by_row$forest$trees)
+  both <- ccforest(y ~ ., d, class_weights = c(a = 2, b = 0.5), case_weights = rep(2, 150),
+                   n_tree = 10, seed = 1)
+  rows <- ccforest(y ~ ., d, case_weights = ifelse(d$y == "a", 4, 1), n_tree = 10, seed = 1)
+  expect_identical(both$forest$trees, rows$forest$trees)
+  expect_identical(both$options$class_weights, c(a = 2, b = 0.5))
+  # A class of weight 0 is left out.
+  no_b <- ccforest(y ~ ., d, class_weights = c(b = 0), n_tree = 5, seed = 1, sampling = "bagging")
+  expect_true(all(predict(no_b, d) == "a"))
+})
+
+test_that("bad weights are refused with the argument and the value", {
+  d <- overlap_data(20, 5)
+  expect_error(ccforest(y ~ ., d, case_weights = "a"),
+               "`case_weights` must be a numeric vector with one weight per row, not a character vector of length 1 \\(\"a\"\\).")
+  expect_error(ccforest(y ~ ., d, case_weights = rep(1, 19)),
+               "`case_weights` has 19 values but the data has 20 rows; give one weight per row.")
+  expect_error(ccforest(y ~ ., d, case_weights = c(-1, rep(1, 19))),
+               "`case_weights` must be finite and >= 0, but row 1 has -1.")
+  expect_error(ccforest(y ~ ., d, case_weights = c(rep(1, 19), NA)),
+               "`case_weights` must be finite and >= 0, but row 20 has NA.")
+  expect_error(ccforest(y ~ ., d, case_weights = c(Inf, rep(1, 19))),
+               "`case_weights` must be finite and >= 0, but row 1 has Inf.")
+  expect_error(ccforest(y ~ ., d, case_weights = rep(0, 20)),
+               "Every row has weight 0")
+  expect_error(ccforest(y ~ ., d, case_weights = matrix(1, 20, 1)),
+               "`case_weights` must be a numeric vector")
+  expect_error(ccforest(y ~ ., d, class_weights = c(2, 3)),
+               "`class_weights` must be a numeric vector named by classes of the output \\(`a`, `b`\\)")
+  expect_error(ccforest(y ~ ., d, class_weights = c(c = 2)),
+               "`class_weights` names `c`, not classes of the output \\(`a`, `b`\\).")
+  expect_error(ccforest(y ~ ., d, class_weights = c(a = 1, a = 2)),
+               "`class_weights` names `a` more than once.")
+  expect_error(ccforest(y ~ ., d, class_weights = c(a = -1)),
+               "`class_weights` must be finite and >= 0, but class `a` has -1.")
+  expect_error(ccforest(x1 ~ x2, d, class_weights = c(a = 1)),
+               "`class_weights` is for classification with one output")
+  # With na_action = "omit", weights follow their rows.
+  d$x1[2] <- NA
+  w <- c(5, 5, rep(1, 18))
+  omitted <- ccforest(y ~ ., d, case_weights = w, na_action = "omit", n_tree = 5, seed = 1)
+  expect_identical(omitted$forest$trees,
+                   ccforest(y ~ ., d[-2, ], case_weights = w[-2], n_tree = 5, seed = 1)$forest$trees)
+})
