@@ -19,6 +19,10 @@
 #' classification, 6 for regression). With `search = "random"`, `len` random
 #' pairs are drawn.
 #'
+#' Case weights given to `train()` as `weights` are passed to [ccforest()]
+#' as `case_weights`. The values of `min_split` in the default grid never
+#' exceed the number of training rows.
+#'
 #' With the x/y interface of `train()`, a data.frame `x` keeps its factors,
 #' which ccforest treats as single features; the formula interface of
 #' `train()` expands them into dummy columns first.
@@ -85,9 +89,10 @@ caret_grid <- function(x, y, len = NULL, search = "grid") {
   base_split <- if (classification) 2L else 6L
   len <- max(1L, as.integer(len %||% 3L))
   if (search == "random") {
+    draws <- base_split - 1L + sample.int(max(2L, ceiling(NROW(x) / 10)), len, replace = TRUE)
     return(data.frame(
       mtry = sample.int(n_feature, len, replace = TRUE),
-      min_split = base_split - 1L + sample.int(max(2L, ceiling(NROW(x) / 10)), len, replace = TRUE)
+      min_split = pmin(draws, max(1L, NROW(x)))
     ))
   }
   default_mtry <- resolve_mtry(NULL, n_feature)
@@ -97,16 +102,30 @@ caret_grid <- function(x, y, len = NULL, search = "grid") {
     mtry[[which.min(abs(mtry - default_mtry))]] <- default_mtry
   }
   min_split <- unique(as.integer(round(base_split * 2.5^(seq_len(len) - 1L))))
-  expand.grid(mtry = sort(unique(as.integer(mtry))), min_split = min_split)
+  expand.grid(mtry = sort(unique(as.integer(mtry))),
+              min_split = bound_min_split(min_split, NROW(x)))
 }
 
+#' Values of min_split no larger than the rows caret trains on (a node of
+#' the training set's size is the largest that can be split), keeping at
+#' least one
+#' @noRd
+bound_min_split <- function(min_split, n_row) {
+  kept <- min_split[min_split <= n_row]
+  if (length(kept) == 0L) max(1L, as.integer(n_row)) else kept
+}
+
+#' caret's `weights` become ccforest's `case_weights`
 #' @noRd
 caret_fit <- function(x, y, wts, param, lev, last, classProbs, ...) {
-  if (!is.null(wts)) {
-    stop("ccforest does not support case weights; call caret::train() without `weights`.",
+  args <- list(...)
+  if (!is.null(args$case_weights)) {
+    stop("Give case weights to caret::train() as `weights`, not `case_weights`.",
          call. = FALSE)
   }
-  args <- list(...)
+  if (!is.null(wts)) {
+    args$case_weights <- wts
+  }
   args$verbose <- args$verbose %||% FALSE
   if (!is.data.frame(x) && !is.matrix(x)) {
     x <- as.data.frame(x)
