@@ -234,7 +234,7 @@ register_tune_methods <- function() {
 #' trees.
 #' @noRd
 multi_predict_ccforest <- function(object, new_data, type = NULL, trees = NULL, ...) {
-  check_dots(list(...), valid = character(0), fn = "multi_predict")
+  check_dots(list(...), valid = names(formals(multi_predict_ccforest)), fn = "multi_predict")
   forest <- object$fit
   check_ccforest(forest, arg = "object$fit")
   n_total <- n_trees(forest)

@@ -78,7 +78,7 @@
 partial_dependence <- function(object, data, features, grid = NULL, grid_size = 20L,
                                grid_type = "even", type = NULL, ice = FALSE,
                                n_tree = NULL, n_thread = NULL, ...) {
-  check_dots(list(...), valid = character(0), fn = "partial_dependence")
+  check_dots(list(...), valid = names(formals(partial_dependence)), fn = "partial_dependence")
   check_ccforest(object)
   if (missing(data)) {
     stop("`data` is missing: give the rows to average over, usually the training data.",
