@@ -92,10 +92,49 @@ test_that("caret::train() tunes a regression forest on a real dataset", {
   expect_length(predicted, 5L)
 })
 
-test_that("case weights are refused with a clear message", {
+test_that("the grid never proposes a min_split above the training rows", {
+  info <- ccforest_caret()
+  small <- info$grid(mtcars[1:20, -1], mtcars$mpg[1:20], len = 3)
+  expect_true(all(small$min_split <= 20))
+  expect_setequal(small$min_split, c(6L, 15L))
+  tiny <- info$grid(mtcars[1:4, -1], mtcars$mpg[1:4], len = 3)
+  expect_identical(unique(tiny$min_split), 4L)
+  set.seed(2)
+  random <- info$grid(mtcars[1:5, -1], mtcars$mpg[1:5], len = 20, search = "random")
+  expect_true(all(random$min_split <= 5))
+})
+
+test_that("caret's weights become ccforest's case_weights", {
+  w <- rep(c(0, 1, 2), 50)
+  param <- data.frame(mtry = 2, min_split = 2)
+  via_caret <- ccforest_caret()$fit(iris[, 1:4], iris$Species, wts = w, param = param,
+                                    n_tree = 10, seed = 1, n_thread = 1)
+  direct <- ccforest(iris[, 1:4], iris$Species, case_weights = w, mtry = 2, min_split = 2,
+                     n_tree = 10, seed = 1, n_thread = 1)
+  expect_true(via_caret$options$case_weights)
+  expect_identical(via_caret$forest, direct$forest)
+  unweighted <- ccforest_caret()$fit(iris[, 1:4], iris$Species, wts = NULL, param = param,
+                                     n_tree = 10, seed = 1, n_thread = 1)
+  expect_false(unweighted$options$case_weights)
   expect_error(
-    ccforest_caret()$fit(iris[, 1:4], iris$Species, wts = rep(1, 150),
-                         param = data.frame(mtry = 2, min_split = 2)),
-    "ccforest does not support case weights"
+    ccforest_caret()$fit(iris[, 1:4], iris$Species, wts = NULL, param = param,
+                         case_weights = w),
+    "Give case weights to caret::train\\(\\) as `weights`, not `case_weights`"
   )
+})
+
+test_that("caret::train() passes weights through to the final model", {
+  skip_on_cran()
+  w <- rep(c(1, 4), length.out = nrow(mtcars))
+  set.seed(12)
+  fit <- caret::train(
+    mtcars[, -1], mtcars$mpg, weights = w,
+    method = ccforest_caret(),
+    tuneGrid = data.frame(mtry = 3, min_split = 6),
+    trControl = caret::trainControl(method = "cv", number = 3),
+    n_tree = 20, seed = 4, n_thread = 1
+  )
+  direct <- ccforest(mtcars[, -1], mtcars$mpg, case_weights = w, mtry = 3, min_split = 6,
+                     n_tree = 20, seed = 4, n_thread = 1)
+  expect_identical(fit$finalModel$forest, direct$forest)
 })

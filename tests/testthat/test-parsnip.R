@@ -8,6 +8,8 @@ skip_if_not_installed("rsample")
 skip_if_not_installed("tune")
 skip_if_not_installed("yardstick")
 skip_if_not_installed("dials")
+skip_if_not_installed("hardhat")
+skip_if_not_installed("tibble")
 
 # Loading parsnip registers the engine (through the hook set in .onLoad).
 suppressPackageStartupMessages(loadNamespace("parsnip"))
@@ -142,4 +144,161 @@ test_that("tune_grid() tunes mtry and min_n with cross-validation", {
   params <- dials::finalize(tune::extract_parameter_set_dials(wf), iris[, 1:4])
   expect_identical(params$id, c("mtry", "min_n"))
   expect_equal(dials::range_get(params$object[[1]])$upper, 4L)
+})
+
+test_that("the dials parameters of the engine arguments list the valid values", {
+  projection <- ccf_projection()
+  expect_s3_class(projection, "qual_param")
+  expect_identical(projection$values, c("cca", "rotation", "pca", "axis"))
+  expect_identical(ccf_split_rule()$values, c("entropy", "gini"))
+  expect_identical(ccf_sampling()$values, c("projection", "bagging"))
+  expect_identical(ccf_projection(values = c("axis", "cca"))$values, c("axis", "cca"))
+  expect_error(ccf_projection(values = c("cca", "random")),
+               "`values` must be among \"cca\", \"rotation\", \"pca\", \"axis\"; \"random\" is not")
+  expect_error(ccf_sampling(values = 1), "`values` must be a character vector of one or more of")
+  expect_error(ccf_split_rule(values = character(0)), "`values` must be a character vector")
+  grid <- dials::grid_regular(ccf_projection(), ccf_sampling(), levels = c(4, 2))
+  expect_equal(nrow(grid), 8L)
+})
+
+test_that("tune() on engine arguments is found without a hand-made parameter set", {
+  spec <- parsnip::set_engine(
+    parsnip::set_mode(parsnip::rand_forest(trees = parsnip::tune()), "classification"),
+    "ccforest", projection = parsnip::tune(), split_rule = parsnip::tune(),
+    sampling = parsnip::tune()
+  )
+  wf <- workflows::add_model(workflows::add_formula(workflows::workflow(), Species ~ .), spec)
+  params <- tune::extract_parameter_set_dials(wf)
+  expect_setequal(params$id, c("trees", "projection", "split_rule", "sampling"))
+  objects <- stats::setNames(params$object, params$id)
+  expect_identical(objects$projection$values, ccf_projection()$values)
+  expect_identical(objects$split_rule$values, ccf_split_rule()$values)
+  expect_identical(objects$sampling$values, ccf_sampling()$values)
+  # A grid made from them fits.
+  set.seed(5)
+  grid <- dials::grid_random(dials::finalize(params, iris[, 1:4]), size = 2)
+  grid$trees <- c(5L, 8L)
+  folds <- rsample::vfold_cv(iris, v = 2)
+  tuned <- tune::tune_grid(wf, resamples = folds, grid = grid,
+                           metrics = yardstick::metric_set(yardstick::accuracy))
+  expect_equal(nrow(tune::collect_metrics(tuned)), 2L)
+  expect_true(all(tune::collect_metrics(tuned)$n == 2L))
+})
+
+test_that("multi_predict() gives the predictions of the first `trees` trees", {
+  spec <- ccf_spec("classification", trees = 30)
+  fitted <- parsnip::fit(spec, Species ~ ., data = iris)
+  rows <- iris[c(1, 60, 120, 135), ]
+  expect_true(parsnip::has_multi_predict(fitted))
+  expect_identical(parsnip::multi_predict_args(fitted), "trees")
+  probs <- parsnip::multi_predict(fitted, rows, type = "prob", trees = c(20, 3))
+  expect_equal(nrow(probs), nrow(rows))
+  for (i in seq_len(nrow(rows))) {
+    piece <- probs$.pred[[i]]
+    expect_named(piece, c("trees", paste0(".pred_", levels(iris$Species))))
+    expect_identical(piece$trees, c(3L, 20L))
+    for (k in 1:2) {
+      reference <- predict(fitted$fit, rows[i, ], type = "prob", n_tree = piece$trees[[k]])
+      expect_equal(unlist(piece[k, -1], use.names = FALSE), as.vector(reference))
+    }
+  }
+  classes <- parsnip::multi_predict(fitted, rows, trees = 5)
+  expect_identical(vapply(classes$.pred, function(p) as.character(p$.pred_class), ""),
+                   as.character(predict(fitted$fit, rows, n_tree = 5)))
+  everything <- parsnip::multi_predict(fitted, rows)
+  expect_identical(everything$.pred[[1]]$trees, 30L)
+
+  reg <- parsnip::fit(ccf_spec("regression", trees = 12), mpg ~ ., data = mtcars)
+  numbers <- parsnip::multi_predict(reg, mtcars[1:3, ], trees = c(1, 12))
+  expect_named(numbers$.pred[[2]], c("trees", ".pred"))
+  expect_equal(numbers$.pred[[2]]$.pred,
+               c(predict(reg$fit, mtcars[2, ], n_tree = 1), predict(reg$fit, mtcars[2, ])))
+
+  expect_error(parsnip::multi_predict(fitted, rows, trees = 31),
+               "`trees` must be whole numbers between 1 and 30 \\(the trees in the forest\\), not 31")
+  expect_error(parsnip::multi_predict(fitted, rows, trees = 2.5), "`trees` must be whole numbers")
+  expect_error(parsnip::multi_predict(fitted, rows, type = "numeric"),
+               "`type` must be one of \"class\", \"prob\"")
+  expect_error(parsnip::multi_predict(reg, mtcars, type = "prob"), "`type` must be one of \"numeric\"")
+  expect_error(parsnip::multi_predict(fitted, rows, tress = 3),
+               "Unknown argument `tress` in multi_predict\\(\\); did you mean `trees`")
+})
+
+test_that("tuning `trees` fits one forest per other setting, the largest", {
+  skip_on_cran()
+  set.seed(3)
+  folds <- rsample::vfold_cv(iris, v = 2, strata = Species)
+  spec <- parsnip::set_engine(
+    parsnip::set_mode(parsnip::rand_forest(trees = parsnip::tune(), min_n = parsnip::tune()),
+                      "classification"),
+    "ccforest", seed = 11
+  )
+  wf <- workflows::add_model(workflows::add_formula(workflows::workflow(), Species ~ .), spec)
+  grid <- expand.grid(trees = c(2L, 6L, 15L), min_n = c(2L, 30L))
+  tuned <- tune::tune_grid(
+    wf, resamples = folds, grid = grid,
+    metrics = yardstick::metric_set(yardstick::accuracy),
+    control = tune::control_grid(extract = function(x) workflows::extract_fit_engine(x)$options$n_tree)
+  )
+  # Every configuration, also trees = 2 and 6, was predicted from a forest of 15 trees.
+  extracts <- tune::collect_extracts(tuned)
+  expect_equal(nrow(extracts), nrow(grid) * 2L)
+  expect_true(all(unlist(extracts$.extracts) == 15L))
+  # And its metrics are those of a forest of that many trees fitted directly:
+  # tree t depends only on the data, the options, the seed and t.
+  metrics <- tune::collect_metrics(tuned, summarize = FALSE)
+  for (i in seq_len(nrow(grid))) {
+    for (f in seq_along(folds$splits)) {
+      split <- folds$splits[[f]]
+      direct <- ccforest(Species ~ ., data = rsample::analysis(split), n_tree = grid$trees[[i]],
+                         min_split = grid$min_n[[i]], seed = 11, n_thread = 1)
+      held_out <- rsample::assessment(split)
+      accuracy <- mean(predict(direct, held_out) == held_out$Species)
+      row <- metrics$trees == grid$trees[[i]] & metrics$min_n == grid$min_n[[i]] &
+        metrics$id == folds$id[[f]]
+      expect_equal(metrics$.estimate[row], accuracy)
+    }
+  }
+})
+
+test_that("tune's min_grid() for rand_forest leaves other engines' grids alone", {
+  ranger_spec <- parsnip::set_engine(
+    parsnip::set_mode(parsnip::rand_forest(trees = parsnip::tune()), "classification"), "ranger"
+  )
+  grid <- tibble::tibble(trees = c(5L, 10L))
+  expect_equal(nrow(tune::min_grid(ranger_spec, grid)), 2L)
+  ours <- parsnip::set_engine(ranger_spec, "ccforest")
+  reduced <- tune::min_grid(ours, grid)
+  expect_equal(reduced$trees, 10L)
+  expect_identical(reduced$.submodels[[1]], list(trees = 5L))
+})
+
+test_that("case weights reach ccforest() as case_weights, through fit() and workflows", {
+  spec <- parsnip::set_engine(
+    parsnip::set_mode(parsnip::rand_forest(trees = 10), "classification"), "ccforest", seed = 1
+  )
+  expect_true("weights" %in% parsnip::get_fit("rand_forest")$value[[
+    which(parsnip::get_fit("rand_forest")$engine == "ccforest")[[1]]]]$protect)
+  w <- rep(c(0, 1, 3), 50)
+  direct <- ccforest(iris[, 1:4], iris$Species, n_tree = 10, seed = 1, case_weights = w,
+                     n_thread = 1, verbose = FALSE)
+  fitted <- parsnip::fit(spec, Species ~ ., data = iris,
+                         case_weights = hardhat::importance_weights(w))
+  expect_true(fitted$fit$options$case_weights)
+  expect_identical(fitted$fit$forest, direct$forest)
+
+  data <- iris
+  data$w <- hardhat::importance_weights(w)
+  wf <- workflows::add_model(
+    workflows::add_formula(workflows::add_case_weights(workflows::workflow(), w), Species ~ .),
+    spec
+  )
+  expect_identical(workflows::extract_fit_engine(parsnip::fit(wf, data))$forest, direct$forest)
+  # Frequency weights too; without weights the forest is unweighted.
+  counts <- parsnip::fit(spec, Species ~ ., data = iris,
+                         case_weights = hardhat::frequency_weights(rep(1:3, 50)))
+  expect_identical(counts$fit$forest,
+                   ccforest(iris[, 1:4], iris$Species, n_tree = 10, seed = 1,
+                            case_weights = rep(1:3, 50), n_thread = 1, verbose = FALSE)$forest)
+  expect_false(parsnip::fit(spec, Species ~ ., data = iris)$fit$options$case_weights)
 })
