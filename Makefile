@@ -9,6 +9,8 @@
 #   make core-test the C++ core alone (no R), with ASan + UBSan
 #   make sanitize  install, then the test suite under ASan + UBSan
 #   make valgrind  install, then a small fit/predict under valgrind memcheck
+#   make readme    README.md from README.Rmd, run with the installed package
+#                  (after `make install`; R_LIBS chooses another library)
 #   make clean
 
 R ?= R
@@ -31,7 +33,7 @@ NO_MANUAL := $(if $(shell command -v pdflatex 2>/dev/null),,--no-manual)
 
 # Prerequisites are run in the order written (install before tests, ...).
 .NOTPARALLEL:
-.PHONY: all deps document build install demo test run-tests check core-test sanitize valgrind clean
+.PHONY: all deps document build install demo test run-tests check core-test sanitize valgrind readme clean
 
 all: install
 
@@ -87,6 +89,11 @@ sanitize: install
 
 valgrind: install
 	bash tools/valgrind.sh
+
+# Every output in README.md is printed by the code in README.Rmd, run here
+# against the installed ccforest (not the sources), so it shows what users get.
+readme:
+	$(RSCRIPT) -e 'rmarkdown::render("README.Rmd", output_options = list(html_preview = FALSE), quiet = TRUE)'
 
 clean:
 	rm -rf $(CHECK_DIR) $(PKG).Rcheck $(PKG)_*.tar.gz
