@@ -258,9 +258,10 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
   split_rule <- resolve_split_rule(split_rule, task)
   n_feature <- length(blueprint$feature_names)
   mtry <- resolve_mtry(mtry, n_feature)
+  given_min_split <- !is.null(min_split)
   min_split <- check_count(min_split %||% if (task == "classification") 2L else 6L,
                            "min_split", min = 1L)
-  if (min_split > nrow(matrix_x)) {
+  if (given_min_split && min_split > nrow(matrix_x)) {
     warning(sprintf(paste0("min_split = %d is larger than the %d training rows, so no node is ",
                            "split and every tree is a single leaf; use a smaller min_split."),
                     min_split, nrow(matrix_x)), call. = FALSE)

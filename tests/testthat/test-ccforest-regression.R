@@ -82,8 +82,11 @@ test_that("regression has its own defaults, and max_depth = 1 gives stumps", {
 test_that("min_split stops splitting small nodes", {
   set.seed(405)
   train <- make_smooth(60)
-  fit <- ccforest(y ~ ., data = train, n_tree = 3, min_split = 61, sampling = "projection",
-                  seed = 5)
+  expect_warning(
+    fit <- ccforest(y ~ ., data = train, n_tree = 3, min_split = 61, sampling = "projection",
+                    seed = 5),
+    "min_split = 61 is larger than the 60 training rows"
+  )
   # Every tree is a lone leaf.
   for (t in 1:3) {
     info <- tree_info(fit, t)

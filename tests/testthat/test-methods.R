@@ -160,6 +160,8 @@ test_that("a min_split larger than the data warns with both numbers", {
                  "min_split = 40 is larger than the 32 training rows")
   expect_true(all(tree_sizes(fit)$leaves == 1L))
   expect_silent(ccforest(mpg ~ ., data = mtcars, min_split = 32, n_tree = 3, seed = 1))
+  # Only a min_split the user chose: the regression default (6) on 4 rows is not theirs.
+  expect_silent(ccforest(mpg ~ wt, data = mtcars[1:4, ], n_tree = 3, seed = 1))
 })
 
 test_that("ccforest(formula = ) without a formula says so", {
