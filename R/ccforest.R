@@ -241,7 +241,9 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
   blueprint <- new_blueprint(x, x_arg, stat_rows = stat_rows, response = response,
                              weights = weights, onehot_max_levels = onehot_max_levels)
   x_impute <- if (na_action == "omit") "fail" else na_action
-  matrix_x <- apply_blueprint(blueprint, x, na_action = x_impute, arg = x_arg)
+  matrix_x <- training_matrix(blueprint, x, na_action = x_impute, arg = x_arg)
+  blueprint <- attr(matrix_x, "blueprint")
+  attr(matrix_x, "blueprint") <- NULL
 
   task <- response$task
   if (quantiles && (task != "regression" || response$n_output != 1L)) {
