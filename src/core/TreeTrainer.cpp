@@ -432,7 +432,12 @@ void TreeTrainer::grow_node(const NodeTask& task, std::vector<NodeTask>& next) {
     make_leaf(task.begin, task.end);
     return;
   }
-  const size_t n_direction = round_directions(find_directions(n));
+  size_t n_direction = round_directions(find_directions(n));
+  // Canonical and principal directions come strongest first.
+  const bool ranked = options_.projection == Projection::kCca || options_.projection == Projection::kPca;
+  if (ranked && options_.max_directions > 0) {
+    n_direction = std::min(n_direction, static_cast<size_t>(options_.max_directions));
+  }
   if (n_direction == 0) {
     make_leaf(task.begin, task.end);
     return;

@@ -114,3 +114,25 @@ test_that("an unknown projection mode is refused, naming the value", {
   expect_error(ccforest(y ~ ., data = spiral_data(50, 16), projection = "random"),
                "`projection`.*\"random\"")
 })
+
+test_that("max_directions limits the canonical directions searched, and only those", {
+  set.seed(8)
+  d <- make_spiral(600, n_class = 4L)
+  all <- ccforest(class ~ ., d, n_tree = 5, seed = 1)
+  one <- ccforest(class ~ ., d, n_tree = 5, seed = 1, max_directions = 1)
+  expect_false(identical(all$forest$trees, one$forest$trees))
+  expect_identical(one$options$max_directions, 1L)
+  # As many as there are directions (3 for 4 classes) is the same as all.
+  expect_identical(ccforest(class ~ ., d, n_tree = 5, seed = 1, max_directions = 3)$forest$trees,
+                   all$forest$trees)
+  # Rotations and axes have no ranking of directions: no effect.
+  for (projection in c("rotation", "axis")) {
+    expect_identical(
+      ccforest(class ~ ., d, n_tree = 3, seed = 1, projection = projection, max_directions = 1)$forest$trees,
+      ccforest(class ~ ., d, n_tree = 3, seed = 1, projection = projection)$forest$trees
+    )
+  }
+  expect_gt(mean(predict(one, d) == d$class), 0.95)
+  expect_error(ccforest(class ~ ., d, max_directions = 0),
+               "`max_directions` must be a single whole number >= 1 or NULL|`max_directions` must be a single whole number >= 1, not 0.")
+})
