@@ -158,7 +158,9 @@ inline TreeOptions tree_options(const Rcpp::List& options) {
                      list_value<bool>(options, "projection_bootstrap"),
                      list_value<bool>(options, "bagging"),
                      list_value<bool>(options, "impute_random"), 1e-4,
-                     list_value<int>(options, "max_directions"));
+                     list_value<int>(options, "max_directions"),
+                     list_value<int>(options, "output_bins"),
+                     list_value<bool>(options, "axis_candidates"));
 }
 
 }  // namespace ccforest
