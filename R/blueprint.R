@@ -269,6 +269,7 @@ new_blueprint <- function(x, arg = "x", stat_rows = NULL, response = NULL, weigh
   # Factors with many levels are not expanded: their levels are ordered by
   # the outputs and the factor becomes one numeric column (see level_scores()).
   scores <- vector("list", length(columns))
+  own_scores <- list()
   many <- which(kinds == "factor" & lengths(feature_levels) > onehot_max_levels)
   for (d in many) {
     if (is.null(response)) {
@@ -276,6 +277,8 @@ new_blueprint <- function(x, arg = "x", stat_rows = NULL, response = NULL, weigh
     }
     scores[[d]] <- level_scores(as.integer(columns[[d]]), length(feature_levels[[d]]),
                                 response, weights, stat_rows)
+    own_scores[[d]] <- attr(scores[[d]], "own")
+    attr(scores[[d]], "own") <- NULL
     kinds[[d]] <- "scored"
   }
   units <- lapply(seq_along(columns), function(d) {
@@ -318,7 +321,7 @@ new_blueprint <- function(x, arg = "x", stat_rows = NULL, response = NULL, weigh
 
   input <- attr(x, "ccforest_input")
   had_colnames <- attr(x, "ccforest_had_colnames")
-  structure(
+  bp <- structure(
     list(
       feature_names = feature_names,
       feature_type = unname(kinds),
@@ -335,6 +338,29 @@ new_blueprint <- function(x, arg = "x", stat_rows = NULL, response = NULL, weigh
     ),
     class = "ccforest_blueprint"
   )
+  # The training rows' own values of ordered factors (see level_scores()),
+  # for training_matrix(); never stored in a fitted object.
+  if (length(own_scores) > 0L) attr(bp, "own_scores") <- own_scores
+  bp
+}
+
+#' The training rows as the core sees them: the blueprint applied, except
+#' that a factor ordered by the outputs gives each row the value of its level
+#' computed without that row
+#' @return The matrix, with the blueprint (its transient attribute removed)
+#'   as attribute "blueprint".
+#' @noRd
+training_matrix <- function(bp, x, na_action, arg) {
+  out <- apply_blueprint(bp, x, na_action = na_action, arg = arg)
+  own <- attr(bp, "own_scores")
+  for (d in which(!vapply(own, is.null, logical(1)))) {
+    j <- bp$feature_start[[d]] + 1L
+    rows <- !is.na(own[[d]])
+    out[rows, j] <- zscore(own[[d]][rows], bp$center[[j]], bp$scale[[j]])
+  }
+  attr(bp, "own_scores") <- NULL
+  attr(out, "blueprint") <- bp
+  out
 }
 
 #' Mean and population standard deviation of a feature's columns

@@ -86,6 +86,29 @@
 #' @param na_action How to treat missing values in the features:
 #'   `"impute_random"` (default), `"impute_mean"`, `"fail"` or `"omit"`. See
 #'   the section on missing values.
+#' @param max_directions Search only the strongest `max_directions` canonical
+#'   correlation (or principal component) directions at each node; `NULL`
+#'   (default) searches all of them, as the paper does. A node with K classes
+#'   has up to K - 1 canonical directions, and the first ones carry most of
+#'   the separation: on LetterRecognition (26 classes) the first direction
+#'   wins 89% of the splits and the second 10%, so `max_directions = 2` trains
+#'   about a quarter faster. This departs from the paper; see
+#'   `bench/results/accuracy.md` for its effect on accuracy. It has no effect
+#'   with `projection = "rotation"` or `"axis"`.
+#' @param output_bins Regression with one output: run each node's CCA
+#'   against the output's `output_bins` quantile bins at the node (as if they
+#'   were classes) instead of the output itself. The CCA of one numeric output
+#'   has a single direction, the least-squares one; the bins give up to
+#'   `output_bins - 1`, which can follow relations that are not monotone
+#'   (splits are still chosen by the variance of the output). `NULL`
+#'   (default): the paper's CCA. Costs about one sort of the node's outputs per
+#'   node and the extra directions' split searches. Beyond the paper; see
+#'   `bench/results/accuracy.md` for its effect.
+#' @param axis_candidates Also search the sampled features' own axes at each
+#'   node, after the canonical directions: a hybrid with a random forest's
+#'   splits, which can help where single features matter. Costs one more
+#'   split search per sampled feature at every node. Beyond the paper; see
+#'   `bench/results/accuracy.md`.
 #' @param onehot_max_levels Unordered factors with at most this many levels
 #'   are expanded to one indicator column per level, sampled together as one
 #'   feature (the paper's encoding; `Inf` keeps it for every factor). A factor
@@ -194,6 +217,8 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
                              sampling = "auto", projection = "cca", importance = "none",
                              na_action = "impute_random", case_weights = NULL,
                              class_weights = NULL, quantiles = FALSE, onehot_max_levels = 32,
+                             max_directions = NULL, output_bins = NULL,
+                             axis_candidates = FALSE,
                              n_thread = NULL, seed = NULL, verbose = interactive()) {
   call <- generic_call(match.call())
   dots <- list(...)
@@ -249,7 +274,9 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
   blueprint <- new_blueprint(x, x_arg, stat_rows = stat_rows, response = response,
                              weights = weights, onehot_max_levels = onehot_max_levels)
   x_impute <- if (na_action == "omit") "fail" else na_action
-  matrix_x <- apply_blueprint(blueprint, x, na_action = x_impute, arg = x_arg)
+  matrix_x <- training_matrix(blueprint, x, na_action = x_impute, arg = x_arg)
+  blueprint <- attr(matrix_x, "blueprint")
+  attr(matrix_x, "blueprint") <- NULL
 
   task <- response$task
   if (quantiles && (task != "regression" || response$n_output != 1L)) {
@@ -269,6 +296,14 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
   min_leaf <- check_count(min_leaf %||% if (task == "classification") 1L else 3L,
                           "min_leaf", min = 1L)
   max_depth <- if (is.null(max_depth)) 0L else check_count(max_depth, "max_depth", min = 1L)
+  max_directions <- if (is.null(max_directions)) 0L else {
+    check_count(max_directions, "max_directions", min = 1L)
+  }
+  output_bins <- if (is.null(output_bins)) 0L else check_count(output_bins, "output_bins", min = 2L)
+  if (output_bins > 0L && (task != "regression" || response$n_output != 1L)) {
+    stop("`output_bins` is for regression with one numeric output.", call. = FALSE)
+  }
+  axis_candidates <- check_flag(axis_candidates, "axis_candidates")
   bagging <- sampling == "bagging" || (sampling == "auto" && mtry >= n_feature)
   if (importance == "permutation" && !bagging) {
     stop("importance = \"permutation\" at fit time needs out-of-bag rows, so ",
@@ -282,7 +317,8 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
     sampling = if (bagging) "bagging" else "projection",
     projection = projection, importance = importance, na_action = na_action,
     case_weights = !is.null(case_weights), class_weights = class_weights,
-    onehot_max_levels = onehot_max_levels
+    onehot_max_levels = onehot_max_levels, max_directions = max_directions,
+    output_bins = output_bins, axis_candidates = axis_candidates
   )
   training <- training_set(matrix_x, blueprint, response, weights)
   core <- core_options(options, seed)

@@ -41,7 +41,10 @@ core_options <- function(options, seed) {
     split_rule = match(options$split_rule, c("entropy", "gini", "variance")) - 1L,
     projection = match(options$projection, c("cca", "rotation", "pca", "axis")) - 1L,
     projection_bootstrap = !bagging, bagging = bagging,
-    impute_random = options$na_action %in% c("impute_random", "omit")
+    impute_random = options$na_action %in% c("impute_random", "omit"),
+    max_directions = options$max_directions %||% 0L,
+    output_bins = options$output_bins %||% 0L,
+    axis_candidates = isTRUE(options$axis_candidates)
   )
 }
 

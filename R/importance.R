@@ -19,18 +19,28 @@
 #' indicator columns are added up.
 #'
 #' @section Projection importance:
-#' Every split of a canonical correlation tree is a hyperplane
-#' \eqn{\sum_j w_j z_j \le t}{sum_j w_j z_j <= t} over a few z-scored columns \eqn{z_j}, with
-#' \eqn{\sum_j w_j^2 = 1}{sum_j w_j^2 = 1}. The split's gain (the number of rows reaching the
-#' node times the decrease in impurity: entropy, Gini or variance of the
-#' standardised outputs) is shared among its columns in proportion to
-#' \eqn{|w_j| \, \mathrm{sd}(z_j)}{|w_j| sd(z_j)}; as every column has standard deviation 1
-#' after z-scoring, that is \eqn{|w_j|}. A variable's importance is the sum of
-#' its columns' shares over all the splits of the forest, divided by the
-#' number of trees. It needs no data, takes a fraction of a second, and with
-#' `projection = "axis"` reduces to the usual impurity importance of a random
-#' forest. Like impurity importance, it can favour variables with many
-#' distinct values, and it describes the training data, not generalisation.
+#' What it measures: how much of the training data's impurity the forest's
+#' splits remove, credited to the variables of each split's hyperplane.
+#' Every split is a hyperplane \eqn{\sum_j w_j z_j \le t}{sum_j w_j z_j <= t} over a few
+#' z-scored columns \eqn{z_j} (scaled so that the largest \eqn{|w_j|} is 1). The
+#' split's gain (the number of rows reaching the node times the decrease in
+#' impurity: entropy, Gini or variance of the standardised outputs) is shared
+#' among its variables in proportion to the Euclidean norm of their
+#' coefficients: \eqn{|w_j|}{|w_j|} for a numeric column (every column has standard
+#' deviation 1 after z-scoring), and for a factor's indicator columns the norm
+#' of their coefficients, which unlike their sum does not grow with the
+#' number of levels. A factor with more than `onehot_max_levels` levels is one
+#' column ordered by the outputs, each training row valued without its own
+#' output (see [ccforest()]), so a factor of noise gets about the importance
+#' of a numeric variable of noise however many levels it has. A variable's
+#' importance is the sum of its shares over all the splits of the forest,
+#' divided by the number of trees. It needs no data and is computed while the
+#' trees grow; with `projection = "axis"` it is the usual impurity importance
+#' of a random forest. It describes the training data, not generalisation:
+#' variables that the trees use to fit noise (in small nodes, say) get some
+#' credit, and variables whose effect no hyperplane captures well (a
+#' symmetric, U-shaped effect, say) get less than their permutation
+#' importance. For a ranking by predictive value, use permutation importance.
 #'
 #' @section Permutation importance:
 #' The increase in prediction error on `new_data` when the values of one
@@ -137,9 +147,9 @@ importance.ccforest <- function(x, type = NULL, new_data = NULL, y = NULL, n_rep
 }
 
 #' Projection importance: split gains shared among each split's features in
-#' proportion to |coefficient| (columns are z-scored, so sd = 1), summed per
-#' original variable over the forest (by the core, while growing it) and
-#' divided by the number of trees.
+#' proportion to the norm of their coefficients (columns are z-scored, so
+#' sd = 1), summed per original variable over the forest (by the core, while
+#' growing it) and divided by the number of trees.
 #' @param object A fitted "ccforest".
 #' @return A sorted "ccforest_importance" vector of type "projection".
 #' @noRd
@@ -340,7 +350,7 @@ new_importance <- function(values, feature_names, type) {
 #' @noRd
 importance_label <- function(type) {
   switch(type %||% "",
-    projection = "split gain per tree, shared by |coefficient|",
+    projection = "split gain per tree, shared by coefficient norm",
     permutation = "increase in error when permuted",
     "importance"
   )

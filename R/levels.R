@@ -23,7 +23,9 @@
 #' @param response The prepared outputs (prepare_response()).
 #' @param weights Row weights, or NULL.
 #' @param rows Rows that count (NULL: all).
-#' @return One value per level; NA for levels no counted row has.
+#' @return One value per level (NA for levels no counted row has), with
+#'   attribute "own": each row's value with the row itself left out of its
+#'   level's mean (NA for rows that do not count), for the training matrix.
 #' @noRd
 level_scores <- function(codes, n_level, response, weights, rows) {
   targets <- if (response$task == "regression") {
@@ -58,5 +60,18 @@ level_scores <- function(codes, n_level, response, weights, rows) {
     as.vector(centred %*% axis)
   }
   scores[level_weight == 0] <- NA_real_
-  unname(scores)
+  scores <- unname(scores)
+  # Each training row's own value leaves the row out of its level's mean, so
+  # that a level's score never carries the row's own output: otherwise a
+  # factor of pure noise with many small levels would look informative to
+  # the trees grown on these rows (the leakage of target encoding).
+  own <- rep(NA_real_, length(keep))
+  own_rows <- which(keep)
+  axis_of <- if (ncol(targets) == 1L) 1 else axis
+  loo <- (sums[codes, , drop = FALSE] - targets * w +
+            matrix(overall, length(codes), ncol(targets), byrow = TRUE)) /
+    (level_weight[codes] - w + 1)
+  own[own_rows] <- as.vector(sweep(loo, 2L, overall) %*% axis_of)
+  attr(scores, "own") <- own
+  scores
 }

@@ -460,4 +460,5 @@ main <- function() {
 }
 
 
-main()
+# Run as a script; bench/variants.R sources the definitions above without it.
+if (sys.nframe() == 0L) main()

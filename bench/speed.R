@@ -17,6 +17,9 @@
 #              20,000 held out); the label depends on three dense linear
 #              combinations of the features, one of them non-linearly, plus
 #              noise (Bayes error about 8%).
+#   million    the same kind of task with 1,000,000 x 10 features (plus
+#              100,000 held out), fitted once per method: the big-data case
+#              (peak memory, model size, prediction time).
 # Measures, per task and method:
 #   train s    wall-clock seconds of the fit
 #   train CPU s  CPU seconds of the fit, all threads (user + system): the
@@ -39,6 +42,8 @@
 # (e.g. a private library) instead of the one on the default library path.
 
 N_TREE <- 100L
+
+`%||%` <- function(a, b) if (is.null(a)) b else a
 N_THREAD <- 2L
 
 use_private_library <- function() {
@@ -166,16 +171,21 @@ make_tasks <- function(quick, dir) {
     n_sim_test <- 20000L
   }
   sim <- simulate_binary(n_sim + n_sim_test)
+  n_big <- if (quick) 100000L else 1000000L
+  n_big_test <- if (quick) 20000L else 100000L
+  big <- simulate_binary(n_big + n_big_test, p = 10L, seed = 20170508L)
   tasks <- list(
     letter = list(train = letter_train, test = letter_test),
-    simulated = list(train = sim[seq_len(n_sim), ], test = sim[n_sim + seq_len(n_sim_test), ])
+    simulated = list(train = sim[seq_len(n_sim), ], test = sim[n_sim + seq_len(n_sim_test), ]),
+    million = list(train = big[seq_len(n_big), ], test = big[n_big + seq_len(n_big_test), ],
+                   reps = 1L)
   )
   lapply(names(tasks), function(name) {
     file <- file.path(dir, paste0(name, ".rds"))
-    saveRDS(tasks[[name]], file, compress = FALSE)
+    saveRDS(tasks[[name]][c("train", "test")], file, compress = FALSE)
     list(name = name, file = file, n_train = nrow(tasks[[name]]$train),
          n_test = nrow(tasks[[name]]$test), p = ncol(tasks[[name]]$train) - 1L,
-         n_class = nlevels(tasks[[name]]$train$y))
+         n_class = nlevels(tasks[[name]]$train$y), reps = tasks[[name]]$reps)
   })
 }
 
@@ -249,7 +259,7 @@ main <- function(args) {
   rows <- list()
   for (task in tasks) {
     runs <- setNames(vector("list", length(methods)), methods)
-    for (rep in seq_len(reps)) {
+    for (rep in seq_len(min(reps, task$reps %||% reps))) {
       for (method in methods) {
         cat(sprintf("  %-9s %-8s repetition %d ... ", task$name, method, rep))
         res <- run_child(script, dir, task, method, rep)
@@ -330,7 +340,7 @@ main <- function(args) {
     sprintf("- R %s, ccforest %s, ranger %s", info$r, info$ccforest, info$ranger),
     sprintf("- %d trees, %d threads, otherwise each package's defaults; x/y interfaces",
             N_TREE, N_THREAD),
-    sprintf("- Times and peak memory: best of %d fit%s, each in a fresh R process; error: median",
+    sprintf("- Times and peak memory: best of %d fit%s (million: one), each in a fresh R process; error: median",
             reps, if (reps == 1L) "" else "s"),
     task_lines,
     "",

@@ -157,7 +157,10 @@ inline TreeOptions tree_options(const Rcpp::List& options) {
                      static_cast<Projection>(list_value<int>(options, "projection")),
                      list_value<bool>(options, "projection_bootstrap"),
                      list_value<bool>(options, "bagging"),
-                     list_value<bool>(options, "impute_random"));
+                     list_value<bool>(options, "impute_random"), 1e-4,
+                     list_value<int>(options, "max_directions"),
+                     list_value<int>(options, "output_bins"),
+                     list_value<bool>(options, "axis_candidates"));
 }
 
 }  // namespace ccforest

@@ -23,15 +23,23 @@ std::vector<double> tree_projection_importance(const Tree& tree, const Data& dat
       feature_of[static_cast<size_t>(c)] = static_cast<int>(d);
     }
   }
+  // A feature's weight in a split is the Euclidean norm of its coefficients:
+  // |w| for a numeric column, and for a factor's indicator columns a value
+  // that does not grow with its number of levels (a sum of |w| would).
+  std::vector<std::pair<int, double>> weight;  // (feature, sum of w^2), columns increase
   for (size_t s = 0; s < tree.n_splits(); ++s) {
-    double total = 0.0;
+    weight.clear();
     for (int e = tree.split_begin[s]; e < tree.split_begin[s + 1]; ++e) {
-      total += std::abs(decode_coefficient(tree.coef_code[e]));
+      const double c = decode_coefficient(tree.coef_code[e]);
+      const int d = feature_of[static_cast<size_t>(tree.column[e])];
+      if (weight.empty() || weight.back().first != d) weight.emplace_back(d, 0.0);
+      weight.back().second += c * c;
     }
+    double total = 0.0;
+    for (auto& fw : weight) total += fw.second = std::sqrt(fw.second);
     if (!(total > 0.0)) continue;
-    for (int e = tree.split_begin[s]; e < tree.split_begin[s + 1]; ++e) {
-      const double share = std::abs(decode_coefficient(tree.coef_code[e])) / total;
-      importance[static_cast<size_t>(feature_of[tree.column[e]])] += share * tree.gain[s];
+    for (const auto& fw : weight) {
+      importance[static_cast<size_t>(fw.first)] += fw.second / total * tree.gain[s];
     }
   }
   return importance;

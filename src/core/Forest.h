@@ -34,7 +34,8 @@ void grow_forest(const Data& data, const ForestOptions& options, const ModelShap
 
 /**
  * A split's gain shared among the original features of its hyperplane in
- * proportion to |coefficient|, summed per feature over the tree.
+ * proportion to the norm of each feature's coefficients (|coefficient| for a
+ * numeric column), summed per feature over the tree.
  */
 std::vector<double> tree_projection_importance(const Tree& tree, const Data& data);
 

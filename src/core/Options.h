@@ -21,11 +21,18 @@ enum class Projection { kCca = 0, kRotation = 1, kPca = 2, kAxis = 3 };
 struct TreeOptions {
   TreeOptions(int mtry, int min_split, int min_leaf, int max_depth, SplitRule split_rule,
               Projection projection, bool projection_bootstrap, bool bagging,
-              bool impute_random, double rank_tolerance = 1e-4)
+              bool impute_random, double rank_tolerance = 1e-4, int max_directions = 0,
+              int output_bins = 0, bool axis_candidates = false)
       : mtry(mtry), min_split(min_split), min_leaf(min_leaf), max_depth(max_depth),
         split_rule(split_rule), projection(projection),
         projection_bootstrap(projection_bootstrap), bagging(bagging),
-        impute_random(impute_random), rank_tolerance(rank_tolerance) {
+        impute_random(impute_random), rank_tolerance(rank_tolerance),
+        max_directions(max_directions), output_bins(output_bins),
+        axis_candidates(axis_candidates) {
+    if (output_bins < 0 || output_bins == 1) {
+      throw std::invalid_argument("output_bins must be 0 (off) or >= 2");
+    }
+    if (max_directions < 0) throw std::invalid_argument("max_directions must be >= 0 (0 = all)");
     if (mtry < 1) throw std::invalid_argument("mtry must be >= 1");
     if (min_split < 1) throw std::invalid_argument("min_split must be >= 1");
     if (min_leaf < 1) throw std::invalid_argument("min_leaf must be >= 1");
@@ -45,6 +52,19 @@ struct TreeOptions {
   bool bagging;
   bool impute_random;
   double rank_tolerance;
+  /**
+   * Canonical (or principal) directions searched per node, the strongest
+   * first; 0 searches all of them, as the paper does.
+   */
+  int max_directions;
+  /**
+   * Regression with one output: the CCA's output block is the output's
+   * quantile bins at the node (this many, equal counts) instead of the output
+   * itself; 0 keeps the paper's CCA. The split is still chosen by variance.
+   */
+  int output_bins;
+  /** The sampled features' own axes are searched too, after the CCA's directions. */
+  bool axis_candidates;
 };
 
 /** Settings for a whole forest, or for the range of its trees grown in one call. */

@@ -299,6 +299,15 @@ MatrixXd TreeTrainer::directions_on(const ConstMatrixRef& x, const size_t* rows)
     for (Eigen::Index i = 0; i < n; ++i) codes_[i] = classes_[node_row(i)];
     return cca_classes(x, codes_.data(), data_.n_class[0], tol, cca_work_).directions;
   }
+  if (!data_.is_classification() && width == 1 && options_.output_bins >= 2) {
+    // The output's quantile bins at the node, as classes: a CCA against them
+    // has up to bins - 1 directions, which can follow a relation that is not
+    // monotone, where the output itself gives the one least-squares direction.
+    codes_.resize(static_cast<size_t>(n));
+    if (quantile_bins(n, node_row)) {
+      return cca_classes(x, codes_.data(), options_.output_bins, tol, cca_work_).directions;
+    }
+  }
   MatrixXd y;
   if (data_.is_classification()) {
     y = MatrixXd::Zero(n, data_.n_value());
@@ -312,6 +321,26 @@ MatrixXd TreeTrainer::directions_on(const ConstMatrixRef& x, const size_t* rows)
     }
   }
   return cca(x, y, tol, cca_work_).directions;
+}
+
+template <typename NodeRow>
+bool TreeTrainer::quantile_bins(Eigen::Index n, NodeRow node_row) {
+  const int bins = options_.output_bins;
+  bin_order_.resize(static_cast<size_t>(n));
+  for (Eigen::Index i = 0; i < n; ++i) bin_order_[i] = {values_[node_row(i)], static_cast<int>(i)};
+  std::sort(bin_order_.begin(), bin_order_.end());
+  // Equal-count bins over the sorted outputs; ties stay in one bin, so a bin
+  // may be empty (the CCA then has fewer directions).
+  int used = 0;
+  for (Eigen::Index k = 0; k < n; ++k) {
+    int bin = static_cast<int>((k * bins) / n);
+    if (k > 0 && bin_order_[k].first == bin_order_[k - 1].first) {
+      bin = codes_[bin_order_[k - 1].second];
+    }
+    codes_[bin_order_[k].second] = bin;
+    used = std::max(used, bin + 1);
+  }
+  return used >= 2;
 }
 
 MatrixXd TreeTrainer::data_directions(size_t n) {
@@ -363,7 +392,15 @@ MatrixXd TreeTrainer::find_directions(size_t n) {
     case Projection::kPca:
       break;
   }
-  return data_directions(n);
+  MatrixXd directions = data_directions(n);
+  if (options_.axis_candidates && p > 1) {
+    // The sampled features' own axes join the candidates (after the ranked
+    // directions, so that max_directions keeps the strongest of those).
+    MatrixXd both(p, directions.cols() + p);
+    both << directions, MatrixXd::Identity(p, p);
+    return both;
+  }
+  return directions;
 }
 
 size_t TreeTrainer::round_directions(const MatrixXd& directions) {
@@ -432,7 +469,20 @@ void TreeTrainer::grow_node(const NodeTask& task, std::vector<NodeTask>& next) {
     make_leaf(task.begin, task.end);
     return;
   }
-  const size_t n_direction = round_directions(find_directions(n));
+  const MatrixXd found = find_directions(n);
+  size_t n_direction = round_directions(found);
+  // Canonical and principal directions come strongest first; axes follow.
+  const bool ranked = options_.projection == Projection::kCca || options_.projection == Projection::kPca;
+  if (ranked && options_.max_directions > 0) {
+    const size_t axes = options_.axis_candidates ? columns_.size() : 0;
+    const size_t data_directions = n_direction > axes ? n_direction - axes : 0;
+    const size_t keep = std::min(data_directions, static_cast<size_t>(options_.max_directions));
+    if (keep < data_directions) {
+      // Drop the weaker ranked directions but keep the axes after them.
+      for (size_t k = 0; k < axes; ++k) std::swap(directions_[keep + k], directions_[data_directions + k]);
+      n_direction = keep + axes;
+    }
+  }
   if (n_direction == 0) {
     make_leaf(task.begin, task.end);
     return;

@@ -61,6 +61,8 @@ class TreeTrainer {
   Eigen::MatrixXd data_directions(size_t n);
   Eigen::MatrixXd directions_on(const ConstMatrixRef& x, const size_t* rows);
   size_t round_directions(const Eigen::MatrixXd& directions);
+  template <typename NodeRow>
+  bool quantile_bins(Eigen::Index n, NodeRow node_row);
   void project(Direction& direction, size_t n, double* u);
   double value(size_t row, int column) const;
 
@@ -93,6 +95,7 @@ class TreeTrainer {
   Buffer<double> boot_;             // the bootstrap sample of xs_, column-major
   Buffer<int> codes_;               // class codes of the rows given to the CCA
   std::vector<double> leaf_totals_;
+  std::vector<std::pair<double, int>> bin_order_;  // output bins: (value, node position)
   std::vector<std::pair<size_t, size_t>> moved_;  // feature sampling: swapped positions
   std::vector<char> is_dropped_;    // all zero between nodes
   CcaWorkspace cca_work_;

@@ -13,11 +13,17 @@ test_that("level scores are shrunk level means, or their first principal axis", 
     (sum(z[codes == l]) + mean(z)) / (sum(codes == l) + 1) - mean(z)
   }, numeric(1))
   expected[6] <- NA
-  expect_equal(got, expected)
+  expect_equal(as.vector(got), expected)
+  # Each training row's own value leaves its own output out of its level.
+  own <- vapply(seq_len(n), function(i) {
+    same <- codes == codes[[i]]
+    (sum(z[same]) - z[[i]] + mean(z)) / sum(same) - mean(z)
+  }, numeric(1))
+  expect_equal(attr(got, "own"), own)
   # With weights: weighted means, weight 0 rows left out.
   w <- runif(n)
   w[1:20] <- 0
-  got_w <- ccforest:::level_scores(codes, 6L, response, w, NULL)
+  got_w <- as.vector(ccforest:::level_scores(codes, 6L, response, w, NULL))
   keep <- w > 0
   overall <- sum(w[keep] * z[keep]) / sum(w[keep])
   expected_w <- vapply(1:5, function(l) {
@@ -29,7 +35,7 @@ test_that("level scores are shrunk level means, or their first principal axis", 
   # principal axis, weighted by the levels' sizes.
   cls <- factor(sample(c("a", "b", "c"), n, replace = TRUE))
   response <- ccforest:::prepare_response(cls, "y")
-  got <- ccforest:::level_scores(codes, 6L, response, NULL, NULL)
+  got <- as.vector(ccforest:::level_scores(codes, 6L, response, NULL, NULL))
   onehot <- outer(as.integer(cls), 1:3, `==`) + 0
   overall <- colMeans(onehot)
   shares <- t(vapply(1:5, function(l) {
@@ -54,8 +60,11 @@ test_that("a factor with thousands of levels costs one column", {
   expect_identical(fit$blueprint$feature_type, c("scored", "numeric"))
   expect_identical(fit$blueprint$column_names, c("f", "a"))
   expect_identical(ncol(ccforest:::predictor_matrix(fit, d)), 2L)
-  # The levels' order carries their effect.
+  # The levels' order carries their effect; the training rows' own values
+  # are not stored.
   expect_gt(abs(cor(fit$blueprint$scores[[1]], effect, use = "complete.obs")), 0.5)
+  expect_null(attr(fit$blueprint, "own_scores"))
+  expect_lt(length(serialize(fit$blueprint, NULL)), 1e5)
   # New data: known levels as at fit, unseen ones missing (with a warning).
   new <- d[1:4, c("f", "a")]
   new$f <- as.character(new$f)

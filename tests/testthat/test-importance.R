@@ -34,40 +34,34 @@ n_impurity <- function(y) {
   length(y) * mean((y - mean(y))^2)
 }
 
-#' Projection importance per encoded column, written node by node: each
+#' Projection importance per original variable, written node by node: each
 #' split's gain (rows times impurity decrease of the training outputs,
 #' numeric outputs standardised) recomputed from the training rows that
-#' reach it, shared among its columns in proportion to |coefficient|, summed
-#' over the forest and divided by the number of trees. Without bagging every
-#' tree is grown on every training row, so the rows reaching a node are those
-#' the documented walk sends there.
-reference_column_importance <- function(fit, data) {
+#' reach it, shared among its variables in proportion to the Euclidean norm
+#' of each variable's coefficients (a factor's indicator columns together),
+#' summed over the forest and divided by the number of trees. Without
+#' bagging every tree is grown on every training row, so the rows reaching a
+#' node are those the documented walk sends there.
+reference_projection_importance <- function(fit, data) {
   stopifnot(identical(fit$options$sampling, "projection"), fit$response$n_output == 1L)
   z <- encode_data(fit, data)
   y <- data[[fit$response$names]]
   if (!is.factor(y)) y <- (y - fit$response$center) / fit$response$scale
-  out <- stats::setNames(numeric(ncol(z)), colnames(z))
+  bp <- fit$blueprint
+  feature_of_column <- stats::setNames(bp$feature_names[bp$column_feature], bp$column_names)
+  out <- stats::setNames(numeric(length(bp$feature_names)), bp$feature_names)
   for (t in seq_len(n_trees_of(fit))) {
     info <- tree_info(fit, t)
     rows <- node_rows(info, z)
     for (j in which(!info$terminal)) {
       gain <- n_impurity(y[rows[[j]]]) - n_impurity(y[rows[[info$left[[j]] + 1L]]]) -
         n_impurity(y[rows[[info$right[[j]] + 1L]]])
-      w <- abs(info$coefficients[[j]])
-      columns <- info$columns[[j]]
-      out[columns] <- out[columns] + gain * w / sum(w)
+      features <- feature_of_column[info$columns[[j]]]
+      norm <- sqrt(tapply(info$coefficients[[j]]^2, features, sum))
+      out[names(norm)] <- out[names(norm)] + gain * norm / sum(norm)
     }
   }
   out / n_trees_of(fit)
-}
-
-#' Per-column importance summed per original variable.
-reference_projection_importance <- function(fit, data) {
-  per_column <- reference_column_importance(fit, data)
-  bp <- fit$blueprint
-  stats::setNames(vapply(seq_along(bp$feature_names), function(d) {
-    sum(per_column[bp$column_feature == d])
-  }, numeric(1)), bp$feature_names)
 }
 
 set.seed(101)
@@ -144,14 +138,40 @@ test_that("projection importance is a sorted, classed vector per original variab
 test_that("a factor's indicator columns are grouped into one variable", {
   vi <- importance(fit_class)
   expect_false(any(grepl("=", names(vi), fixed = TRUE)))
-  # The factor's share is the sum of its columns' shares.
-  per_column <- reference_column_importance(fit_class, train_class)
-  f_columns <- c("f=a", "f=b", "f=c")
-  expect_true(all(f_columns %in% names(per_column)))
+  # Its share in a split is the norm of its columns' coefficients, not their
+  # sum: a factor's credit must not grow with its number of levels.
+  used <- unlist(lapply(seq_len(n_trees_of(fit_class)), function(t) {
+    unlist(tree_info(fit_class, t)$columns)
+  }))
   # (A node drops one indicator of the levels present, as they sum to one, so
   # not every column need be used.)
-  expect_gte(sum(per_column[f_columns] > 0), 2L)
-  expect_equal(vi[["f"]], sum(per_column[f_columns]), tolerance = 1e-9)
+  expect_gte(length(intersect(used, c("f=a", "f=b", "f=c"))), 2L)
+  expect_equal(vi[["f"]], reference_projection_importance(fit_class, train_class)[["f"]],
+               tolerance = 1e-9)
+})
+
+test_that("noise factors rank below the informative variables, however many levels they have", {
+  skip_if_not_installed("mlbench")
+  set.seed(7)
+  s <- mlbench::mlbench.friedman1(1500)
+  d <- data.frame(s$x, y = s$y)
+  d$noise5 <- factor(sample(1:5, 1500, TRUE))
+  d$noise50 <- factor(sample(1:50, 1500, TRUE))
+  d$noise500 <- factor(sample(1:500, 1500, TRUE))
+  vi <- importance(ccforest(y ~ ., d, n_tree = 100, seed = 1))
+  # The reference ranking: ranger's permutation importance puts x4, x2, x1
+  # and x5 first on friedman1 (and so does its definition: x3's effect is
+  # U-shaped, which hyperplanes capture poorly, and x6..x10 are noise).
+  expect_identical(names(vi)[1:4], c("X4", "X2", "X1", "X5"))
+  if (requireNamespace("ranger", quietly = TRUE)) {
+    rf <- ranger::ranger(y ~ ., d, importance = "permutation", num.trees = 200, seed = 1)
+    expect_setequal(names(sort(rf$variable.importance, decreasing = TRUE))[1:4], names(vi)[1:4])
+  }
+  # Factors of many levels are one ordered column, valued without each row's
+  # own output: no more credit than a numeric variable of noise.
+  numeric_noise <- max(vi[paste0("X", 6:10)])
+  expect_lt(vi[["noise50"]], 1.5 * numeric_noise)
+  expect_lt(vi[["noise500"]], 1.5 * numeric_noise)
 })
 
 test_that("x/y fits give the same projection importance as formula fits", {

@@ -114,3 +114,65 @@ test_that("an unknown projection mode is refused, naming the value", {
   expect_error(ccforest(y ~ ., data = spiral_data(50, 16), projection = "random"),
                "`projection`.*\"random\"")
 })
+
+test_that("max_directions limits the canonical directions searched, and only those", {
+  set.seed(8)
+  d <- make_spiral(600, n_class = 4L)
+  all <- ccforest(class ~ ., d, n_tree = 5, seed = 1)
+  one <- ccforest(class ~ ., d, n_tree = 5, seed = 1, max_directions = 1)
+  expect_false(identical(all$forest$trees, one$forest$trees))
+  expect_identical(one$options$max_directions, 1L)
+  # As many as there are directions (3 for 4 classes) is the same as all.
+  expect_identical(ccforest(class ~ ., d, n_tree = 5, seed = 1, max_directions = 3)$forest$trees,
+                   all$forest$trees)
+  # Rotations and axes have no ranking of directions: no effect.
+  for (projection in c("rotation", "axis")) {
+    expect_identical(
+      ccforest(class ~ ., d, n_tree = 3, seed = 1, projection = projection, max_directions = 1)$forest$trees,
+      ccforest(class ~ ., d, n_tree = 3, seed = 1, projection = projection)$forest$trees
+    )
+  }
+  expect_gt(mean(predict(one, d) == d$class), 0.95)
+  expect_error(ccforest(class ~ ., d, max_directions = 0),
+               "`max_directions` must be a single whole number >= 1 or NULL|`max_directions` must be a single whole number >= 1, not 0.")
+})
+
+test_that("output_bins runs the CCA against the output's quantile bins", {
+  set.seed(9)
+  n <- 400
+  x <- matrix(rnorm(n * 3), n)
+  # A U-shaped relation: the least-squares direction sees nothing of x1.
+  y <- x[, 1]^2 + 0.1 * rnorm(n)
+  d <- data.frame(x, y)
+  paper <- ccforest(y ~ ., d, n_tree = 60, seed = 1)
+  binned <- ccforest(y ~ ., d, n_tree = 60, seed = 1, output_bins = 4)
+  expect_identical(binned$options$output_bins, 4L)
+  expect_false(identical(paper$forest$trees, binned$forest$trees))
+  test <- data.frame(matrix(rnorm(2000 * 3), 2000))
+  truth <- test$X1^2
+  rmse <- function(fit) sqrt(mean((predict(fit, test) - truth)^2))
+  expect_lt(rmse(binned), rmse(paper))
+  # With one bin per row there is no more than the output itself to see;
+  # the option is checked and is for one numeric output only.
+  expect_error(ccforest(y ~ ., d, output_bins = 1),
+               "`output_bins` must be a single whole number >= 2, not 1.")
+  expect_error(ccforest(Species ~ ., iris, output_bins = 4),
+               "`output_bins` is for regression with one numeric output.")
+})
+
+test_that("axis_candidates adds the sampled features' axes to the search", {
+  set.seed(10)
+  n <- 500
+  d <- data.frame(a = runif(n), b = runif(n), c = runif(n))
+  # A step in one feature: an axis split is exact, an oblique one is not.
+  d$y <- factor(ifelse(d$a > 0.5, "hi", "lo"))
+  hybrid <- ccforest(y ~ ., d, n_tree = 5, seed = 1, axis_candidates = TRUE, max_depth = 1,
+                     mtry = 3, sampling = "projection")
+  info <- tree_info(hybrid, 1)
+  expect_identical(unname(lengths(info$coefficients[!info$terminal])), 1L)
+  expect_identical(info$columns[[1]], "a")
+  expect_error(ccforest(y ~ ., d, axis_candidates = NA), "`axis_candidates` must be TRUE or FALSE")
+  # max_directions limits the canonical directions, never the axes.
+  few <- ccforest(y ~ ., d, n_tree = 3, seed = 1, axis_candidates = TRUE, max_directions = 1)
+  expect_s3_class(few, "ccforest")
+})
