@@ -237,6 +237,24 @@ class SplitSearch {
     }
   }
 
+  /**
+   * group_class_[pos]: the class of every row whose projected value equals
+   * that at sorted position pos, or -1 when those rows hold several classes.
+   */
+  void mark_group_classes(const int* classes, size_t n) {
+    group_class_.resize(n);
+    for (size_t begin = 0; begin < n;) {
+      size_t end = begin + 1;
+      int cls = classes[begin];
+      while (end < n && sorted_[end] == sorted_[begin]) {
+        if (classes[end] != cls) cls = -1;
+        ++end;
+      }
+      for (size_t k = begin; k < end; ++k) group_class_[k] = cls;
+      begin = end;
+    }
+  }
+
   double class_term(int count) const {
     const double c = static_cast<double>(count);
     return rule_ == SplitRule::kEntropy ? xlogx_[static_cast<size_t>(count)] : c * c;
@@ -276,6 +294,7 @@ class SplitSearch {
       sorted_classes_.resize(n);
       for (size_t pos = 0; pos < n; ++pos) sorted_classes_[pos] = classes[rows_[pos]];
       classes = sorted_classes_.data();
+      mark_group_classes(classes, n);
     }
     double left_sum = 0.0, right_sum = node_sum_;
     for (size_t pos = 0; pos + 1 < n; ++pos) {
@@ -295,6 +314,13 @@ class SplitSearch {
       if (n_left < min_leaf) continue;
       if (n_right < min_leaf) break;
       if (!(sorted_[pos] < sorted_[pos + 1])) continue;
+      // Between two groups of equal values holding the same single class, a
+      // cut is never better than at the ends of the run they belong to
+      // (Fayyad and Irani, 1992: entropy and Gini are optimised at boundary
+      // points), so its gain is not computed.
+      if (kOneOutput && group_class_[pos] >= 0 && group_class_[pos] == group_class_[pos + 1]) {
+        continue;
+      }
       double gain;
       if (kEntropy) {
         gain = base_ - (xlogx_[n_left] + xlogx_[n_right] - (left_sum + right_sum) / width);
@@ -340,6 +366,7 @@ class SplitSearch {
   double node_total_ = 0.0;                          // the node's total weight
   KeySorter sorter_;
   Buffer<int> sorted_classes_;
+  Buffer<int> group_class_;
   const double* sorted_ = nullptr;  // the projected values in increasing order
   const int* rows_ = nullptr;       // the node row of each sorted value
 };

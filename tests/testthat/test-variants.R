@@ -118,11 +118,20 @@ test_that("an unknown projection mode is refused, naming the value", {
 test_that("max_directions limits the canonical directions searched, and only those", {
   set.seed(8)
   d <- make_spiral(600, n_class = 4L)
-  all <- ccforest(class ~ ., d, n_tree = 5, seed = 1)
+  # Four features and four classes: up to three canonical directions.
+  d$x3 <- d$x1 + rnorm(600, sd = 0.1)
+  d$x4 <- rnorm(600)
+  all <- ccforest(class ~ ., d, n_tree = 5, seed = 1, max_directions = Inf)
   one <- ccforest(class ~ ., d, n_tree = 5, seed = 1, max_directions = 1)
   expect_false(identical(all$forest$trees, one$forest$trees))
   expect_identical(one$options$max_directions, 1L)
-  # As many as there are directions (3 for 4 classes) is the same as all.
+  expect_identical(all$options$max_directions, 0L)
+  # The default searches two; as many as there are directions (3 for 4
+  # classes) is the same as all.
+  expect_identical(ccforest(class ~ ., d, n_tree = 5, seed = 1)$forest$trees,
+                   ccforest(class ~ ., d, n_tree = 5, seed = 1, max_directions = 2)$forest$trees)
+  expect_false(identical(ccforest(class ~ ., d, n_tree = 5, seed = 1)$forest$trees,
+                         all$forest$trees))
   expect_identical(ccforest(class ~ ., d, n_tree = 5, seed = 1, max_directions = 3)$forest$trees,
                    all$forest$trees)
   # Rotations and axes have no ranking of directions: no effect.
@@ -134,7 +143,9 @@ test_that("max_directions limits the canonical directions searched, and only tho
   }
   expect_gt(mean(predict(one, d) == d$class), 0.95)
   expect_error(ccforest(class ~ ., d, max_directions = 0),
-               "`max_directions` must be a single whole number >= 1 or NULL|`max_directions` must be a single whole number >= 1, not 0.")
+               "`max_directions` must be a single whole number >= 1, not 0.")
+  expect_error(ccforest(class ~ ., d, max_directions = NULL),
+               "`max_directions` must be a single whole number >= 1, not NULL.")
 })
 
 test_that("output_bins runs the CCA against the output's quantile bins", {
