@@ -3,7 +3,10 @@
 #' @param object A `"ccforest"` fitted by [ccforest()].
 #' @param new_data A data.frame with the features used to fit the forest
 #'   (matched by name: order does not matter and extra columns are ignored),
-#'   or, for a forest fitted on a matrix, a matrix.
+#'   or, for a forest fitted on a matrix, a matrix. For data read in pieces,
+#'   a function that returns the next piece of rows (a data.frame or matrix)
+#'   on each call and `NULL` after the last: the pieces are predicted one
+#'   after another and their predictions returned together.
 #' @param type `"class"` (default for classification) for the most probable
 #'   class, `"prob"` for class probabilities, or `"response"` (default for
 #'   regression) for the predicted mean.
@@ -13,6 +16,14 @@
 #'   `"impute_random"`, `"impute_mean"` or `"fail"` (see the section on
 #'   missing values in [ccforest()]). The default is the forest's own
 #'   `na_action` (random imputation for forests fitted with `"omit"`).
+#' @param backend `"threads"` (default) predicts in this R session;
+#'   `"future"` predicts chunks of rows as futures on the current
+#'   [future::plan()] (needs the future package), each with `n_thread`
+#'   threads. The predictions are the same.
+#' @param chunk_size Predict this many rows at a time (default: all at once
+#'   with `"threads"`, one chunk per worker with `"future"`). Only one chunk
+#'   is encoded at a time in this session (with `"future"`: one per busy
+#'   worker), which bounds the memory used for large `new_data`.
 #' @param ... Not used; a misspelled argument is an error. The arguments
 #'   after it must be named.
 #' @return One row (or element) per row of `new_data`, rows with missing
@@ -24,15 +35,28 @@
 #' @details Predictions are deterministic: a row gets the same prediction on
 #'   every call, whatever other rows are predicted with it and however many
 #'   threads are used, including rows with missing values (see the section on
-#'   missing values in [ccforest()]).
+#'   missing values in [ccforest()]). So predicting in chunks, in pieces or on
+#'   workers gives exactly the predictions of one call on all rows.
 #' @examples
 #' fit <- ccforest(Species ~ ., data = iris, n_tree = 50, seed = 1)
 #' predict(fit, iris[c(1, 51, 101), ])
 #' predict(fit, iris[c(1, 51, 101), ], type = "prob")
+#'
+#' # In chunks of 50 rows, or from a reader returning pieces of rows
+#' identical(predict(fit, iris, chunk_size = 50), predict(fit, iris))
+#' pieces <- split(iris, rep(1:3, each = 50))
+#' reader <- function() {
+#'   piece <- pieces[[1]]
+#'   pieces[[1]] <<- NULL
+#'   piece
+#' }
+#' predict(fit, reader)[c(1, 51, 101)]
 #' @export
 predict.ccforest <- function(object, new_data, ..., type = NULL, n_tree = NULL,
-                             n_thread = NULL, na_action = NULL) {
-  check_dots(list(...), valid = c("object", "new_data", "type", "n_tree", "n_thread", "na_action"),
+                             n_thread = NULL, na_action = NULL, backend = "threads",
+                             chunk_size = NULL) {
+  check_dots(list(...), valid = c("object", "new_data", "type", "n_tree", "n_thread", "na_action",
+                                  "backend", "chunk_size"),
              fn = "predict")
   check_ccforest(object)
   if (missing(new_data)) {
@@ -56,9 +80,16 @@ predict.ccforest <- function(object, new_data, ..., type = NULL, n_tree = NULL,
   if (!is.null(na_action)) {
     na_action <- check_choice(na_action, "na_action", c("impute_random", "impute_mean", "fail"))
   }
-  matrix_x <- predictor_matrix(object, new_data, na_action)
-  values <- predict_values(object, matrix_x, n_tree, n_thread,
-                           impute_random = (na_action %||% "") == "impute_random")
+  backend <- check_backend(backend)
+  chunk_size <- check_count(chunk_size, "chunk_size", min = 1L, allow_null = TRUE)
+  impute_random <- (na_action %||% "") == "impute_random"
+  values <- if (backend == "threads" && is.null(chunk_size) && !is.function(new_data)) {
+    predict_values(object, predictor_matrix(object, new_data, na_action), n_tree, n_thread,
+                   impute_random = impute_random)
+  } else {
+    predict_in_chunks(object, new_data, na_action, n_tree, n_thread, impute_random, backend,
+                      chunk_size)
+  }
   if (task == "classification") {
     format_classification(values, object$response, type)
   } else {
