@@ -10,13 +10,12 @@
 #' @noRd
 check_first_tree <- function(first_tree, n_tree) {
   first_tree <- check_count(first_tree, "first_tree", min = 1L)
-  # The numbers of the trees, and the one after the last, are integers.
-  end <- as.double(first_tree) + n_tree
-  if (end > .Machine$integer.max) {
+  last <- as.double(first_tree) + n_tree - 1
+  if (last > .Machine$integer.max) {
     stop(sprintf(paste0(
-      "`first_tree` + `n_tree` must be at most %d (tree numbers are integers), ",
+      "`first_tree` + `n_tree` - 1 (the last tree's number) must be at most %d, ",
       "not %s (first_tree = %d, n_tree = %d)."),
-      .Machine$integer.max, format(end, scientific = FALSE), first_tree, n_tree), call. = FALSE)
+      .Machine$integer.max, format(last, scientific = FALSE), first_tree, n_tree), call. = FALSE)
   }
   first_tree
 }
@@ -85,7 +84,7 @@ combine_forests <- function(...) {
 
   n_tree <- sum(vapply(forests, n_trees, integer(1)))
   parts <- lapply(forests, function(f) {
-    cbind(f$forest$importance, f$forest$importance_tail)
+    cbind(f$forest$importance, f$forest$exact_remainder)
   })
   importance <- exact_row_sums(do.call(cbind, parts))
   fit <- reference
@@ -95,7 +94,7 @@ combine_forests <- function(...) {
                    use.names = FALSE),
     first_tree = reference$forest$first_tree,
     importance = importance$sum,
-    importance_tail = importance$tail,
+    exact_remainder = importance$tail,
     data_hash = reference$forest$data_hash
   )
   fit$options$n_tree <- n_tree

@@ -7,7 +7,7 @@
 #               range of a larger one, see `first_tree` in ccforest())
 #   importance  per original feature, the projection importance summed over
 #               the trees: the exact sum, rounded once (see importance())
-#   importance_tail  the rest of each exact sum (a feature x k matrix, k >= 0,
+#   exact_remainder  the rest of each exact sum (a feature x k matrix, k >= 0,
 #               see exact_row_sums()), so that forests grown as ranges and
 #               combined (combine_forests()) have the same importance as one
 #               forest grown at once
@@ -81,7 +81,7 @@ new_forest <- function(grown, first_tree, training) {
     trees = grown$trees,
     first_tree = as.integer(first_tree),
     importance = importance$sum,
-    importance_tail = importance$tail,
+    exact_remainder = importance$tail,
     data_hash = training_fingerprint(training)
   )
 }
@@ -160,19 +160,19 @@ forest_problem <- function(forest, n_feature) {
   }
   first <- forest$first_tree
   if (!is.integer(first) || length(first) != 1L || is.na(first) || first < 1L ||
-      first > .Machine$integer.max - length(trees)) {
+      first > .Machine$integer.max - length(trees) + 1) {
     return("its first tree number is invalid")
   }
   importance <- forest$importance
   if (!is.numeric(importance) || length(importance) != n_feature || !all(is.finite(importance))) {
     return("its stored importance does not match its features")
   }
-  tail <- forest$importance_tail
+  tail <- forest[["exact_remainder"]]
   if (!is.null(tail) && (!is.double(tail) || !is.matrix(tail) || nrow(tail) != n_feature ||
                          !all(is.finite(tail)))) {
     return("its stored importance does not match its features")
   }
-  hash <- forest$data_hash
+  hash <- forest[["data_hash"]]
   if (!is.null(hash) && (!is.character(hash) || length(hash) != 1L || is.na(hash) ||
                          !grepl("^[0-9a-f]{16}$", hash))) {
     return("its data fingerprint is unreadable")

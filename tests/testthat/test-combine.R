@@ -151,13 +151,13 @@ test_that("first_tree is checked", {
   expect_error(ccforest(Species ~ ., data = d, n_tree = 3, first_tree = "4"),
                "`first_tree` must be a single whole number >= 1", fixed = TRUE)
   expect_error(ccforest(Species ~ ., data = d, n_tree = 3, first_tree = .Machine$integer.max - 1),
-               paste0("`first_tree` + `n_tree` must be at most 2147483647 (tree numbers are ",
-                      "integers), not 2147483649 (first_tree = 2147483646, n_tree = 3)."),
+               paste0("`first_tree` + `n_tree` - 1 (the last tree's number) must be at most ",
+                      "2147483647, not 2147483648 (first_tree = 2147483646, n_tree = 3)."),
                fixed = TRUE)
-  # The last possible range.
+  # The last possible range: its last tree is number 2147483647.
   last <- ccforest(Species ~ ., data = d, n_tree = 2, seed = 1,
-                   first_tree = .Machine$integer.max - 2)
-  expect_identical(last$forest$first_tree, .Machine$integer.max - 2L)
+                   first_tree = .Machine$integer.max - 1)
+  expect_identical(last$forest$first_tree, .Machine$integer.max - 1L)
   expect_length(predict(last, d), 150L)
 })
 

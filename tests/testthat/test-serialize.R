@@ -82,9 +82,9 @@ test_that("the fitted object holds plain data only", {
   expect_identical(
     vapply(fit$forest, typeof, character(1)),
     c(format = "integer", trees = "list", first_tree = "integer", importance = "double",
-      importance_tail = "double", data_hash = "character")
+      exact_remainder = "double", data_hash = "character")
   )
-  expect_identical(nrow(fit$forest$importance_tail), 4L)
+  expect_identical(nrow(fit$forest$exact_remainder), 4L)
   expect_match(fit$forest$data_hash, "^[0-9a-f]{16}$")
   expect_identical(fit$forest$format, 2L)
   expect_identical(fit$forest$first_tree, 1L)
@@ -179,16 +179,16 @@ test_that("a damaged forest gives an R error saying so, never a crash", {
       f$forest$importance <- as.character(f$forest$importance)
       f
     },
-    importance_tail_rows = function(f) {
-      f$forest$importance_tail <- matrix(0, 3, 1)
+    exact_remainder_rows = function(f) {
+      f$forest$exact_remainder <- matrix(0, 3, 1)
       f
     },
-    importance_tail_infinite = function(f) {
-      f$forest$importance_tail <- matrix(Inf, 4, 1)
+    exact_remainder_infinite = function(f) {
+      f$forest$exact_remainder <- matrix(Inf, 4, 1)
       f
     },
-    importance_tail_vector = function(f) {
-      f$forest$importance_tail <- numeric(4)
+    exact_remainder_vector = function(f) {
+      f$forest$exact_remainder <- numeric(4)
       f
     },
     data_hash_short = function(f) {
