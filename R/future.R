@@ -333,6 +333,7 @@ run_futures <- function(shared, next_task, work, keep, progress = NULL, label = 
   persistent <- inherits(future::plan("next"), "cluster")
   slots <- plan_workers()
   token <- if (persistent) new_token() else NULL
+  version <- as.character(utils::packageVersion("ccforest"))
   running <- list()
   retry <- list()
   index <- 0L
@@ -349,7 +350,7 @@ run_futures <- function(shared, next_task, work, keep, progress = NULL, label = 
     # count on the worker having kept it (and are sent again if not).
     send <- !persistent || isTRUE(item$resend) || stats$with_shared < slots
     job <- list(token = token, shared = if (send) shared, keep = persistent, work = work,
-                task = item$task, progress = progress)
+                task = item$task, progress = progress, version = version)
     f <- future::future(run_job(job), globals = list(run_job = run_job, job = job),
                         packages = "ccforest", seed = FALSE,
                         label = sprintf("%s-%d", label, item$index))
@@ -405,8 +406,19 @@ run_futures <- function(shared, next_task, work, keep, progress = NULL, label = 
 
 #' On a worker: run one task, with the shared data sent along or kept from an
 #' earlier task of the same run
+#'
+#' The code runs in the worker's own installation of ccforest, which must be
+#' the version of this session: another version may grow other trees.
 #' @noRd
 run_job <- function(job) {
+  installed <- as.character(utils::packageVersion("ccforest"))
+  if (!identical(installed, job$version)) {
+    stop(sprintf(paste0(
+      "A worker (%s, process %d) has ccforest %s, but this R session has %s. Install the same ",
+      "version on every worker (or give the workers this session's library paths): other ",
+      "versions may grow other trees."), Sys.info()[["nodename"]], Sys.getpid(), installed,
+      job$version), call. = FALSE)
+  }
   worker <- worker_id()
   shared <- job$shared
   if (is.null(shared)) {

@@ -13,8 +13,12 @@
 # thread per process (n_thread = 1), so that the only parallelism compared is
 # the number of worker processes:
 #   threads, 1 thread     backend = "threads", n_thread = 1: the reference
-#   future, 1 worker      plan(multisession, workers = 1): the future path's
-#                         own cost (sending the data, the batches, merging)
+#   future, sequential    plan(sequential): the future path in this process
+#                         (no transfer: the cost of the batches and merging)
+#   future, 1 worker      plan(multisession, workers = I(1)), one R worker
+#                         process on this machine: the future path's whole
+#                         cost (sending the data, the batches, the trees
+#                         coming back)
 #   future, 2 workers     plan(multisession, workers = 2), one batch each
 #   future, 2 workers, 8 batches  the same with n_batch = 8 (the data still
 #                         travel once per worker)
@@ -64,11 +68,21 @@ elapsed <- function(expr) {
   list(seconds = proc.time()[["elapsed"]] - t0, value = value)
 }
 
-# Start a plan and make sure its workers have loaded ccforest.
+# Start a plan of `workers` local R processes (0: sequential) and make sure
+# they have loaded ccforest.
 start_plan <- function(workers) {
   started <- elapsed({
-    plan(multisession, workers = workers)
-    value(lapply(seq_len(workers), function(i) future(requireNamespace("ccforest"))))
+    if (workers == 0L) {
+      plan(sequential)
+    } else {
+      # I(1): one worker process (multisession would otherwise run one
+      # worker's futures in this process).
+      plan(multisession, workers = if (workers == 1L) I(1L) else workers,
+           rscript_libs = .libPaths())
+      value(lapply(seq_len(workers), function(i) {
+        future(requireNamespace("ccforest", quietly = TRUE))
+      }))
+    }
   })
   started$seconds
 }
@@ -92,6 +106,8 @@ main <- function(args) {
     switch(config,
       threads_1 = ccforest(train$x, train$y, n_tree = n_tree, n_thread = 1, seed = 7),
       threads_2 = ccforest(train$x, train$y, n_tree = n_tree, n_thread = 2, seed = 7),
+      future_0 = ccforest(train$x, train$y, n_tree = n_tree, n_thread = 1, seed = 7,
+                          backend = "future"),
       future_1 = ccforest(train$x, train$y, n_tree = n_tree, n_thread = 1, seed = 7,
                           backend = "future"),
       future_2 = ccforest(train$x, train$y, n_tree = n_tree, n_thread = 1, seed = 7,
@@ -100,16 +116,17 @@ main <- function(args) {
                              backend = "future", n_batch = 8)
     )
   }
-  workers_of <- c(threads_1 = 0L, threads_2 = 0L, future_1 = 1L, future_2 = 2L,
-                  future_2_b8 = 2L)
+  workers_of <- c(threads_1 = NA, threads_2 = NA, future_0 = 0L, future_1 = 1L,
+                  future_2 = 2L, future_2_b8 = 2L)
   fit_seconds <- list()
   startup <- c()
   reference <- NULL
   current_workers <- -1L
+  on.exit(plan(sequential), add = TRUE)
   for (rep in seq_len(reps)) {
     for (config in names(workers_of)) {
       w <- workers_of[[config]]
-      if (w > 0L && w != current_workers) {
+      if (!is.na(w) && w != current_workers) {
         startup[[as.character(w)]] <- start_plan(w)
         current_workers <- w
       }
@@ -125,8 +142,7 @@ main <- function(args) {
   }
 
   # Prediction: this session, then chunks on two workers.
-  plan(multisession, workers = 2)
-  value(lapply(1:2, function(i) future(requireNamespace("ccforest"))))
+  start_plan(2L)
   predict_seconds <- list()
   expected <- NULL
   for (rep in seq_len(reps)) {
@@ -153,7 +169,10 @@ main <- function(args) {
 
   rows <- c(
     sprintf("| threads, 1 thread | %.2f | 1.00 | |", best[["threads_1"]]),
-    sprintf("| future, 1 worker | %.2f | %.2f | overhead of the future path: %+.1f%% |",
+    sprintf("| future, sequential plan | %.2f | %.2f | overhead of batches and merging: %+.1f%% |",
+            best[["future_0"]], best[["future_0"]] / best[["threads_1"]],
+            100 * (best[["future_0"]] / best[["threads_1"]] - 1)),
+    sprintf("| future, 1 worker process | %.2f | %.2f | overhead of the future path: %+.1f%% |",
             best[["future_1"]], best[["future_1"]] / best[["threads_1"]],
             100 * (best[["future_1"]] / best[["threads_1"]] - 1)),
     sprintf("| future, 2 workers | %.2f | %.2f | speed-up over 1 worker: %.2f x |",
@@ -197,8 +216,8 @@ main <- function(args) {
     "",
     sprintf(paste0("Starting the plan and loading ccforest on the workers (not in the times ",
                    "above): %s."),
-            paste(sprintf("%.2f s for %s worker(s)", unlist(startup), names(startup)),
-                  collapse = ", ")),
+            paste(sprintf("%.2f s for %s worker(s)", unlist(startup[names(startup) != "0"]),
+                          names(startup)[names(startup) != "0"]), collapse = ", ")),
     "",
     "## Prediction",
     "",

@@ -162,9 +162,10 @@ test_that("a batch that finds no data on its worker is sent again with the data"
   local_plan(future::sequential)
   # run_job() is what runs on a worker: without the data and without a kept
   # copy it answers that it lacks them.
+  version <- as.character(utils::packageVersion("ccforest"))
   job <- list(token = "never-sent", shared = NULL, keep = TRUE,
               work = function(shared, task, progress) stop("must not run"), task = list(),
-              progress = NULL)
+              progress = NULL, version = version)
   out <- ccforest:::run_job(job)
   expect_true(out$miss)
   expect_match(out$worker, "process [0-9]+")
@@ -177,6 +178,14 @@ test_that("a batch that finds no data on its worker is sent again with the data"
   expect_identical(ccforest:::run_job(job)$value, 42)
   ccforest:::forget_shared("never-sent")
   expect_true(ccforest:::run_job(job)$miss)
+  # A worker with another version of ccforest refuses the work.
+  job$version <- "0.0.1"
+  expect_error(
+    ccforest:::run_job(job),
+    paste0("^A worker \\(.*, process [0-9]+\\) has ccforest ",
+           gsub(".", "\\.", version, fixed = TRUE),
+           ", but this R session has 0\\.0\\.1\\. Install the same version on every worker")
+  )
 })
 
 test_that("progress reaches progressr handlers from every worker, n_tree steps in all", {
