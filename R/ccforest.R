@@ -114,8 +114,8 @@
 #'   on the current [future::plan()]; needs the future package).
 #' @param n_batch With `backend = "future"`, the number of batches (futures)
 #'   the trees are split into; default one per worker of the plan (at most
-#'   one per tree). More batches than workers balance the load when workers
-#'   differ in speed.
+#'   one per tree; plans without a fixed number of workers need it). More
+#'   batches than workers balance the load when workers differ in speed.
 #' @param ... Options of the formula method are passed on to the default
 #'   method. Arguments after `...` must be named in full: a misspelled or
 #'   abbreviated name is an error that suggests the right one.

@@ -66,7 +66,13 @@ resolve_n_batch <- function(n_batch, n_tree, backend) {
     if (backend != "future") {
       return(1L)
     }
-    return(as.integer(min(n_tree, plan_workers())))
+    workers <- plan_workers()
+    if (!is.finite(workers)) {
+      stop("The current future plan has no fixed number of workers, so ccforest cannot ",
+           "choose one batch per worker: say how many batches of trees to grow with `n_batch`.",
+           call. = FALSE)
+    }
+    return(as.integer(min(n_tree, workers)))
   }
   n_batch <- check_count(n_batch, "n_batch", min = 1L)
   if (backend != "future") {

@@ -46,6 +46,7 @@
 #' identical(predict(fit, iris, chunk_size = 50), predict(fit, iris))
 #' pieces <- split(iris, rep(1:3, each = 50))
 #' reader <- function() {
+#'   if (length(pieces) == 0) return(NULL)
 #'   piece <- pieces[[1]]
 #'   pieces[[1]] <<- NULL
 #'   piece

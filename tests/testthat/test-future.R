@@ -262,6 +262,19 @@ test_that("n_batch must be a count no larger than n_tree", {
   skip_if_no_future()
   local_plan(future::sequential)
   d <- future_class_data()
+  # verbose = TRUE reports the batches as they come back.
+  expect_output(ccforest(Species ~ ., data = d, n_tree = 9, seed = 1, backend = "future",
+                         n_batch = 3, verbose = TRUE),
+                "Grown 3 of 9 trees.*Grown 6 of 9 trees.*Grown 9 of 9 trees")
+  # A plan without a fixed number of workers (some schedulers) needs n_batch.
+  real <- ccforest:::plan_workers
+  withr::defer(utils::assignInNamespace("plan_workers", real, ns = "ccforest"))
+  utils::assignInNamespace("plan_workers", function() Inf, ns = "ccforest")
+  expect_error(ccforest(Species ~ ., data = d, n_tree = 3, backend = "future"),
+               paste0("The current future plan has no fixed number of workers, so ccforest cannot ",
+                      "choose one batch per worker: say how many batches of trees to grow with ",
+                      "`n_batch`."), fixed = TRUE)
+  utils::assignInNamespace("plan_workers", real, ns = "ccforest")
   expect_error(ccforest(Species ~ ., data = d, n_tree = 3, backend = "future", n_batch = 4),
                "`n_batch` must be at most `n_tree` (3), not 4: every batch grows at least one tree.",
                fixed = TRUE)
