@@ -80,8 +80,8 @@ resolve_n_batch <- function(n_batch, n_tree, backend) {
                  n_batch), call. = FALSE)
   }
   if (n_batch > n_tree) {
-    stop(sprintf("`n_batch` must be at most `n_tree` (%d), not %d: every batch grows at least one tree.",
-                 n_tree, n_batch), call. = FALSE)
+    stop(sprintf(paste0("`n_batch` must be at most `n_tree` (%d), not %d: every batch grows ",
+                        "at least one tree."), n_tree, n_batch), call. = FALSE)
   }
   n_batch
 }
@@ -108,7 +108,6 @@ grow_on_futures <- function(training, core, first_tree, n_tree, n_thread, n_batc
   # thread so that splitting a batch costs little.
   runs$step <- pmax(ceiling(runs$size / 10), pmin(runs$size, 4L * n_thread))
   shared <- list(training = training, core = core, n_thread = n_thread)
-  n_feature <- length(training$feature_start) - 1L
   trees <- vector("list", n_batch)
   importance <- vector("list", n_batch)
   limit <- memory_limit()

@@ -276,15 +276,15 @@ test_that("n_batch must be a count no larger than n_tree", {
                       "`n_batch`."), fixed = TRUE)
   utils::assignInNamespace("plan_workers", real, ns = "ccforest")
   expect_error(ccforest(Species ~ ., data = d, n_tree = 3, backend = "future", n_batch = 4),
-               "`n_batch` must be at most `n_tree` (3), not 4: every batch grows at least one tree.",
-               fixed = TRUE)
+               paste0("`n_batch` must be at most `n_tree` (3), not 4: every batch grows at least ",
+                      "one tree."), fixed = TRUE)
   expect_error(ccforest(Species ~ ., data = d, n_tree = 3, backend = "future", n_batch = 0),
                "`n_batch` must be a single whole number >= 1, not 0.", fixed = TRUE)
   expect_error(ccforest(Species ~ ., data = d, n_tree = 3, backend = "future", n_batch = "2"),
                "`n_batch` must be a single whole number >= 1", fixed = TRUE)
 })
 
-test_that("a batch too large for its worker's memory, or a forest too large for this session, is refused", {
+test_that("a batch too large for its worker's memory, or a forest for this session, is refused", {
   skip_if_no_future()
   local_plan(future::sequential)
   d <- future_class_data()

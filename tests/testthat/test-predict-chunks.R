@@ -38,7 +38,8 @@ test_that("predictions in chunks are the predictions of one call", {
   multi <- ccforest(cbind(Species, colour) ~ Sepal.Length + Petal.Length, data = d[-c(8, 90), ],
                     n_tree = 6, seed = 1)
   expect_identical(predict(multi, d, chunk_size = 9), predict(multi, d))
-  expect_identical(predict(multi, d, type = "prob", chunk_size = 9), predict(multi, d, type = "prob"))
+  expect_identical(predict(multi, d, type = "prob", chunk_size = 9),
+                   predict(multi, d, type = "prob"))
   m <- as.matrix(d[, 1:4])
   on_matrix <- ccforest(m, d$Species, n_tree = 5, seed = 3)
   expect_identical(predict(on_matrix, m, chunk_size = 40), predict(on_matrix, m))
@@ -56,7 +57,8 @@ test_that("a reader's pieces are predicted one after another, as one call would"
   expect_identical(predict(fit, piece_reader(d, c(75, 75))), predict(fit, d))
   # A reader with nothing to read: no predictions.
   expect_identical(predict(fit, function() NULL), predict(fit, d[0, ]))
-  expect_identical(predict(fit, function() NULL, type = "prob"), predict(fit, d[0, ], type = "prob"))
+  expect_identical(predict(fit, function() NULL, type = "prob"),
+                   predict(fit, d[0, ], type = "prob"))
   reg <- ccforest(Sepal.Length ~ ., data = d, n_tree = 10, seed = 2)
   expect_identical(predict(reg, piece_reader(d, c(20, 130)), chunk_size = 50), predict(reg, d))
   skip_if_not_installed("future", "1.49.0")
@@ -99,7 +101,8 @@ test_that("chunk_size is checked", {
   expect_error(predict(fit, d, chunk_size = "10"),
                "`chunk_size` must be a single whole number >= 1 or NULL", fixed = TRUE)
   expect_error(predict(fit, d, chunk_sise = 10),
-               "Unknown argument `chunk_sise` in predict(); did you mean `chunk_size`?", fixed = TRUE)
+               "Unknown argument `chunk_sise` in predict(); did you mean `chunk_size`?",
+               fixed = TRUE)
 })
 
 test_that("a warning repeated in every chunk is given once", {
