@@ -81,6 +81,13 @@ combine_forests <- function(...) {
     check_same_forest(forests[[i]], labels[[i]], reference, labels[[1L]])
   }
   check_tree_ranges(forests, labels)
+  known <- c("format", "trees", "first_tree", "importance", "exact_remainder", "data_hash")
+  unknown <- setdiff(unique(unlist(lapply(forests, function(f) names(f$forest)))), known)
+  if (length(unknown) > 0L) {
+    stop(sprintf(paste0(
+      "The forests hold %s, which combine_forests() does not know how to join; update ccforest, ",
+      "or grow the whole forest in one call."), format_names(unknown)), call. = FALSE)
+  }
 
   n_tree <- sum(vapply(forests, n_trees, integer(1)))
   parts <- lapply(forests, function(f) {

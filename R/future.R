@@ -108,8 +108,7 @@ grow_on_futures <- function(training, core, first_tree, n_tree, n_thread, n_batc
   # thread so that splitting a batch costs little.
   runs$step <- pmax(ceiling(runs$size / 10), pmin(runs$size, 4L * n_thread))
   shared <- list(training = training, core = core, n_thread = n_thread)
-  trees <- vector("list", n_batch)
-  importance <- vector("list", n_batch)
+  grown <- vector("list", n_batch)
   limit <- memory_limit()
   stored <- 0
   done <- 0
@@ -123,8 +122,7 @@ grow_on_futures <- function(training, core, first_tree, n_tree, n_thread, n_batc
     }
   })
   keep <- function(j, value) {
-    trees[[j]] <<- value$trees
-    importance[[j]] <<- value$importance
+    grown[[j]] <<- value
     # This session holds the merged forest: check that all of it will fit,
     # extrapolating from the batches received so far.
     stored <<- stored + sum(lengths(value$trees)) + 56 * length(value$trees)
@@ -146,31 +144,41 @@ grow_on_futures <- function(training, core, first_tree, n_tree, n_thread, n_batc
   }
   transfers <- run_futures(shared, next_batch, grow_batch, keep, progress,
                            label = "ccforest-grow")
-  list(
-    trees = unlist(trees, recursive = FALSE, use.names = FALSE),
-    importance = if (n_batch == 1L) importance[[1L]] else do.call(cbind, importance),
-    transfers = transfers
-  )
+  c(bind_grown(grown), list(transfers = transfers))
+}
+
+#' Join what grow_trees() returned for consecutive ranges of trees, in tree
+#' order: per-tree lists are concatenated, per-tree matrix columns bound
+#' @noRd
+bind_grown <- function(parts) {
+  if (length(parts) == 1L) return(parts[[1L]])
+  fields <- names(parts[[1L]])
+  out <- lapply(fields, function(name) {
+    pieces <- lapply(parts, `[[`, name)
+    if (is.matrix(pieces[[1L]])) {
+      do.call(cbind, pieces)
+    } else {
+      unlist(pieces, recursive = FALSE, use.names = FALSE)
+    }
+  })
+  stats::setNames(out, fields)
 }
 
 #' On a worker: grow one batch of trees, in steps, signalling progress after
 #' each, under this worker's own memory limit
 #' @noRd
 grow_batch <- function(shared, batch, progress) {
-  training <- shared$training
   n <- batch$n
-  trees <- vector("list", n)
-  importance <- matrix(0, length(training$feature_start) - 1L, n)
+  steps <- list()
   limit <- memory_limit()
   stored <- 0
   done <- 0L
   while (done < n) {
     k <- as.integer(min(batch$step, n - done))
-    grown <- grow_trees(training, shared$core, first_tree = batch$first + done, n_tree = k,
-                        n_thread = shared$n_thread, verbose = FALSE,
+    grown <- grow_trees(shared$training, shared$core, first_tree = batch$first + done,
+                        n_tree = k, n_thread = shared$n_thread, verbose = FALSE,
                         limit = max(limit - stored, 1))
-    trees[done + seq_len(k)] <- grown$trees
-    importance[, done + seq_len(k)] <- grown$importance
+    steps[[length(steps) + 1L]] <- grown
     stored <- stored + sum(lengths(grown$trees)) + 56 * k
     done <- done + k
     projected <- stored / done * n
@@ -184,7 +192,7 @@ grow_batch <- function(shared, batch, progress) {
     }
     if (!is.null(progress)) progress(amount = k)
   }
-  list(trees = trees, importance = importance)
+  bind_grown(steps)
 }
 
 # ---------------------------------------------------------------------------

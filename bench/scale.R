@@ -90,7 +90,13 @@ start_plan <- function(workers) {
 main <- function(args) {
   quick <- "--quick" %in% args
   reps_arg <- grep("^--reps=", args, value = TRUE)
-  reps <- if (length(reps_arg)) as.integer(sub("^--reps=", "", reps_arg[[1L]])) else if (quick) 1L else 2L
+  reps <- if (length(reps_arg)) {
+    as.integer(sub("^--reps=", "", reps_arg[[1L]]))
+  } else if (quick) {
+    1L
+  } else {
+    2L
+  }
   unknown <- setdiff(args[!grepl("^--reps=", args)], "--quick")
   if (length(unknown)) stop("unknown arguments: ", paste(unknown, collapse = " "))
   n <- if (quick) 4000L else 40000L
@@ -200,10 +206,11 @@ main <- function(args) {
     sprintf("| machine | %s cores (nproc), %s |", machine$nproc, machine$cpu),
     sprintf("| load average (/proc/loadavg) | at start: %s; at end: %s |", machine$load, load_end),
     sprintf("| R | %s |", R.version.string),
-    sprintf("| versions | ccforest %s, future %s, parallelly %s |", utils::packageVersion("ccforest"),
-            utils::packageVersion("future"), utils::packageVersion("parallelly")),
-    sprintf("| task | %s rows x %d features, binary; %d trees, paper's defaults, n_thread = 1 per process |",
-            format(n, big.mark = ","), p, n_tree),
+    sprintf("| versions | ccforest %s, future %s, parallelly %s |",
+            utils::packageVersion("ccforest"), utils::packageVersion("future"),
+            utils::packageVersion("parallelly")),
+    sprintf(paste0("| task | %s rows x %d features, binary; %d trees, paper's defaults, ",
+                   "n_thread = 1 per process |"), format(n, big.mark = ","), p, n_tree),
     sprintf("| repetitions | best of %d, configurations interleaved |", reps),
     "",
     "## Training",
@@ -234,7 +241,8 @@ main <- function(args) {
     "",
     sprintf(paste0("Each worker receives the encoded training set once (%s here: the features as ",
                    "doubles and the outputs), plus a few KB per batch; each batch returns its ",
-                   "trees. The whole forest holds %s of trees (%s per tree); held-out error %.1f%%."),
+                   "trees. The whole forest holds %s of trees (%s per tree); held-out error ",
+                   "%.1f%%."),
             format_size(training_bytes), format_size(forest_bytes),
             format_size(forest_bytes / n_tree), 100 * error)
   )
