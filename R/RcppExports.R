@@ -57,3 +57,11 @@ ccf_short_threshold_cpp <- function(lo, hi) {
     .Call(`_ccforest_ccf_short_threshold_cpp`, lo, hi)
 }
 
+ccf_exact_row_sums_cpp <- function(x) {
+    .Call(`_ccforest_ccf_exact_row_sums_cpp`, x)
+}
+
+ccf_fingerprint_cpp <- function(parts) {
+    .Call(`_ccforest_ccf_fingerprint_cpp`, parts)
+}
+

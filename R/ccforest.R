@@ -53,6 +53,27 @@
 #' `seed = NULL` one seed is drawn from R's generator, so `set.seed()` governs
 #' the fit.
 #'
+#' @section Scaling out:
+#' Because tree k depends only on the data, the options, `seed` and k, the
+#' trees can be grown anywhere and put together. With `backend = "future"`
+#' the trees are split into `n_batch` batches of consecutive trees, grown as
+#' futures on the current [future::plan()] (multisession, a cluster of
+#' machines, a batch scheduler through future.batchtools, ...), each with
+#' `n_thread` threads, and merged in tree order: the forest is identical to
+#' the one `backend = "threads"` grows with the same seed, whatever the plan
+#' and the number of workers. The encoded training data go to each worker
+#' once on plans whose workers persist (multisession, cluster) and with each
+#' batch elsewhere. With the progressr package, progress is reported through
+#' [progressr::with_progress()] or [progressr::handlers()]; an interrupt
+#' cancels the batches still running.
+#'
+#' With `first_tree = k`, the fit grows trees k, ..., k + n_tree - 1 of the
+#' forest with that `seed`, so independent jobs (a Slurm array, machines
+#' without a shared session) can each grow a range, which
+#' [combine_forests()] joins into the forest grown at once. Give every job
+#' the same explicit `seed`. See `vignette("scaling-out", package =
+#' "ccforest")`.
+#'
 #' @param x A data.frame or a numeric matrix of features, or a two-sided
 #'   formula (the formula interface).
 #' @param y The outputs: a factor (classification), a numeric vector
@@ -153,6 +174,16 @@
 #' @param seed Master seed, a whole number in \[0, 2^31 - 1\]; `NULL` draws one
 #'   from R's random number generator.
 #' @param verbose Show progress on long fits.
+#' @param first_tree The number of the first tree to grow: the fit holds
+#'   trees `first_tree`, ..., `first_tree + n_tree - 1` of the forest with
+#'   this `seed` (see the section on scaling out). Default 1.
+#' @param backend Where the trees are grown: `"threads"` (default; this R
+#'   session, `n_thread` threads) or `"future"` (batches of trees as futures
+#'   on the current [future::plan()]; needs the future package).
+#' @param n_batch With `backend = "future"`, the number of batches (futures)
+#'   the trees are split into; default one per worker of the plan (at most
+#'   one per tree; plans without a fixed number of workers need it). More
+#'   batches than workers balance the load when workers differ in speed.
 #' @param ... Options of the formula method are passed on to the default
 #'   method. Arguments after `...` must be named in full: a misspelled or
 #'   abbreviated name is an error that suggests the right one.
@@ -230,7 +261,8 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
                              class_weights = NULL, quantiles = FALSE, onehot_max_levels = 32,
                              max_directions = 2L, output_bins = NULL,
                              axis_candidates = FALSE,
-                             n_thread = NULL, seed = NULL, verbose = interactive()) {
+                             n_thread = NULL, seed = NULL, verbose = interactive(),
+                             first_tree = 1L, backend = "threads", n_batch = NULL) {
   call <- generic_call(match.call())
   dots <- list(...)
   x_arg <- dots$.x_arg %||% "x"
@@ -256,6 +288,9 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
   quantiles <- check_flag(quantiles, "quantiles")
   n_thread <- resolve_n_thread(n_thread)
   seed <- resolve_seed(seed)
+  first_tree <- check_first_tree(first_tree, n_tree)
+  backend <- check_backend(backend)
+  n_batch <- resolve_n_batch(n_batch, n_tree, backend)
 
   x <- as_feature_frame(x, x_arg)
   check_same_rows(x, y)
@@ -335,10 +370,16 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
   core <- core_options(options, seed)
 
   started <- proc.time()[["elapsed"]]
-  grown <- grow_trees(training, core, first_tree = 0L, n_tree = n_tree, n_thread = n_thread,
-                      verbose = verbose)
+  grown <- if (backend == "future") {
+    grow_on_futures(training, core, first_tree = first_tree - 1L, n_tree = n_tree,
+                    n_thread = n_thread, n_batch = n_batch, verbose = verbose)
+  } else {
+    grow_trees(training, core, first_tree = first_tree - 1L, n_tree = n_tree,
+               n_thread = n_thread, verbose = verbose)
+  }
   fit <- new_ccforest(
-    forest = new_forest(grown, first_tree = 1L), task = task, blueprint = blueprint,
+    forest = new_forest(grown, first_tree = first_tree, training = training), task = task,
+    blueprint = blueprint,
     response = response_blueprint(response), options = options, seed = seed,
     n_obs = nrow(matrix_x), train_time = NA_real_, call = call
   )
@@ -346,7 +387,7 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
     oob <- with_memory_advice(
       ccf_oob_cpp(fit$forest$trees, model_shape(fit), training$x, training$feature_start,
                   training$y_class, training$n_class, training$y_real, training$weights,
-                  training$uniform_weights, seed, 0, core$impute_random, n_thread,
+                  training$uniform_weights, seed, first_tree - 1, core$impute_random, n_thread,
                   importance == "permutation"),
       doing = "compute the out-of-bag predictions",
       advice = "Use sampling = \"projection\", which has none, or fit on fewer rows."

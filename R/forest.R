@@ -6,7 +6,13 @@
 #   first_tree  the global number of trees[[1]] (1 unless the forest is a
 #               range of a larger one, see `first_tree` in ccforest())
 #   importance  per original feature, the projection importance summed over
-#               the trees in tree order (see importance())
+#               the trees: the exact sum, rounded once (see importance())
+#   exact_remainder  the rest of each exact sum (a feature x k matrix, k >= 0,
+#               see exact_row_sums()), so that forests grown as ranges and
+#               combined (combine_forests()) have the same importance as one
+#               forest grown at once
+#   data_hash   a fingerprint of the training data as the core saw it, so
+#               that only ranges grown from the same data are combined
 # Every reader of the trees goes through the core, which checks each tree
 # against the model's shape before using it.
 
@@ -51,8 +57,8 @@ core_options <- function(options, seed) {
 #' Grow trees first_tree, ..., first_tree + n_tree - 1 (0-based global numbers)
 #' @return list(trees = list of raw vectors, importance = feature x tree matrix)
 #' @noRd
-grow_trees <- function(training, core, first_tree, n_tree, n_thread, verbose) {
-  limit <- memory_limit()
+grow_trees <- function(training, core, first_tree, n_tree, n_thread, verbose,
+                       limit = memory_limit()) {
   # Every tree takes at least a few dozen bytes in R: refuse absurd forests
   # before allocating anything for them.
   floor_bytes <- 64 * n_tree
@@ -73,15 +79,36 @@ grow_trees <- function(training, core, first_tree, n_tree, n_thread, verbose) {
   )
 }
 
+#' @param training The training_set() the trees were grown from.
 #' @noRd
-new_forest <- function(grown, first_tree) {
-  importance <- grown$importance
+new_forest <- function(grown, first_tree, training) {
+  importance <- exact_row_sums(grown$importance)
   list(
     format = 2L,
     trees = grown$trees,
     first_tree = as.integer(first_tree),
-    importance = if (ncol(importance) > 0L) rowSums(importance) else numeric(nrow(importance))
+    importance = importance$sum,
+    exact_remainder = importance$tail,
+    data_hash = training_fingerprint(training)
   )
+}
+
+#' The exact sum of each row of a matrix: `sum`, rounded once to the nearest
+#' double, and `tail`, the rest of its canonical expansion (zero padded
+#' columns; see src/core/ExactSum.h). Both depend only on the exact sums, not
+#' on the order or grouping of the columns, so sums of ranges of trees add up
+#' to the same doubles as one sum over all of them.
+#' @noRd
+exact_row_sums <- function(m) {
+  storage.mode(m) <- "double"
+  ccf_exact_row_sums_cpp(m)
+}
+
+#' A fingerprint of the training data as the core sees it (every element of
+#' the training set but its shape)
+#' @noRd
+training_fingerprint <- function(training) {
+  ccf_fingerprint_cpp(unname(training[setdiff(names(training), "shape")]))
 }
 
 #' The shape every stored tree must fit: columns after encoding, and classes
@@ -140,12 +167,22 @@ forest_problem <- function(forest, n_feature) {
   }
   first <- forest$first_tree
   if (!is.integer(first) || length(first) != 1L || is.na(first) || first < 1L ||
-      first > .Machine$integer.max - length(trees)) {
+      first > .Machine$integer.max - length(trees) + 1) {
     return("its first tree number is invalid")
   }
   importance <- forest$importance
   if (!is.numeric(importance) || length(importance) != n_feature || !all(is.finite(importance))) {
     return("its stored importance does not match its features")
+  }
+  tail <- forest[["exact_remainder"]]
+  if (!is.null(tail) && (!is.double(tail) || !is.matrix(tail) || nrow(tail) != n_feature ||
+                         !all(is.finite(tail)))) {
+    return("its stored importance does not match its features")
+  }
+  hash <- forest[["data_hash"]]
+  if (!is.null(hash) && (!is.character(hash) || length(hash) != 1L || is.na(hash) ||
+                         !grepl("^[0-9a-f]{16}$", hash))) {
+    return("its data fingerprint is unreadable")
   }
   NULL
 }

@@ -5,7 +5,10 @@
 #'   (matched by name: order does not matter and extra columns are ignored),
 #'   or, for a forest fitted on a matrix, a matrix. It may also be given as
 #'   `newdata`, the name [stats::predict()] uses (and that packages such as
-#'   pdp, iml and DALEX pass); giving both is an error.
+#'   pdp, iml and DALEX pass); giving both is an error. For data
+#'   read in pieces, a function that returns the next piece of rows (a
+#'   data.frame or matrix) on each call and `NULL` after the last: the pieces
+#'   are predicted one after another and their predictions returned together.
 #' @param type `"class"` (default for classification) for the most probable
 #'   class, `"prob"` for class probabilities, `"response"` (default for
 #'   regression) for the predicted mean, or `"quantiles"` for quantiles of the
@@ -19,6 +22,14 @@
 #'   `"impute_random"`, `"impute_mean"` or `"fail"` (see the section on
 #'   missing values in [ccforest()]). The default is the forest's own
 #'   `na_action` (random imputation for forests fitted with `"omit"`).
+#' @param backend `"threads"` (default) predicts in this R session;
+#'   `"future"` predicts chunks of rows as futures on the current
+#'   [future::plan()] (needs the future package), each with `n_thread`
+#'   threads. The predictions are the same.
+#' @param chunk_size Predict this many rows at a time (default: all at once
+#'   with `"threads"`, one chunk per worker with `"future"`). Only one chunk
+#'   is encoded at a time in this session (with `"future"`: one per busy
+#'   worker), which bounds the memory used for large `new_data`.
 #' @param ... `newdata`, another name for `new_data`; anything else is an
 #'   error (a misspelled argument gets a suggestion). The arguments after it
 #'   must be named.
@@ -31,18 +42,31 @@
 #' @details Predictions are deterministic: a row gets the same prediction on
 #'   every call, whatever other rows are predicted with it and however many
 #'   threads are used, including rows with missing values (see the section on
-#'   missing values in [ccforest()]).
+#'   missing values in [ccforest()]). So predicting in chunks, in pieces or on
+#'   workers gives exactly the predictions of one call on all rows.
 #' @examples
 #' fit <- ccforest(Species ~ ., data = iris, n_tree = 50, seed = 1)
 #' predict(fit, iris[c(1, 51, 101), ])
 #' predict(fit, iris[c(1, 51, 101), ], type = "prob")
+#'
+#' # In chunks of 50 rows, or from a reader returning pieces of rows
+#' identical(predict(fit, iris, chunk_size = 50), predict(fit, iris))
+#' pieces <- split(iris, rep(1:3, each = 50))
+#' reader <- function() {
+#'   if (length(pieces) == 0) return(NULL)
+#'   piece <- pieces[[1]]
+#'   pieces[[1]] <<- NULL
+#'   piece
+#' }
+#' predict(fit, reader)[c(1, 51, 101)]
 #' @export
 predict.ccforest <- function(object, new_data, ..., type = NULL, n_tree = NULL,
                              n_thread = NULL, na_action = NULL,
-                             quantiles = c(0.1, 0.5, 0.9)) {
+                             quantiles = c(0.1, 0.5, 0.9), backend = "threads",
+                             chunk_size = NULL) {
   dots <- list(...)
   check_dots(dots, valid = c("object", "new_data", "newdata", "type", "n_tree", "n_thread",
-                             "na_action", "quantiles"), fn = "predict")
+                             "na_action", "quantiles", "backend", "chunk_size"), fn = "predict")
   check_ccforest(object)
   if ("newdata" %in% names(dots)) {
     if (!missing(new_data)) {
@@ -78,12 +102,26 @@ predict.ccforest <- function(object, new_data, ..., type = NULL, n_tree = NULL,
   if (!is.null(na_action)) {
     na_action <- check_choice(na_action, "na_action", c("impute_random", "impute_mean", "fail"))
   }
-  matrix_x <- predictor_matrix(object, new_data, na_action)
+  backend <- check_backend(backend)
+  chunk_size <- check_count(chunk_size, "chunk_size", min = 1L, allow_null = TRUE)
   impute_random <- (na_action %||% "") == "impute_random"
+  whole <- backend == "threads" && is.null(chunk_size) && !is.function(new_data)
   if (type == "quantiles") {
-    return(predict_quantile_values(object, matrix_x, quantiles, n_tree, n_thread, impute_random))
+    if (!whole) {
+      stop("type = \"quantiles\" predicts `new_data` in one piece in this session: ",
+           "give a data.frame or matrix, without `chunk_size` or backend = \"future\".",
+           call. = FALSE)
+    }
+    return(predict_quantile_values(object, predictor_matrix(object, new_data, na_action),
+                                   quantiles, n_tree, n_thread, impute_random))
   }
-  values <- predict_values(object, matrix_x, n_tree, n_thread, impute_random = impute_random)
+  values <- if (whole) {
+    predict_values(object, predictor_matrix(object, new_data, na_action), n_tree, n_thread,
+                   impute_random = impute_random)
+  } else {
+    predict_in_chunks(object, new_data, na_action, n_tree, n_thread, impute_random, backend,
+                      chunk_size)
+  }
   if (task == "classification") {
     format_classification(values, object$response, type)
   } else {

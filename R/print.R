@@ -20,7 +20,7 @@ print.ccforest <- function(x, ...) {
   rows <- c(
     "Call:" = paste(deparse(x$call, width.cutoff = 60L), collapse = paste0("\n", strrep(" ", 17L))),
     "Task:" = s$task_label,
-    "Trees:" = format(s$n_tree),
+    "Trees:" = format_tree_count(s$n_tree, s$first_tree),
     "mtry:" = sprintf("%d of %d features", x$options$mtry, s$n_feature),
     "Sampling:" = s$sampling_label,
     "Projection:" = s$projection_label,
@@ -59,6 +59,7 @@ summary.ccforest <- function(object, ...) {
     list(
       task_label = task_label,
       n_tree = n_trees(object),
+      first_tree = object$forest$first_tree,
       n_feature = length(object$blueprint$feature_names),
       n_column = length(object$blueprint$column_names),
       sampling_label = if (object$options$sampling == "bagging") {
@@ -86,7 +87,7 @@ print.summary.ccforest <- function(x, ...) {
   opts <- x$options
   rows <- c(
     "Outputs:" = paste(x$outputs, collapse = ", "),
-    "Trees:" = format(x$n_tree),
+    "Trees:" = format_tree_count(x$n_tree, x$first_tree),
     "Rows:" = format(x$n_obs),
     "Features:" = sprintf("%d (%d columns after encoding)", x$n_feature, x$n_column),
     "mtry:" = format(opts$mtry),
@@ -103,6 +104,17 @@ print.summary.ccforest <- function(x, ...) {
   )
   cat(sprintf("%-21s %s", names(rows), rows), sep = "\n")
   invisible(x)
+}
+
+#' The number of trees, and for a range of a larger forest (see
+#' `first_tree` in ccforest()) which trees it holds
+#' @noRd
+format_tree_count <- function(n_tree, first_tree = 1L) {
+  if (is.null(first_tree) || first_tree == 1L) {
+    return(format(n_tree))
+  }
+  sprintf("%d (trees %d to %d of the forest with this seed)", n_tree, first_tree,
+          first_tree + n_tree - 1L)
 }
 
 #' @noRd

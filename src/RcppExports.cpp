@@ -225,6 +225,26 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// ccf_exact_row_sums_cpp
+Rcpp::List ccf_exact_row_sums_cpp(const Rcpp::NumericMatrix& x);
+RcppExport SEXP _ccforest_ccf_exact_row_sums_cpp(SEXP xSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< const Rcpp::NumericMatrix& >::type x(xSEXP);
+    rcpp_result_gen = Rcpp::wrap(ccf_exact_row_sums_cpp(x));
+    return rcpp_result_gen;
+END_RCPP
+}
+// ccf_fingerprint_cpp
+std::string ccf_fingerprint_cpp(const Rcpp::List& parts);
+RcppExport SEXP _ccforest_ccf_fingerprint_cpp(SEXP partsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type parts(partsSEXP);
+    rcpp_result_gen = Rcpp::wrap(ccf_fingerprint_cpp(parts));
+    return rcpp_result_gen;
+END_RCPP
+}
 
 static const R_CallMethodDef CallEntries[] = {
     {"_ccforest_ccf_grow_cpp", (DL_FUNC) &_ccforest_ccf_grow_cpp, 14},
@@ -241,6 +261,8 @@ static const R_CallMethodDef CallEntries[] = {
     {"_ccforest_ccf_round_coefficients_cpp", (DL_FUNC) &_ccforest_ccf_round_coefficients_cpp, 1},
     {"_ccforest_ccf_alloc_probe_cpp", (DL_FUNC) &_ccforest_ccf_alloc_probe_cpp, 2},
     {"_ccforest_ccf_short_threshold_cpp", (DL_FUNC) &_ccforest_ccf_short_threshold_cpp, 2},
+    {"_ccforest_ccf_exact_row_sums_cpp", (DL_FUNC) &_ccforest_ccf_exact_row_sums_cpp, 1},
+    {"_ccforest_ccf_fingerprint_cpp", (DL_FUNC) &_ccforest_ccf_fingerprint_cpp, 1},
     {NULL, NULL, 0}
 };
 

@@ -2,14 +2,17 @@
 // objects and the core's views; the algorithms live in core/.
 #include <Rcpp.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "core/Cca.h"
 #include "core/Data.h"
+#include "core/ExactSum.h"
 #include "core/Forest.h"
 #include "core/Model.h"
 #include "core/Options.h"
@@ -512,4 +515,103 @@ double ccf_short_threshold_cpp(double lo, double hi) {
     Rcpp::stop("`lo` and `hi` must be finite with lo < hi");
   }
   return short_threshold(lo, hi);
+}
+
+// Exact sums of the rows of a matrix (see core/ExactSum.h): for each row, its
+// sum rounded to the nearest double, and the rest of its canonical expansion
+// as the columns of `tail` (zero padded). The result depends only on the
+// exact sum of each row, never on the order or grouping of its terms.
+// [[Rcpp::export(rng = false)]]
+Rcpp::List ccf_exact_row_sums_cpp(const Rcpp::NumericMatrix& x) {
+  const R_xlen_t n = x.nrow(), p = x.ncol();
+  std::vector<std::vector<double>> terms(static_cast<size_t>(n));
+  size_t width = 0;
+  for (R_xlen_t i = 0; i < n; ++i) {
+    ExactSum sum;
+    for (R_xlen_t j = 0; j < p; ++j) {
+      if (!std::isfinite(x(i, j))) Rcpp::stop("exact sums need finite values");
+      sum.add(x(i, j));
+    }
+    terms[static_cast<size_t>(i)] = sum.canonical();
+    if (terms[static_cast<size_t>(i)].size() > 1) {
+      width = std::max(width, terms[static_cast<size_t>(i)].size() - 1);
+    }
+  }
+  Rcpp::NumericVector rounded = new_numeric(n);
+  Rcpp::NumericMatrix tail(
+      Rcpp::Shield<SEXP>(alloc_matrix(REALSXP, n, static_cast<R_xlen_t>(width))));
+  std::fill(tail.begin(), tail.end(), 0.0);
+  for (R_xlen_t i = 0; i < n; ++i) {
+    const std::vector<double>& t = terms[static_cast<size_t>(i)];
+    rounded[i] = t.empty() ? 0.0 : t[0];
+    for (size_t k = 1; k < t.size(); ++k) tail(i, static_cast<R_xlen_t>(k - 1)) = t[k];
+  }
+  return named_list({{"sum", rounded}, {"tail", tail}});
+}
+
+namespace {
+
+/** Folds the contents of an R vector (or list, recursively) into `h`. */
+uint64_t fold_object(uint64_t h, SEXP object) {
+  const SEXPTYPE type = TYPEOF(object);
+  h = mix64(h, static_cast<uint64_t>(type));
+  if (type == NILSXP) return h;
+  const R_xlen_t n = XLENGTH(object);
+  h = mix64(h, static_cast<uint64_t>(n));
+  switch (type) {
+    case REALSXP: {
+      const double* v = REAL(object);
+      for (R_xlen_t i = 0; i < n; ++i) {
+        // One pattern for every NaN (NA and NaN both mean missing here).
+        uint64_t bits = 0x7ff8000000000000ULL;
+        if (!std::isnan(v[i])) std::memcpy(&bits, &v[i], sizeof bits);
+        h = mix64(h, bits);
+      }
+      return h;
+    }
+    case INTSXP:
+    case LGLSXP: {
+      const int* v = type == INTSXP ? INTEGER(object) : LOGICAL(object);
+      for (R_xlen_t i = 0; i < n; ++i) h = mix64(h, static_cast<uint32_t>(v[i]));
+      return h;
+    }
+    case RAWSXP: {
+      const Rbyte* v = RAW(object);
+      for (R_xlen_t i = 0; i < n; ++i) h = mix64(h, v[i]);
+      return h;
+    }
+    case STRSXP: {
+      for (R_xlen_t i = 0; i < n; ++i) {
+        SEXP s = STRING_ELT(object, i);
+        if (s == NA_STRING) {
+          h = mix64(h, 0xffffffffffffffffULL);
+          continue;
+        }
+        const char* c = CHAR(s);
+        const size_t len = std::strlen(c);
+        h = mix64(h, len);
+        for (size_t k = 0; k < len; ++k) h = mix64(h, static_cast<unsigned char>(c[k]));
+      }
+      return h;
+    }
+    case VECSXP: {
+      for (R_xlen_t i = 0; i < n; ++i) h = fold_object(h, VECTOR_ELT(object, i));
+      return h;
+    }
+    default:
+      Rcpp::stop("internal error: cannot fingerprint an object of this type");
+  }
+}
+
+}  // namespace
+
+// A 64-bit fingerprint of the training data exactly as the core sees it (the
+// bits of every value, the types and lengths), as 16 hexadecimal digits: two
+// fits share it only if they were grown from the same data.
+// [[Rcpp::export(rng = false)]]
+std::string ccf_fingerprint_cpp(const Rcpp::List& parts) {
+  const uint64_t h = fold_object(0x243f6a8885a308d3ULL, parts);
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(h));
+  return text;
 }

@@ -100,3 +100,19 @@ test_that("quantile requests are checked", {
   expect_error(predict(damaged, d, type = "quantiles"),
                "`object` is damaged: its quantile data refer to a training row out of range")
 })
+
+test_that("quantile forests grown in ranges combine into the whole forest", {
+  d <- hetero_data(300, 7)
+  whole <- ccforest(y ~ ., d, n_tree = 10, seed = 3, quantiles = TRUE, sampling = "projection")
+  first <- ccforest(y ~ ., d, n_tree = 4, seed = 3, quantiles = TRUE, sampling = "projection")
+  rest <- ccforest(y ~ ., d, n_tree = 6, first_tree = 5, seed = 3, quantiles = TRUE,
+                   sampling = "projection")
+  joined <- combine_forests(first, rest)
+  expect_identical(joined$quantile, whole$quantile)
+  expect_identical(predict(joined, d, type = "quantiles"), predict(whole, d, type = "quantiles"))
+  plain <- ccforest(y ~ ., d, n_tree = 6, first_tree = 5, seed = 3, sampling = "projection")
+  expect_error(combine_forests(first, plain), "differ in their quantile data")
+  # Quantiles are predicted in one piece.
+  expect_error(predict(whole, d, type = "quantiles", chunk_size = 10),
+               "type = \"quantiles\" predicts `new_data` in one piece in this session")
+})

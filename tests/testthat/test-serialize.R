@@ -77,11 +77,15 @@ test_that("the fitted object holds plain data only", {
   fit <- serial_fit()
   expect_identical(non_plain_nodes(fit), character(0))
   # The forest itself: its format, one raw vector per tree, the number of
-  # its first tree and the per-variable importance.
+  # its first tree, the per-variable importance (with the rest of its exact
+  # sums) and the fingerprint of its training data.
   expect_identical(
     vapply(fit$forest, typeof, character(1)),
-    c(format = "integer", trees = "list", first_tree = "integer", importance = "double")
+    c(format = "integer", trees = "list", first_tree = "integer", importance = "double",
+      exact_remainder = "double", data_hash = "character")
   )
+  expect_identical(nrow(fit$forest$exact_remainder), 4L)
+  expect_match(fit$forest$data_hash, "^[0-9a-f]{16}$")
   expect_identical(fit$forest$format, 2L)
   expect_identical(fit$forest$first_tree, 1L)
   expect_length(fit$forest$trees, 8L)
@@ -173,6 +177,26 @@ test_that("a damaged forest gives an R error saying so, never a crash", {
     },
     importance_character = function(f) {
       f$forest$importance <- as.character(f$forest$importance)
+      f
+    },
+    exact_remainder_rows = function(f) {
+      f$forest$exact_remainder <- matrix(0, 3, 1)
+      f
+    },
+    exact_remainder_infinite = function(f) {
+      f$forest$exact_remainder <- matrix(Inf, 4, 1)
+      f
+    },
+    exact_remainder_vector = function(f) {
+      f$forest$exact_remainder <- numeric(4)
+      f
+    },
+    data_hash_short = function(f) {
+      f$forest$data_hash <- "abc"
+      f
+    },
+    data_hash_number = function(f) {
+      f$forest$data_hash <- 12
       f
     },
     too_few_classes = function(f) {

@@ -11,6 +11,7 @@
 
 #include "Cca.h"
 #include "Data.h"
+#include "ExactSum.h"
 #include "Forest.h"
 #include "Predictor.h"
 #include "Projection.h"
@@ -338,6 +339,38 @@ void test_codec_damage() {
 
 }  // namespace
 
+void test_exact_sum() {
+  auto sum_of = [](const std::vector<double>& v) {
+    ExactSum s;
+    for (double x : v) s.add(x);
+    return s;
+  };
+  check(sum_of({1e100, 1.0, -1e100}).rounded() == 1.0, "exact sum survives cancellation");
+  check(sum_of({1.0, std::ldexp(1.0, -53)}).rounded() == 1.0, "a tie rounds to even");
+  check(sum_of({1.0, std::ldexp(1.0, -53), std::ldexp(1.0, -100)}).rounded() ==
+            1.0 + std::ldexp(1.0, -52),
+        "a tie broken by a smaller term rounds up");
+  check(sum_of({}).canonical().empty(), "an empty sum has no terms");
+  const std::vector<double> tail = sum_of({1.0, std::ldexp(1.0, -60)}).canonical();
+  check(tail.size() == 2 && tail[0] == 1.0 && tail[1] == std::ldexp(1.0, -60),
+        "the canonical expansion keeps what rounding drops");
+  // Values over 24 orders of magnitude: any order and any grouping give the
+  // same canonical expansion.
+  std::mt19937_64 gen(5);
+  std::normal_distribution<double> normal;
+  std::uniform_real_distribution<double> power(-12.0, 12.0);
+  std::vector<double> v(500);
+  for (double& x : v) x = normal(gen) * std::pow(10.0, power(gen));
+  const std::vector<double> whole = sum_of(v).canonical();
+  std::vector<double> shuffled = v;
+  std::shuffle(shuffled.begin(), shuffled.end(), gen);
+  check(sum_of(shuffled).canonical() == whole, "exact sums do not depend on order");
+  std::vector<double> parts = sum_of(std::vector<double>(v.begin(), v.begin() + 200)).canonical();
+  const std::vector<double> rest = sum_of(std::vector<double>(v.begin() + 200, v.end())).canonical();
+  parts.insert(parts.end(), rest.begin(), rest.end());
+  check(sum_of(parts).canonical() == whole, "exact sums of parts add up to the whole");
+}
+
 int main() {
   test_rng();
   test_sorter();
@@ -346,6 +379,7 @@ int main() {
   test_coefficients();
   test_forest();
   test_codec_damage();
+  test_exact_sum();
   std::printf("%d passed, %d failed\n", checks - failures, failures);
   return failures == 0 ? 0 : 1;
 }
