@@ -239,10 +239,12 @@ class SplitSearch {
 
   /**
    * group_class_[pos]: the class of every row whose projected value equals
-   * that at sorted position pos, or -1 when those rows hold several classes.
+   * that at sorted position pos, or -1 when those rows hold several classes;
+   * group_end_[pos]: the last sorted position with that value.
    */
   void mark_group_classes(const int* classes, size_t n) {
     group_class_.resize(n);
+    group_end_.resize(n);
     for (size_t begin = 0; begin < n;) {
       size_t end = begin + 1;
       int cls = classes[begin];
@@ -250,7 +252,10 @@ class SplitSearch {
         if (classes[end] != cls) cls = -1;
         ++end;
       }
-      for (size_t k = begin; k < end; ++k) group_class_[k] = cls;
+      for (size_t k = begin; k < end; ++k) {
+        group_class_[k] = cls;
+        group_end_[k] = end - 1;
+      }
       begin = end;
     }
   }
@@ -297,6 +302,7 @@ class SplitSearch {
       mark_group_classes(classes, n);
     }
     double left_sum = 0.0, right_sum = node_sum_;
+    bool evaluated = false;
     for (size_t pos = 0; pos + 1 < n; ++pos) {
       const int* c = kOneOutput ? classes + pos : classes + static_cast<size_t>(rows_[pos]) * w;
       for (size_t m = 0; m < w; ++m) {
@@ -315,12 +321,15 @@ class SplitSearch {
       if (n_right < min_leaf) break;
       if (!(sorted_[pos] < sorted_[pos + 1])) continue;
       // Between two groups of equal values holding the same single class, a
-      // cut is never better than at the ends of the run they belong to
-      // (Fayyad and Irani, 1992: entropy and Gini are optimised at boundary
-      // points), so its gain is not computed.
-      if (kOneOutput && group_class_[pos] >= 0 && group_class_[pos] == group_class_[pos + 1]) {
+      // cut is never better than the best of the cuts at the ends of the run
+      // they belong to (Fayyad and Irani, 1992: along such a run the criterion
+      // is convex), so its gain is not computed, unless min_leaf makes it
+      // the first or last cut allowed.
+      if (kOneOutput && evaluated && group_class_[pos] >= 0 &&
+          group_class_[pos] == group_class_[pos + 1] && n - 1 - group_end_[pos + 1] >= min_leaf) {
         continue;
       }
+      evaluated = true;
       double gain;
       if (kEntropy) {
         gain = base_ - (xlogx_[n_left] + xlogx_[n_right] - (left_sum + right_sum) / width);
@@ -367,6 +376,7 @@ class SplitSearch {
   KeySorter sorter_;
   Buffer<int> sorted_classes_;
   Buffer<int> group_class_;
+  Buffer<size_t> group_end_;
   const double* sorted_ = nullptr;  // the projected values in increasing order
   const int* rows_ = nullptr;       // the node row of each sorted value
 };
