@@ -45,6 +45,75 @@ ccf_sampling <- function(values = c("projection", "bagging")) {
              c(ccf_sampling = "Sampling of rows"))
 }
 
+#' Tuning parameters of ccforest's options beyond the paper (dials)
+#'
+#' Parameter objects of the \pkg{dials} package for [ccforest()]'s
+#' `max_directions` (canonical directions searched per node),
+#' `axis_candidates` (the sampled features' axes searched too) and
+#' `output_bins` (regression: the CCA against quantile bins of the output),
+#' found by tune when the engine argument is marked for tuning, as in
+#' `set_engine("ccforest", axis_candidates = tune())`.
+#'
+#' @param range The smallest and largest values to try.
+#' @param values The values to try.
+#' @return A parameter object from [dials::new_quant_param()] (integers) or
+#'   [dials::new_qual_param()] (`TRUE`/`FALSE`). The dials package must be
+#'   installed.
+#' @seealso [ccforest()] for what each option does.
+#' @examples
+#' if (requireNamespace("dials", quietly = TRUE)) {
+#'   ccf_max_directions()
+#'   ccf_axis_candidates()
+#'   ccf_output_bins(range = c(2, 6))
+#' }
+#' @export
+ccf_max_directions <- function(range = c(1L, 5L)) {
+  quant_param(range, c(ccf_max_directions = "Canonical directions searched"))
+}
+
+#' @rdname ccf_max_directions
+#' @export
+ccf_axis_candidates <- function(values = c(FALSE, TRUE)) {
+  needs_dials("ccf_axis_candidates")
+  if (!is.logical(values) || length(values) < 1L || anyNA(values)) {
+    stop(sprintf("`values` must be TRUE and/or FALSE, not %s.",
+                 describe_value(values, type_ok = is.logical(values))), call. = FALSE)
+  }
+  dials::new_qual_param(type = "logical", values = unique(values),
+                        label = c(ccf_axis_candidates = "Axes searched too"), finalize = NULL)
+}
+
+#' @rdname ccf_max_directions
+#' @export
+ccf_output_bins <- function(range = c(2L, 8L)) {
+  if (is_plain_number(range) && length(range) == 2L && !anyNA(range) && min(range) < 2) {
+    stop(sprintf("`range` must be two whole numbers >= 2, not %s.", describe_value(range, TRUE)),
+         call. = FALSE)
+  }
+  quant_param(range, c(ccf_output_bins = "Quantile bins of the output"))
+}
+
+#' A dials integer parameter after checking its range
+#' @noRd
+quant_param <- function(range, label) {
+  needs_dials(names(label))
+  if (!is_plain_number(range) || length(range) != 2L || anyNA(range) ||
+      any(range != trunc(range)) || range[[1L]] < 1 || range[[1L]] > range[[2L]]) {
+    stop(sprintf("`range` must be two increasing whole numbers >= 1, not %s.",
+                 describe_value(range, is_plain_number(range))), call. = FALSE)
+  }
+  dials::new_quant_param(type = "integer", range = as.integer(range), inclusive = c(TRUE, TRUE),
+                         label = label, finalize = NULL)
+}
+
+#' @noRd
+needs_dials <- function(fn) {
+  if (!requireNamespace("dials", quietly = TRUE)) {
+    stop(sprintf("%s() needs the dials package; install it with install.packages(\"dials\").",
+                 fn), call. = FALSE)
+  }
+}
+
 #' A dials qualitative parameter after checking its values
 #' @noRd
 qual_param <- function(values, arg, choices, label) {

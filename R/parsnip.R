@@ -116,7 +116,13 @@ register_parsnip_engine <- function() {
     list(parsnip = "split_rule", original = "split_rule", pkg = "ccforest",
          fun = "ccf_split_rule", sub = FALSE),
     list(parsnip = "sampling", original = "sampling", pkg = "ccforest",
-         fun = "ccf_sampling", sub = FALSE)
+         fun = "ccf_sampling", sub = FALSE),
+    list(parsnip = "max_directions", original = "max_directions", pkg = "ccforest",
+         fun = "ccf_max_directions", sub = FALSE),
+    list(parsnip = "axis_candidates", original = "axis_candidates", pkg = "ccforest",
+         fun = "ccf_axis_candidates", sub = FALSE),
+    list(parsnip = "output_bins", original = "output_bins", pkg = "ccforest",
+         fun = "ccf_output_bins", sub = FALSE)
   )
   for (a in arguments) {
     parsnip::set_model_arg(

@@ -161,6 +161,33 @@ test_that("the dials parameters of the engine arguments list the valid values", 
   expect_equal(nrow(grid), 8L)
 })
 
+test_that("the options beyond the paper have dials parameters too", {
+  directions <- ccf_max_directions()
+  expect_s3_class(directions, "quant_param")
+  expect_identical(unname(unlist(dials::range_get(directions))), c(1L, 5L))
+  expect_identical(ccf_axis_candidates()$values, c(FALSE, TRUE))
+  expect_identical(unname(unlist(dials::range_get(ccf_output_bins(range = c(2, 6))))), c(2L, 6L))
+  expect_error(ccf_max_directions(range = c(3, 1)),
+               "`range` must be two increasing whole numbers >= 1, not a vector of length 2.")
+  expect_error(ccf_output_bins(range = c(1, 4)),
+               "`range` must be two whole numbers >= 2, not a vector of length 2.")
+  expect_error(ccf_axis_candidates(values = "yes"), "`values` must be TRUE and/or FALSE")
+  spec <- parsnip::set_engine(
+    parsnip::set_mode(parsnip::rand_forest(trees = 10), "regression"), "ccforest",
+    max_directions = parsnip::tune(), axis_candidates = parsnip::tune(),
+    output_bins = parsnip::tune()
+  )
+  wf <- workflows::add_model(workflows::add_formula(workflows::workflow(), mpg ~ .), spec)
+  params <- tune::extract_parameter_set_dials(wf)
+  expect_setequal(params$id, c("max_directions", "axis_candidates", "output_bins"))
+  set.seed(6)
+  grid <- dials::grid_random(params, size = 2)
+  folds <- rsample::vfold_cv(mtcars, v = 2)
+  tuned <- tune::tune_grid(wf, resamples = folds, grid = grid,
+                           metrics = yardstick::metric_set(yardstick::rmse))
+  expect_equal(nrow(tune::collect_metrics(tuned)), 2L)
+})
+
 test_that("tune() on engine arguments is found without a hand-made parameter set", {
   spec <- parsnip::set_engine(
     parsnip::set_mode(parsnip::rand_forest(trees = parsnip::tune()), "classification"),
