@@ -27,8 +27,11 @@ PAR := MAKEFLAGS=-j$(NCPUS)
 
 # No network checks, and no failure because an optional Suggests package
 # is unavailable. The manual needs pdflatex: skip it when absent.
+# Without TZ, packages the check loads (dials and its imports) ask
+# timedatectl for the time zone, which fails noisily on machines without
+# systemd (containers, CI) and turns into a NOTE.
 CHECK_ENV := _R_CHECK_FORCE_SUGGESTS_=false _R_CHECK_SYSTEM_CLOCK_=0 \
-	_R_CHECK_CRAN_INCOMING_REMOTE_=false
+	_R_CHECK_CRAN_INCOMING_REMOTE_=false TZ=$(or $(TZ),UTC)
 NO_MANUAL := $(if $(shell command -v pdflatex 2>/dev/null),,--no-manual)
 
 # Prerequisites are run in the order written (install before tests, ...).

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "Cca.h"
+#include "Predictor.h"
 #include "Projection.h"
 #include "Rotation.h"
 #include "Sampling.h"
@@ -46,13 +47,11 @@ Tree TreeTrainer::grow() {
 }
 
 double TreeTrainer::value(size_t row, int column) const {
-  const double v = data_.x(static_cast<Eigen::Index>(row), column);
-  if (!std::isnan(v)) return v;
-  // Missing values reach the core only under random imputation; treating any
-  // other NaN as the training mean (0 in z-scores) keeps the tree defined.
-  return options_.impute_random
-             ? imputed_normal(impute_key_, data_.row_hash[row], static_cast<uint64_t>(column))
-             : 0.0;
+  // The one imputation rule of prediction (Predictor.h): missing values reach
+  // the core only under random imputation, and any other NaN counts as the
+  // training mean, 0 in z-scores.
+  return cell_value(data_.x(static_cast<Eigen::Index>(row), column), options_.impute_random,
+                    impute_key_, data_.row_hash[row], column);
 }
 
 void TreeTrainer::gather_targets(size_t begin, size_t end) {
