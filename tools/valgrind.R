@@ -24,3 +24,17 @@ for (projection in c("rotation", "pca", "axis")) {
   invisible(predict(ccforest(y ~ x1 + x2 + f, d, n_tree = 3, projection = projection, seed = 4), d))
 }
 cat("valgrind workload done\n")
+# 0.2.0: case and class weights, quantile forests, factors of many levels,
+# dates, and the options beyond the paper.
+w <- runif(n)
+w[1:5] <- 0
+wfit <- ccforest(y ~ x1 + x2 + f, d, n_tree = 4, case_weights = w, class_weights = c(yes = 2),
+                 seed = 5)
+invisible(predict(wfit, d, type = "prob"))
+d$many <- factor(sample(sprintf("l%02d", 1:40), n, TRUE))
+d$day <- as.Date("2020-01-01") + seq_len(n)
+q <- ccforest(z ~ x1 + x2 + many + day, d, n_tree = 4, quantiles = TRUE, output_bins = 3,
+              axis_candidates = TRUE, seed = 6)
+invisible(predict(q, d, type = "quantiles", quantiles = c(0.1, 0.9)))
+invisible(tree_info(q, 2))
+cat("valgrind workload (0.2.0 features) done\n")
