@@ -21,6 +21,10 @@ ccf_predict_cpp <- function(trees, shape, x, seed, first_tree, impute_random, n_
     .Call(`_ccforest_ccf_predict_cpp`, trees, shape, x, seed, first_tree, impute_random, n_tree, n_thread)
 }
 
+ccf_prime_cpp <- function(trees, shape, n_thread) {
+    .Call(`_ccforest_ccf_prime_cpp`, trees, shape, n_thread)
+}
+
 ccf_tree_sizes_cpp <- function(trees, shape) {
     .Call(`_ccforest_ccf_tree_sizes_cpp`, trees, shape)
 }

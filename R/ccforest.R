@@ -401,6 +401,9 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
   if (quantiles) {
     fit$quantile <- quantile_data(fit, training, response, core, n_thread)
   }
+  # A fit is usually followed by a prediction: decode the trees for it now
+  # (small forests only; kept until another forest is predicted with).
+  ccf_prime_cpp(fit$forest$trees, model_shape(fit), n_thread)
   fit$train_time <- proc.time()[["elapsed"]] - started
   if (importance == "projection") {
     fit$variable.importance <- projection_importance(fit)

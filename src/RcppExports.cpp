@@ -118,6 +118,18 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// ccf_prime_cpp
+bool ccf_prime_cpp(const Rcpp::List& trees, const Rcpp::List& shape, int n_thread);
+RcppExport SEXP _ccforest_ccf_prime_cpp(SEXP treesSEXP, SEXP shapeSEXP, SEXP n_threadSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type trees(treesSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type shape(shapeSEXP);
+    Rcpp::traits::input_parameter< int >::type n_thread(n_threadSEXP);
+    rcpp_result_gen = Rcpp::wrap(ccf_prime_cpp(trees, shape, n_thread));
+    return rcpp_result_gen;
+END_RCPP
+}
 // ccf_tree_sizes_cpp
 Rcpp::List ccf_tree_sizes_cpp(const Rcpp::List& trees, const Rcpp::List& shape);
 RcppExport SEXP _ccforest_ccf_tree_sizes_cpp(SEXP treesSEXP, SEXP shapeSEXP) {
@@ -252,6 +264,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_ccforest_ccf_leaf_samples_cpp", (DL_FUNC) &_ccforest_ccf_leaf_samples_cpp, 14},
     {"_ccforest_ccf_predict_quantiles_cpp", (DL_FUNC) &_ccforest_ccf_predict_quantiles_cpp, 12},
     {"_ccforest_ccf_predict_cpp", (DL_FUNC) &_ccforest_ccf_predict_cpp, 8},
+    {"_ccforest_ccf_prime_cpp", (DL_FUNC) &_ccforest_ccf_prime_cpp, 3},
     {"_ccforest_ccf_tree_sizes_cpp", (DL_FUNC) &_ccforest_ccf_tree_sizes_cpp, 2},
     {"_ccforest_ccf_tree_table_cpp", (DL_FUNC) &_ccforest_ccf_tree_table_cpp, 2},
     {"_ccforest_ccf_cca_cpp", (DL_FUNC) &_ccforest_ccf_cca_cpp, 3},

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <memory>
+#include <cstring>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -84,6 +86,66 @@ ForestSource forest_source(double seed, double first_tree, bool bagging, bool im
   source.impute_random = impute_random;
   return source;
 }
+
+/**
+ * The last forest predicted with, decoded: predicting again with the same
+ * trees (the same bytes, checked by a hash of all of them, at the same
+ * addresses) skips decoding, which dominates small predictions. Only forests
+ * of at most kMaxStoredBytes stored bytes are kept, one at a time.
+ */
+class DecodedCache {
+ public:
+  static constexpr size_t kMaxStoredBytes = size_t{16} << 20;
+
+  const ForestModel* find(const EncodedTrees& trees, size_t n, const ModelShape& shape) {
+    if (!model_ || n != key_.size() || !same_shape(shape)) return nullptr;
+    for (size_t t = 0; t < n; ++t) {
+      if (trees[t] != key_[t]) return nullptr;
+    }
+    return hash_of(trees, n) == hash_ ? model_.get() : nullptr;
+  }
+
+  const ForestModel& store(const EncodedTrees& trees, size_t n, const ModelShape& shape,
+                           ForestModel model) {
+    model_.reset();  // the old one goes first, so two are never held
+    key_.assign(trees.begin(), trees.begin() + static_cast<std::ptrdiff_t>(n));
+    hash_ = hash_of(trees, n);
+    shape_ = shape;
+    model_ = std::make_unique<ForestModel>(std::move(model));
+    return *model_;
+  }
+
+ private:
+  bool same_shape(const ModelShape& shape) const {
+    return shape.n_column == shape_.n_column && shape.n_class == shape_.n_class &&
+           shape.n_output_real == shape_.n_output_real;
+  }
+
+  /** Every byte of the trees, eight at a time (multiply-xorshift mixing). */
+  static uint64_t hash_of(const EncodedTrees& trees, size_t n) {
+    uint64_t h = 0x243f6a8885a308d3ULL;
+    for (size_t t = 0; t < n; ++t) {
+      const uint8_t* p = trees[t].first;
+      size_t left = trees[t].second;
+      h = (h ^ left) * 0x9e3779b97f4a7c15ULL;
+      for (; left >= 8; left -= 8, p += 8) {
+        uint64_t word;
+        std::memcpy(&word, p, 8);
+        h = (h ^ word) * 0x9e3779b97f4a7c15ULL;
+        h ^= h >> 29;
+      }
+      for (; left > 0; --left, ++p) h = (h ^ *p) * 0x100000001b3ULL;
+    }
+    return h;
+  }
+
+  std::vector<std::pair<const uint8_t*, size_t>> key_;
+  uint64_t hash_ = 0;
+  ModelShape shape_;
+  std::unique_ptr<ForestModel> model_;
+};
+
+DecodedCache decoded_cache;
 
 }  // namespace
 
@@ -279,6 +341,21 @@ Rcpp::NumericMatrix ccf_predict_cpp(const Rcpp::List& trees, const Rcpp::List& s
     PredictOptions options;
     options.seed = whole_number(seed, "seed");
     options.impute_random = impute_random;
+    const size_t n_used = static_cast<size_t>(n_tree);
+    if (const ForestModel* cached = decoded_cache.find(encoded, n_used, model_shape_)) {
+      options.first_tree = whole_number(first_tree, "first_tree");
+      add_tree_predictions(*cached, xm, hash, options, runtime, out.begin());
+      return;
+    }
+    size_t total = 0;
+    for (size_t t = 0; t < n_used; ++t) total += encoded[t].second;
+    if (total <= DecodedCache::kMaxStoredBytes) {
+      const ForestModel& model =
+          decoded_cache.store(encoded, n_used, model_shape_, decode_forest(encoded, model_shape_, 0, n_used, runtime));
+      options.first_tree = whole_number(first_tree, "first_tree");
+      add_tree_predictions(model, xm, hash, options, runtime, out.begin());
+      return;
+    }
     // Decoded trees take a few times their stored size: decode about 64 MB of
     // stored trees at a time.
     const size_t budget = size_t{64} << 20;
@@ -296,6 +373,25 @@ Rcpp::NumericMatrix ccf_predict_cpp(const Rcpp::List& trees, const Rcpp::List& s
   }, oom);
   for (double& v : out) v /= static_cast<double>(n_tree);
   return out;
+}
+
+// Decodes a new forest for its first prediction (a fit is usually followed by
+// one), if it is small enough to keep (see DecodedCache). Returns whether it
+// was kept.
+// [[Rcpp::export(rng = false)]]
+bool ccf_prime_cpp(const Rcpp::List& trees, const Rcpp::List& shape, int n_thread) {
+  const ModelShape model = model_shape(shape);
+  return guarded([&] {
+    const EncodedTrees encoded = encoded_trees(trees);
+    size_t total = 0;
+    for (const auto& tree : encoded) total += tree.second;
+    if (total > DecodedCache::kMaxStoredBytes || encoded.empty()) return false;
+    RHost host;
+    const Runtime runtime = r_runtime(host, n_thread, false, "");
+    decoded_cache.store(encoded, encoded.size(), model,
+                        decode_forest(encoded, model, 0, encoded.size(), runtime));
+    return true;
+  }, "out of memory while decoding the forest");
 }
 
 // Checks every stored tree and returns its number of leaves and its depth.

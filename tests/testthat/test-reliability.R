@@ -149,3 +149,29 @@ test_that("the split hook reads each output's codes within its own classes", {
   expect_error(ccforest:::ccf_split_cpp(u, classes, matrix(0, n, 0), 3L, 0L, 1L, 1),
                "`n_class` must give the number of classes of each column of `classes`")
 })
+
+test_that("the decoded forest kept between predictions changes no result", {
+  set.seed(11)
+  d <- make_spiral(400)
+  fit <- ccforest(class ~ ., d, n_tree = 20, seed = 1)
+  # The fit decodes its trees for the first prediction; a copy read back from
+  # disk has other addresses and is decoded afresh; both must agree, in any
+  # order, with subsets of trees in between.
+  first <- predict(fit, d, type = "prob")
+  path <- withr::local_tempfile(fileext = ".rds")
+  saveRDS(fit, path)
+  back <- readRDS(path)
+  expect_identical(predict(back, d, type = "prob"), first)
+  expect_identical(predict(fit, d, type = "prob", n_tree = 7),
+                   predict(back, d, type = "prob", n_tree = 7))
+  expect_identical(predict(fit, d, type = "prob"), first)
+  # Another forest with the same shape does not reuse the first one's trees.
+  other <- ccforest(class ~ ., d, n_tree = 20, seed = 2)
+  expect_false(identical(predict(other, d, type = "prob"), first))
+  expect_identical(predict(fit, d, type = "prob"), first)
+  # Damaged bytes are noticed even right after predicting with the original.
+  damaged <- fit
+  damaged$forest$trees[[3]] <- damaged$forest$trees[[3]][-length(damaged$forest$trees[[3]])]
+  expect_error(predict(damaged, d), "`object` is damaged")
+  expect_identical(predict(fit, d, type = "prob"), first)
+})
