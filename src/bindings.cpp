@@ -404,10 +404,11 @@ Rcpp::List ccf_tree_sizes_cpp(const Rcpp::List& trees, const Rcpp::List& shape) 
     for (size_t t = 0; t < encoded.size(); ++t) {
       const ForestModel tree = decode_forest(encoded, model, t, t + 1);
       const uint64_t* records = tree.tree(0);
+      // Leaves lie one below the deepest split.
       int deepest = 0;
       for (size_t at = 0; at < tree.tree_words(0);
            at += ForestModel::record_words(records, static_cast<int32_t>(at))) {
-        deepest = std::max(deepest, ForestModel::head(records, static_cast<int32_t>(at)).depth);
+        deepest = std::max(deepest, ForestModel::head(records, static_cast<int32_t>(at)).depth + 1);
       }
       leaves[static_cast<R_xlen_t>(t)] = tree.n_leaves[0];
       depth[static_cast<R_xlen_t>(t)] = deepest;
@@ -425,11 +426,15 @@ Rcpp::List ccf_tree_table_cpp(const Rcpp::RawVector& tree, const Rcpp::List& sha
     decoded.shape = model;
     decode_tree(tree.begin(), static_cast<size_t>(tree.size()), decoded);
     const uint64_t* records = decoded.tree(0);
-    std::vector<int32_t> at;
+    // Nodes in breadth-first order (the stored order): a queue of child
+    // references, split positions or complemented leaf numbers.
+    std::vector<int32_t> at{decoded.root(0)};
     std::unordered_map<int32_t, int> id;
-    for (size_t a = 0; a < decoded.tree_words(0); a += ForestModel::record_words(records, static_cast<int32_t>(a))) {
-      id[static_cast<int32_t>(a)] = static_cast<int>(at.size());
-      at.push_back(static_cast<int32_t>(a));
+    for (size_t j = 0; j < at.size(); ++j) {
+      id[at[j]] = static_cast<int>(j);
+      if (is_leaf(at[j])) continue;
+      at.push_back(ForestModel::head(records, at[j]).left);
+      at.push_back(ForestModel::head(records, at[j]).right);
     }
     const R_xlen_t n = static_cast<R_xlen_t>(at.size());
     Rcpp::IntegerVector node = new_integer(n), left = new_integer(n), right = new_integer(n);
@@ -439,22 +444,30 @@ Rcpp::List ccf_tree_table_cpp(const Rcpp::RawVector& tree, const Rcpp::List& sha
                value_index = new_list(n);
     for (R_xlen_t j = 0; j < n; ++j) {
       const int32_t a = at[static_cast<size_t>(j)];
-      const NodeHead& head = ForestModel::head(records, a);
       node[j] = static_cast<int>(j);
-      terminal[j] = head.left == 0;
-      left[j] = head.left == 0 ? NA_INTEGER : id[head.left];
-      right[j] = head.left == 0 ? NA_INTEGER : id[head.right];
-      threshold[j] = head.left == 0 ? NA_REAL : head.threshold;
-      if (head.left != 0) {
-        const std::ptrdiff_t* offsets = ForestModel::offsets(records, a);
-        const float* coef = ForestModel::coefficients(records, a);
-        columns[j] = integer_of(offsets, offsets + head.count);
-        coefficients[j] = numeric_of(coef, coef + head.count);
+      terminal[j] = is_leaf(a);
+      left[j] = right[j] = NA_INTEGER;
+      threshold[j] = NA_REAL;
+      if (!is_leaf(a)) {
+        const NodeHead& head = ForestModel::head(records, a);
+        left[j] = id[head.left];
+        right[j] = id[head.right];
+        threshold[j] = head.threshold;
+        const SplitTerm* term = ForestModel::terms(records, a);
+        Rcpp::IntegerVector column = new_integer(head.count);
+        Rcpp::NumericVector coef = new_numeric(head.count);
+        for (int32_t e = 0; e < head.count; ++e) {
+          column[e] = term[e].column;
+          coef[e] = term[e].coef;
+        }
+        columns[j] = column;
+        coefficients[j] = coef;
       } else {
-        const int32_t* index = ForestModel::value_index(records, a);
-        const double* value = ForestModel::values(records, a);
-        value_index[j] = integer_of(index, index + head.count);
-        values[j] = numeric_of(value, value + head.count);
+        const int32_t* index = decoded.leaf_index(0, ~a);
+        const double* value = decoded.leaf_values(0, ~a);
+        const int32_t count = decoded.leaf(0, ~a).count;
+        value_index[j] = integer_of(index, index + count);
+        values[j] = numeric_of(value, value + count);
       }
     }
     return named_list({{"node", node}, {"left", left}, {"right", right}, {"terminal", terminal},

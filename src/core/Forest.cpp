@@ -102,16 +102,15 @@ OutOfBag out_of_bag(const EncodedTrees& trees, const ModelShape& shape, const Da
     const std::vector<char> bag = in_bag(data, source.seed, tree);
     const uint64_t key = tree_impute_key(source.seed, tree);
     std::vector<double> row_values(static_cast<size_t>(data.x.cols()));
-    const uint64_t* nodes = model.tree(0);
     for (size_t row = 0; row < bag.size(); ++row) {
       if (bag[row]) continue;
       if (row % 4096 == 0) runtime.throw_if_cancelled();
       tree_row(data.x, static_cast<Eigen::Index>(row), source.impute_random, key,
                data.row_hash[row], row_values.data());
       const int32_t leaf = find_leaf(model, 0, row_values.data());
-      const int32_t* index = ForestModel::value_index(nodes, leaf);
-      const double* value = ForestModel::values(nodes, leaf);
-      for (int32_t e = 0; e < ForestModel::head(nodes, leaf).count; ++e) {
+      const int32_t* index = model.leaf_index(0, leaf);
+      const double* value = model.leaf_values(0, leaf);
+      for (int32_t e = 0; e < model.leaf(0, leaf).count; ++e) {
         found[t].push_back({static_cast<int>(row), {index[e], value[e]}});
       }
       found[t].push_back({static_cast<int>(row), {-1, 0.0}});

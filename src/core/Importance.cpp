@@ -12,10 +12,9 @@ namespace {
 /** Error of a leaf's prediction for training row `row`, averaged over outputs. */
 double leaf_error(const Data& data, const ForestModel& tree, int32_t leaf, Eigen::Index row) {
   const size_t width = data.n_output();
-  const uint64_t* nodes = tree.tree(0);
-  const int32_t count = ForestModel::head(nodes, leaf).count;
-  const int32_t* index = ForestModel::value_index(nodes, leaf);
-  const double* value = ForestModel::values(nodes, leaf);
+  const int32_t count = tree.leaf(0, leaf).count;
+  const int32_t* index = tree.leaf_index(0, leaf);
+  const double* value = tree.leaf_values(0, leaf);
   double error = 0.0;
   if (data.is_classification()) {
     for (size_t m = 0; m < width; ++m) {

@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "Projection.h"
+
 namespace ccforest {
 
 /** What a stored tree's indices must fit: the data's columns and the outputs. */
@@ -36,64 +38,79 @@ struct DamagedModel : std::invalid_argument {
 };
 
 /**
- * The head of a node's record in a decoded tree. A split's head is followed
- * by `count` column offsets (std::ptrdiff_t) and then `count` coefficients
- * (float: every stored coefficient is exactly a float), a leaf's by `count`
- * value indices (int32_t, padded to 8 bytes) and then `count` values
- * (double). Records are laid out breadth first; `left` and `right` are the
- * children's positions, in 8-byte words from the tree's start.
+ * The head of a split's record in a decoded tree, followed by `count` terms
+ * (SplitTerm: column and coefficient). `left` and `right` are the children:
+ * a split's position, in 8-byte words from the tree's start (the root, at 0,
+ * is never a child), or for a leaf the complement ~o of the position o of
+ * its record among the tree's leaf records, which is negative: a row's walk
+ * ends without reading a leaf's record.
  */
 struct NodeHead {
-  double threshold;  // split nodes: rows with projection <= threshold go left
-  int32_t left;      // 0 for a leaf (the root is never a child)
-  int32_t right;     // a leaf's number within its tree (breadth first)
-  int32_t count;     // entries
+  double threshold;  // rows with projection <= threshold go left
+  int32_t left;
+  int32_t right;
+  int32_t count;  // terms
   int32_t depth;
 };
 static_assert(sizeof(NodeHead) == 24, "node heads are three words");
 
-/** Words taken by a record of `count` entries after its head. */
-inline size_t split_words(int32_t count) { return static_cast<size_t>(count) + (count + 1) / 2; }
-inline size_t leaf_words(int32_t count) { return (count + 1) / 2 + static_cast<size_t>(count); }
+/** A child reference is a leaf's when negative; its record is then at ~child. */
+inline bool is_leaf(int32_t child) { return child < 0; }
 
 /**
- * Decoded trees, laid out for prediction: each node one contiguous record
- * (see NodeHead), so that a row's walk reads one or two cache lines per
- * node; each tree's root at word 0 of its own block. Every index has been
- * checked against the shape while decoding.
+ * The head of a leaf's record, followed by `count` value indices (int32_t,
+ * padded to 8 bytes: which class, or which output) and `count` values.
+ */
+struct LeafHead {
+  int32_t count;
+  int32_t number;  // breadth first, within the tree
+};
+static_assert(sizeof(LeafHead) == 8, "a leaf head is one word");
+
+/** Words of a leaf record of `count` entries, head included. */
+inline size_t leaf_record_words(int32_t count) {
+  return 1 + static_cast<size_t>((count + 1) / 2) + static_cast<size_t>(count);
+}
+
+/**
+ * Decoded trees, laid out for prediction: each split one contiguous record
+ * (see NodeHead), breadth first, so that a row's walk reads one or two cache
+ * lines per split; each leaf one record (see LeafHead) among its tree's
+ * leaves. Every index has been checked against the shape while decoding.
  */
 struct ForestModel {
   ModelShape shape;
-  std::vector<std::vector<uint64_t>> trees;
-  std::vector<int32_t> n_leaves;  // per tree
-  int max_count = 0;              // entries of the widest split
+  std::vector<std::vector<uint64_t>> trees;   // split records; empty for a lone leaf
+  std::vector<std::vector<uint64_t>> leaves;  // leaf records, per tree
+  std::vector<int32_t> n_leaves;              // per tree
+  int max_count = 0;                          // terms of the widest split
 
   size_t n_tree() const { return trees.size(); }
   const uint64_t* tree(size_t t) const { return trees[t].data(); }
-  /** Words of tree t: its records, breadth first. */
+  /** Where a row's walk of tree t starts: the root split, or the lone leaf. */
+  int32_t root(size_t t) const { return trees[t].empty() ? ~int32_t{0} : 0; }
+  /** Words of tree t: its split records, breadth first. */
   size_t tree_words(size_t t) const { return trees[t].size(); }
 
-  /** Words of the record at `at`, head included. */
+  /** Words of the split record at `at`, head included. */
   static size_t record_words(const uint64_t* tree, int32_t at) {
-    const NodeHead& h = head(tree, at);
-    return 3 + (h.left != 0 ? split_words(h.count) : leaf_words(h.count));
+    return 3 + static_cast<size_t>(head(tree, at).count);
   }
   static const NodeHead& head(const uint64_t* tree, int32_t at) {
     return *reinterpret_cast<const NodeHead*>(tree + at);
   }
-  static const std::ptrdiff_t* offsets(const uint64_t* tree, int32_t at) {
-    return reinterpret_cast<const std::ptrdiff_t*>(tree + at + 3);
+  static const SplitTerm* terms(const uint64_t* tree, int32_t at) {
+    return reinterpret_cast<const SplitTerm*>(tree + at + 3);
   }
-  static const float* coefficients(const uint64_t* tree, int32_t at) {
-    const NodeHead& h = head(tree, at);
-    return reinterpret_cast<const float*>(tree + at + 3 + h.count);
+  /** The leaf record at `at` (= ~reference) of tree t: head, value indices, values. */
+  const LeafHead& leaf(size_t t, int32_t at) const {
+    return *reinterpret_cast<const LeafHead*>(leaves[t].data() + at);
   }
-  static const int32_t* value_index(const uint64_t* tree, int32_t at) {
-    return reinterpret_cast<const int32_t*>(tree + at + 3);
+  const int32_t* leaf_index(size_t t, int32_t at) const {
+    return reinterpret_cast<const int32_t*>(leaves[t].data() + at + 1);
   }
-  static const double* values(const uint64_t* tree, int32_t at) {
-    const NodeHead& h = head(tree, at);
-    return reinterpret_cast<const double*>(tree + at + 3 + (h.count + 1) / 2);
+  const double* leaf_values(size_t t, int32_t at) const {
+    return reinterpret_cast<const double*>(leaves[t].data() + at + 1 + (leaf(t, at).count + 1) / 2);
   }
 };
 

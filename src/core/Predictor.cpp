@@ -41,50 +41,76 @@ void add_tree_predictions(const ForestModel& model, const MatrixMap& x,
       if (row_hash[i] != 0) with_na.push_back(i);
     }
     std::vector<double> imputed(with_na.size() * p);
+    // Each row's values as the trees read them: its row-major copy, or its
+    // imputed copy (refilled for every tree, at the same place).
+    const size_t m = end - begin;
+    std::vector<const double*> row(m);
+    for (size_t i = 0, k = 0; i < m; ++i) {
+      const bool missing = k < with_na.size() && with_na[k] == begin + i;
+      row[i] = missing ? imputed.data() + (k++) * p : rows.data() + i * p;
+    }
     // Trees outermost within the block keeps one tree's nodes in cache; each
     // row still adds its trees' values in tree order.
     for (size_t t = 0; t < n_tree; ++t) {
       const uint64_t* tree = model.tree(t);
+      const int32_t root = model.root(t);
+      const uint64_t* leaves = model.leaves[t].data();
       const uint64_t key = tree_impute_key(options.seed, options.first_tree + t);
       for (size_t k = 0; k < with_na.size(); ++k) {
         tree_row(x, static_cast<Eigen::Index>(with_na[k]), options.impute_random, key,
                  row_hash[with_na[k]], imputed.data() + k * p);
       }
-      // Rows walk the tree in groups whose steps interleave, so that the
-      // cache misses of one row's walk overlap with the others' work.
-      for (size_t group = begin, k = 0; group < end; group += kGroup) {
-        const size_t size = std::min(kGroup, end - group);
-        const double* row[kGroup];
-        int32_t at[kGroup];
-        for (size_t g = 0; g < size; ++g) {
-          const size_t i = group + g;
-          const bool missing = k < with_na.size() && with_na[k] == i;
-          row[g] = missing ? imputed.data() + (k++) * p : rows.data() + (i - begin) * p;
-          at[g] = 0;
+      auto add_leaf = [&](int32_t reference, size_t i) {
+        const int32_t leaf = ~reference;
+        const int32_t count = model.leaf(t, leaf).count;
+        const int32_t* index = model.leaf_index(t, leaf);
+        const double* value = model.leaf_values(t, leaf);
+        for (int32_t e = 0; e < count; ++e) {
+          out[static_cast<size_t>(index[e]) * n + begin + i] += value[e];
         }
-        for (size_t active = size; active > 0;) {
-          active = 0;
-          for (size_t g = 0; g < size; ++g) {
-            const NodeHead& head = ForestModel::head(tree, at[g]);
-            if (head.left == 0) continue;
-            const double u = project_row(ForestModel::coefficients(tree, at[g]), row[g],
-                                         ForestModel::offsets(tree, at[g]), head.count);
-            at[g] = u <= head.threshold ? head.left : head.right;
-            // The row comes back to this tree after the others' steps: ask for
-            // its next node now, so that the wait for memory overlaps them.
-            __builtin_prefetch(tree + at[g]);
-            __builtin_prefetch(tree + at[g] + 8);
-            ++active;
+      };
+      if (is_leaf(root)) {
+        for (size_t i = 0; i < m; ++i) add_leaf(root, i);
+        continue;
+      }
+      // Up to kGroup rows walk the tree at once, their steps interleaved so
+      // that one row's wait for memory overlaps the others' work; a row that
+      // reaches its leaf hands its slot to the block's next row, so the
+      // slots stay full however uneven the rows' depths.
+      int32_t at[kGroup];
+      uint32_t who[kGroup];
+      size_t n_slot = std::min(kGroup, m), next_row = n_slot;
+      for (size_t w = 0; w < n_slot; ++w) {
+        at[w] = root;
+        who[w] = static_cast<uint32_t>(w);
+      }
+      while (n_slot > 0) {
+        for (size_t w = 0; w < n_slot;) {
+          if (is_leaf(at[w])) {
+            // Reached on the slot's last turn, which asked for its record.
+            add_leaf(at[w], who[w]);
+            if (next_row == m) {
+              --n_slot;
+              at[w] = at[n_slot];
+              who[w] = who[n_slot];
+              continue;
+            }
+            at[w] = root;
+            who[w] = static_cast<uint32_t>(next_row++);
           }
-        }
-        for (size_t g = 0; g < size; ++g) {
-          const int32_t leaf = at[g];
-          const NodeHead& head = ForestModel::head(tree, leaf);
-          const int32_t* index = ForestModel::value_index(tree, leaf);
-          const double* value = ForestModel::values(tree, leaf);
-          for (int32_t e = 0; e < head.count; ++e) {
-            out[static_cast<size_t>(index[e]) * n + group + g] += value[e];
-          }
+          const NodeHead& head = ForestModel::head(tree, at[w]);
+          const double u = project_row(ForestModel::terms(tree, at[w]), head.count, row[who[w]], 1);
+          // Which side is a coin toss the branch predictor would lose:
+          // select the child arithmetically instead.
+          const int32_t go_right = -static_cast<int32_t>(!(u <= head.threshold));
+          const int32_t child = head.left ^ ((head.left ^ head.right) & go_right);
+          at[w] = child;
+          // The slot comes back after the others' turns: ask for what it
+          // reads next now, so that the wait for memory overlaps them.
+          const uint64_t* ahead = is_leaf(child) ? leaves + ~child : tree + child;
+          __builtin_prefetch(ahead);
+          __builtin_prefetch(ahead + 8);
+          ++w;
         }
       }
     }

@@ -14,21 +14,20 @@
 namespace ccforest {
 
 /**
- * The leaf record (its position within tree t) where a row ends. `row`
- * holds the row's value in every column, missing values already imputed for
- * this tree; each split projects it with project_row(), the routine
- * training used.
+ * The leaf record (its position among the leaves of tree t, see
+ * ForestModel::leaf) where a row ends. `row` holds the row's
+ * value in every column, missing values already imputed for this tree; each
+ * split projects it with project_row(), the routine training used.
  */
 inline int32_t find_leaf(const ForestModel& model, size_t t, const double* row) {
   const uint64_t* tree = model.tree(t);
-  int32_t at = 0;
-  for (;;) {
+  int32_t at = model.root(t);
+  while (!is_leaf(at)) {
     const NodeHead& head = ForestModel::head(tree, at);
-    if (head.left == 0) return at;
-    const double u = project_row(ForestModel::coefficients(tree, at), row,
-                                 ForestModel::offsets(tree, at), head.count);
+    const double u = project_row(ForestModel::terms(tree, at), head.count, row, 1);
     at = u <= head.threshold ? head.left : head.right;
   }
+  return ~at;
 }
 
 /**

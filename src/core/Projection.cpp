@@ -1,6 +1,7 @@
 #include "Projection.h"
 
 #include <cmath>
+#include <cstring>
 
 namespace ccforest {
 
@@ -12,17 +13,17 @@ namespace ccforest {
 
 // Out of line on purpose (see the header): inlined copies could be compiled
 // differently from each other.
-CCFOREST_NOINLINE double project_row(const float* coef, const double* base,
-                                     const std::ptrdiff_t* offset, int k) {
-  // Two running sums (even and odd entries) halve the chain of dependent
+CCFOREST_NOINLINE double project_row(const SplitTerm* term, int k, const double* base,
+                                     std::ptrdiff_t stride) {
+  // Two running sums (even and odd terms) halve the chain of dependent
   // additions; the order is fixed, and the same for every caller.
   double even = 0.0, odd = 0.0;
   int e = 0;
   for (; e + 1 < k; e += 2) {
-    even += static_cast<double>(coef[e]) * base[offset[e]];
-    odd += static_cast<double>(coef[e + 1]) * base[offset[e + 1]];
+    even += static_cast<double>(term[e].coef) * base[term[e].column * stride];
+    odd += static_cast<double>(term[e + 1].coef) * base[term[e + 1].column * stride];
   }
-  if (e < k) even += static_cast<double>(coef[e]) * base[offset[e]];
+  if (e < k) even += static_cast<double>(term[e].coef) * base[term[e].column * stride];
   return even + odd;
 }
 
@@ -48,11 +49,15 @@ uint16_t encode_coefficient(double c) {
   return static_cast<uint16_t>((c < 0.0 ? 0x8000 : 0) | (e << 10) | static_cast<int>(m));
 }
 
-double decode_coefficient(uint16_t code) {
-  const int e = (code >> 10) & 0x1f;
-  const int m = code & 0x3ff;
-  const double value = std::ldexp(1.0 + m / 1024.0, -e);
-  return (code & 0x8000) ? -value : value;
+float decode_coefficient(uint16_t code) {
+  // (1 + m / 1024) 2^-e with e <= 31 is a normal float: its bits are the
+  // code's sign, the biased exponent 127 - e and m as the top mantissa bits.
+  const uint32_t e = (code >> 10) & 0x1fu;
+  const uint32_t bits = (static_cast<uint32_t>(code & 0x8000u) << 16) | ((127u - e) << 23) |
+                        (static_cast<uint32_t>(code & 0x3ffu) << 13);
+  float value;
+  std::memcpy(&value, &bits, sizeof value);
+  return value;
 }
 
 double short_threshold(double lo, double hi) {

@@ -6,12 +6,19 @@
 
 namespace ccforest {
 
+/** One entry of a split direction: a column and its coefficient. */
+struct SplitTerm {
+  int32_t column;
+  float coef;  // every stored coefficient is exactly a float
+};
+static_assert(sizeof(SplitTerm) == 8, "a term is one word");
+
 /**
- * The projection of one row on a split direction: the sum over entries e of
- * coef[e] * base[offset[e]], in a fixed order (even and odd entries summed
- * apart, then added). Prediction passes a row
- * (base) and its columns (offsets); training passes a node row within its
- * column-major block of gathered columns, and each column's start.
+ * The projection of one row on a split direction: the sum over terms e of
+ * coef * base[column * stride], in a fixed order (even and odd terms summed
+ * apart, then added). Prediction passes a row-major row (base) and stride 1;
+ * training passes a node row within its column-major block of gathered
+ * columns, whose stride is the node's rows.
  *
  * Training, prediction, out-of-bag estimates and importance all call this one
  * out-of-line function, so the same machine code computes every projection:
@@ -19,7 +26,12 @@ namespace ccforest {
  * lands on the same side of each threshold at prediction as when the tree was
  * grown.
  */
-double project_row(const float* coef, const double* base, const std::ptrdiff_t* offset, int k);
+#if defined(__GNUC__) || defined(__clang__)
+// Called once per node a row visits: hidden, the call is direct rather than
+// through the shared library's procedure linkage table.
+__attribute__((visibility("hidden")))
+#endif
+double project_row(const SplitTerm* term, int k, const double* base, std::ptrdiff_t stride);
 
 /**
  * Split directions are stored with 16-bit coefficients: the direction is
@@ -39,8 +51,8 @@ constexpr double kSmallestCoefficient = 0x1.0p-31;
 /** The code of the representable value nearest to c, for 2^-31 <= |c| < 2. */
 uint16_t encode_coefficient(double c);
 
-/** The exact value of a code. */
-double decode_coefficient(uint16_t code);
+/** The exact value of a code (every code is exactly a float). */
+float decode_coefficient(uint16_t code);
 
 /**
  * A threshold t with lo <= t < hi that has as few significant bits as

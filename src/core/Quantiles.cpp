@@ -20,7 +20,6 @@ std::vector<std::vector<int32_t>> leaf_samples(const EncodedTrees& trees, const 
     std::vector<int> rows;
     draw_sample(data, source.bagging, rng, rows);
     const uint64_t key = tree_impute_key(source.seed, tree);
-    const uint64_t* nodes = model.tree(0);
     const size_t n_leaf = static_cast<size_t>(model.n_leaves[0]);
     std::vector<std::pair<int32_t, int32_t>> leaf_row;  // (leaf, row)
     leaf_row.reserve(rows.size());
@@ -29,8 +28,7 @@ std::vector<std::vector<int32_t>> leaf_samples(const EncodedTrees& trees, const 
       if (i % 4096 == 0) runtime.throw_if_cancelled();
       tree_row(data.x, rows[i], source.impute_random, key,
                data.row_hash[static_cast<size_t>(rows[i])], values.data());
-      const int32_t at = find_leaf(model, 0, values.data());
-      leaf_row.emplace_back(ForestModel::head(nodes, at).right, rows[i]);
+      leaf_row.emplace_back(model.leaf(0, find_leaf(model, 0, values.data())).number, rows[i]);
     }
     std::sort(leaf_row.begin(), leaf_row.end());
     std::vector<int32_t>& sample = out[t];
@@ -91,8 +89,7 @@ void predict_quantiles(const ForestModel& model, const std::vector<LeafSample>& 
     for (size_t t = 0; t < n_tree; ++t) {
       tree_row(x, static_cast<Eigen::Index>(i), options.impute_random,
                tree_impute_key(options.seed, options.first_tree + t), row_hash[i], row.data());
-      const int32_t at = find_leaf(model, t, row.data());
-      const size_t leaf = static_cast<size_t>(ForestModel::head(model.tree(t), at).right);
+      const size_t leaf = static_cast<size_t>(model.leaf(t, find_leaf(model, t, row.data())).number);
       const int32_t* rows = samples[t].first;
       const size_t first = index[t].begin[leaf], last = index[t].begin[leaf + 1];
       double total = 0.0;

@@ -182,9 +182,8 @@ void decode_tree(const uint8_t* bytes, size_t size, ForestModel& model) {
   auto is_split = [flags](uint64_t j) { return ((flags[j / 8] >> (j % 8)) & 1u) != 0; };
   size_t n_split = 0;
   for (uint64_t j = 0; j < n_nodes; ++j) n_split += is_split(j);
-  // A binary tree with s splits has 2s + 1 nodes; with children of the k-th
-  // split at 2k + 1 and 2k + 2, every child then lies after its parent and
-  // inside the tree (see Tree.h), so walks always end at a leaf.
+  // A binary tree with s splits has 2s + 1 nodes, and the children of the
+  // k-th split are nodes 2k + 1 and 2k + 2 (see Tree.h), inside the tree.
   if (n_nodes != 2 * static_cast<uint64_t>(n_split) + 1) {
     throw DamagedModel("its split flags do not describe a binary tree");
   }
@@ -291,54 +290,63 @@ void decode_tree(const uint8_t* bytes, size_t size, ForestModel& model) {
   leaf_begin[n_leaf] = static_cast<int32_t>(value.size());
   if (in.remaining() != 0) throw DamagedModel("a tree has trailing bytes");
 
-  // Lay the records out breadth first: positions first, then contents.
-  std::vector<int64_t> position(n_nodes + 1, 0);
+  // Lay the split records out breadth first: positions first, then
+  // contents. Node j's child reference is its split position or ~leaf.
+  std::vector<int32_t> reference(n_nodes, 0);
+  int64_t words_needed = 0, leaf_words_needed = 0;
   for (uint64_t j = 0, s = 0, l = 0; j < n_nodes; ++j) {
-    const size_t words = is_split(j) ? 3 + split_words(counts[s++])
-                                     : 3 + leaf_words(leaf_begin[l + 1] - leaf_begin[l]);
-    if (!is_split(j)) ++l;
-    position[j + 1] = position[j] + static_cast<int64_t>(words);
+    if (is_split(j)) {
+      // Children after their parents: every walk then moves forward and ends
+      // at a leaf (and a tree whose root is a leaf has no splits).
+      if (2 * s + 1 <= j) throw DamagedModel("a split's children come before it");
+      reference[j] = static_cast<int32_t>(words_needed);
+      words_needed += 3 + static_cast<int64_t>(counts[s++]);
+      if (words_needed > std::numeric_limits<int32_t>::max()) throw DamagedModel("a tree is too large");
+    } else {
+      reference[j] = ~static_cast<int32_t>(leaf_words_needed);
+      leaf_words_needed += static_cast<int64_t>(leaf_record_words(leaf_begin[l + 1] - leaf_begin[l]));
+      if (leaf_words_needed > std::numeric_limits<int32_t>::max()) throw DamagedModel("a tree is too large");
+      ++l;
+    }
   }
-  if (position[n_nodes] > std::numeric_limits<int32_t>::max()) {
-    throw DamagedModel("a tree is too large");
+  std::vector<uint64_t> leaf_words(static_cast<size_t>(leaf_words_needed));
+  for (size_t l = 0, at = 0; l < n_leaf; ++l) {
+    const int32_t count = leaf_begin[l + 1] - leaf_begin[l];
+    const LeafHead head{count, static_cast<int32_t>(l)};
+    std::memcpy(leaf_words.data() + at, &head, sizeof head);
+    int32_t* index = reinterpret_cast<int32_t*>(leaf_words.data() + at + 1);
+    double* values = reinterpret_cast<double*>(leaf_words.data() + at + 1 + (count + 1) / 2);
+    for (int32_t e = 0; e < count; ++e) {
+      index[e] = value_index[static_cast<size_t>(leaf_begin[l] + e)];
+      values[e] = value[static_cast<size_t>(leaf_begin[l] + e)];
+    }
+    at += leaf_record_words(count);
   }
-  std::vector<uint64_t> words(static_cast<size_t>(position[n_nodes]));
+  std::vector<uint64_t> words(static_cast<size_t>(words_needed));
   uint64_t* tree = words.data();
   std::vector<int32_t> depth(n_nodes, 0);
   size_t entry = 0;
-  for (uint64_t j = 0, s = 0, l = 0; j < n_nodes; ++j) {
-    uint64_t* record = tree + position[j];
+  for (uint64_t j = 0, s = 0; j < n_nodes; ++j) {
+    if (!is_split(j)) continue;
+    uint64_t* record = tree + reference[j];
     NodeHead head{};
     head.depth = depth[j];
-    if (is_split(j)) {
-      head.threshold = as_double(threshold_bits[s]);
-      if (!std::isfinite(head.threshold)) throw DamagedModel("a split threshold is not finite");
-      head.left = static_cast<int32_t>(position[2 * s + 1]);
-      head.right = static_cast<int32_t>(position[2 * s + 2]);
-      head.count = counts[s];
-      depth[2 * s + 1] = depth[2 * s + 2] = depth[j] + 1;
-      std::ptrdiff_t* offsets = reinterpret_cast<std::ptrdiff_t*>(record + 3);
-      float* coef = reinterpret_cast<float*>(record + 3 + head.count);
-      for (int32_t e = 0; e < head.count; ++e, ++entry) {
-        offsets[e] = column[entry];
-        coef[e] = static_cast<float>(decode_coefficient(codes[entry]));
-      }
-      ++s;
-    } else {
-      head.left = 0;
-      head.right = static_cast<int32_t>(l);
-      head.count = leaf_begin[l + 1] - leaf_begin[l];
-      int32_t* index = reinterpret_cast<int32_t*>(record + 3);
-      double* values = reinterpret_cast<double*>(record + 3 + (head.count + 1) / 2);
-      for (int32_t e = 0; e < head.count; ++e) {
-        index[e] = value_index[static_cast<size_t>(leaf_begin[l] + e)];
-        values[e] = value[static_cast<size_t>(leaf_begin[l] + e)];
-      }
-      ++l;
+    head.threshold = as_double(threshold_bits[s]);
+    if (!std::isfinite(head.threshold)) throw DamagedModel("a split threshold is not finite");
+    head.left = reference[2 * s + 1];
+    head.right = reference[2 * s + 2];
+    head.count = counts[s];
+    depth[2 * s + 1] = depth[2 * s + 2] = depth[j] + 1;
+    SplitTerm* term = reinterpret_cast<SplitTerm*>(record + 3);
+    for (int32_t e = 0; e < head.count; ++e, ++entry) {
+      term[e].column = column[entry];
+      term[e].coef = decode_coefficient(codes[entry]);
     }
     std::memcpy(record, &head, sizeof head);
+    ++s;
   }
   model.trees.push_back(std::move(words));
+  model.leaves.push_back(std::move(leaf_words));
   model.n_leaves.push_back(static_cast<int32_t>(n_leaf));
 }
 
@@ -363,6 +371,7 @@ ForestModel decode_forest(const EncodedTrees& trees, const ModelShape& shape, si
   model.shape = shape;
   for (ForestModel& tree : one) {
     model.trees.push_back(std::move(tree.trees[0]));
+    model.leaves.push_back(std::move(tree.leaves[0]));
     model.n_leaves.push_back(tree.n_leaves[0]);
     model.max_count = std::max(model.max_count, tree.max_count);
   }

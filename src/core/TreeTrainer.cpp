@@ -426,33 +426,26 @@ size_t TreeTrainer::round_directions(const MatrixXd& directions) {
     const double scale = a(pivot);
     Direction& out = directions_[kept];
     out.position.clear();
-    out.start.clear();
     out.code.clear();
-    out.coef.clear();
+    out.term.clear();
     for (const auto& column_position : order_) {
       const double c = a(column_position.second) / scale;
       if (!(std::abs(c) >= kSmallestCoefficient)) continue;
       const uint16_t code = encode_coefficient(c);
       out.position.push_back(static_cast<int>(column_position.second));
       out.code.push_back(code);
-      out.coef.push_back(static_cast<float>(decode_coefficient(code)));
+      out.term.push_back({static_cast<int32_t>(column_position.second), decode_coefficient(code)});
     }
     ++kept;
   }
   return kept;
 }
 
-void TreeTrainer::project(Direction& direction, size_t n, double* u) {
-  const size_t k = direction.position.size();
-  direction.start.resize(k);
-  for (size_t e = 0; e < k; ++e) {
-    direction.start[e] = static_cast<std::ptrdiff_t>(direction.position[e]) *
-                         static_cast<std::ptrdiff_t>(n);
-  }
+void TreeTrainer::project(const Direction& direction, size_t n, double* u) const {
+  const int k = static_cast<int>(direction.term.size());
   const double* xs = xs_.data();
-  for (size_t i = 0; i < n; ++i) {
-    u[i] = project_row(direction.coef.data(), xs + i, direction.start.data(), static_cast<int>(k));
-  }
+  const std::ptrdiff_t stride = static_cast<std::ptrdiff_t>(n);
+  for (size_t i = 0; i < n; ++i) u[i] = project_row(direction.term.data(), k, xs + i, stride);
 }
 
 void TreeTrainer::grow_node(const NodeTask& task, std::vector<NodeTask>& next) {

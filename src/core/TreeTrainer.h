@@ -10,6 +10,7 @@
 #include "Cca.h"
 #include "Data.h"
 #include "Options.h"
+#include "Projection.h"
 #include "Rng.h"
 #include "Runtime.h"
 #include "SplitSearch.h"
@@ -46,9 +47,8 @@ class TreeTrainer {
   /** A candidate direction as stored: increasing columns, rounded coefficients. */
   struct Direction {
     std::vector<int> position;          // column of xs_
-    std::vector<std::ptrdiff_t> start;  // where that column starts in xs_
     std::vector<uint16_t> code;
-    std::vector<float> coef;            // the codes' values (exact as floats)
+    std::vector<SplitTerm> term;        // position and the code's value
   };
 
   void grow_node(const NodeTask& task, std::vector<NodeTask>& next);
@@ -63,7 +63,7 @@ class TreeTrainer {
   size_t round_directions(const Eigen::MatrixXd& directions);
   template <typename NodeRow>
   bool quantile_bins(Eigen::Index n, NodeRow node_row);
-  void project(Direction& direction, size_t n, double* u);
+  void project(const Direction& direction, size_t n, double* u) const;
   double value(size_t row, int column) const;
 
   const Data& data_;

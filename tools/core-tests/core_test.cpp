@@ -270,10 +270,9 @@ void test_forest() {
       for (int i = 0; i < n; ++i) {
         tree_row(data.x, i, true, key, data.row_hash[i], row.data());
         const int32_t leaf = find_leaf(model, t, row.data());
-        const uint64_t* nodes = model.tree(t);
-        const NodeHead& head = ForestModel::head(nodes, leaf);
-        const int32_t* index = ForestModel::value_index(nodes, leaf);
-        wrong_leaf += std::find(index, index + head.count, y[i]) == index + head.count;
+        const int32_t* index = model.leaf_index(t, leaf);
+        const int32_t count = model.leaf(t, leaf).count;
+        wrong_leaf += std::find(index, index + count, y[i]) == index + count;
       }
     }
     check(wrong_leaf == 0, "training rows reach a leaf holding their class (" +
@@ -327,7 +326,8 @@ void test_codec_damage() {
       // A tree that decodes must be walkable to a leaf for any row.
       std::vector<double> row = {1.0, 2.0};
       const int32_t leaf = find_leaf(model, 0, row.data());
-      crashed += ForestModel::head(model.tree(0), leaf).left != 0;
+      crashed += !(leaf >= 0 && static_cast<size_t>(leaf) < model.leaves[0].size()) ||
+                 model.leaf(0, leaf).count < 1;
     } catch (const DamagedModel&) {
       ++refused;
     }
