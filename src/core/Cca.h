@@ -27,7 +27,7 @@ struct CcaResult {
  */
 struct CcaWorkspace {
   Buffer<double> x, y;
-  Eigen::MatrixXd sums, class_sums;
+  Eigen::MatrixXd sums, odd_sums, class_sums;
   std::vector<Eigen::Index> counts;
 };
 

@@ -162,6 +162,31 @@ test_that("the class CCA equals the general CCA on the 1-of-K indicators", {
   }
 })
 
+test_that("the class CCA matches cancor on well and badly conditioned x", {
+  # Well-conditioned blocks take the Cholesky factor of the Gram matrix,
+  # badly conditioned ones (here a column within 1e-3 of another: still full
+  # rank at the tolerance 1e-4, but below the Gram route's 16 times that) the
+  # pivoted QR: both must agree with cancor.
+  set.seed(111)
+  n <- 200
+  codes <- sample(0:4, n, replace = TRUE)
+  base <- matrix(stats::rnorm(n * 4), n, 4) + 0.5 * codes
+  for (spread in c(1, 1e-3)) {
+    x <- cbind(base, base[, 1] + spread * stats::rnorm(n) + 0.1 * (codes == 2) * spread)
+    got <- cca_classes(x, codes, 5L)
+    ref <- stats::cancor(x, indicator_matrix(codes, 5L)[, -1])
+    expect_identical(ncol(got$directions), 4L)
+    expect_equal(as.vector(got$cor), ref$cor, tolerance = 1e-7)
+    for (k in which(separated(ref$cor))) {
+      expect_equal(abs_cosine(variates(x, got$directions[, k]), variates(x, ref$xcoef[, k])),
+                   1, tolerance = 1e-7)
+    }
+  }
+  # A block with as many rows as columns, or fewer, takes the QR as well.
+  few <- cca_classes(base[1:4, ], c(0L, 1L, 0L, 1L), 2L)
+  expect_identical(ncol(few$directions), 1L)
+})
+
 test_that("the class CCA matches cancor with rank-deficient x", {
   set.seed(108)
   n <- 60
