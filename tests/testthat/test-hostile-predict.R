@@ -287,6 +287,16 @@ hostile_damage_cases <- function() {
       b[layout$flags_at] <- xor(b[layout$flags_at], as.raw(0x02))
       b
     }),
+    # As many splits as before, but the root a leaf and a later node a split:
+    # the first split's children (nodes 1 and 2) would not come after it.
+    split_before_its_parent = tree_edit(function(b) {
+      at <- layout$flags_at + seq_len(ceiling(layout$n_nodes / 8)) - 1L
+      bits <- rawToBits(b[at])
+      bits[[1L]] <- as.raw(0L)
+      bits[[which(!layout$is_split)[[1L]]]] <- as.raw(1L)
+      b[at] <- packBits(bits, "raw")
+      b
+    }),
     split_count_zero = varint(layout$count_at[[1]], 0),
     split_count_beyond_columns = varint(layout$count_at[[1]], n_column + 1),
     column_out_of_range = varint(layout$column_at[[1]], n_column),
@@ -438,6 +448,7 @@ test_that("damaged tree bytes are refused: truncation, trailing bytes, counts, f
     tree_format_byte = "unknown format", tree_all_zero = "unknown format",
     tree_all_ff = "unknown format", all_trees_empty = "truncated",
     last_tree_truncated = "truncated", split_flag_flipped = "split flags",
+    split_before_its_parent = "children come before it",
     split_count_zero = "no coefficients", split_count_beyond_columns = "out of range",
     column_out_of_range = "column out of range", leaf_class_out_of_range = "out of range",
     mixed_class_count_one = "class counts", mixed_class_count_beyond = "out of range",
@@ -513,6 +524,7 @@ test_that("every damage case is checked by one of the tests above", {
     "tree_empty", "tree_format_byte_only", "tree_truncated_by_one", "tree_truncated_half",
     "tree_trailing_byte", "tree_trailing_bytes", "tree_format_byte", "tree_all_zero",
     "tree_all_ff", "all_trees_empty", "last_tree_truncated", "split_flag_flipped",
+    "split_before_its_parent",
     "split_count_zero", "split_count_beyond_columns", "column_out_of_range",
     "leaf_class_out_of_range", "mixed_class_count_one", "mixed_class_count_beyond",
     "mixed_class_out_of_range", "reg_tree_truncated",
