@@ -15,13 +15,6 @@ using MatrixMap = Eigen::Map<MatrixXd>;
 // Blocks whose largest centred value lies within 2^+-256 are not rescaled.
 constexpr int kOrdinaryExponent = 256;
 
-/** R and the pivots of a pivoted QR, reduced to numerical rank. */
-struct ReducedQr {
-  MatrixXd r;               // rank x rank, upper triangular
-  Eigen::VectorXi columns;  // original column of each pivoted position
-  Index rank = 0;
-};
-
 /** Factorises `centred` in place (it is overwritten) and keeps R and the pivots. */
 ReducedQr reduced_qr(MatrixMap centred, double tolerance) {
   ReducedQr out;
@@ -50,27 +43,31 @@ ReducedQr reduced_qr(MatrixMap centred, double tolerance) {
  * costs at most about 1e-8 relative accuracy at the default tolerance, far
  * below the 2^-11 rounding of stored coefficients. Returns false otherwise.
  */
-bool gram_factor(const MatrixMap& centred, double tolerance, ReducedQr& out) {
+bool gram_factor(const MatrixMap& centred, double tolerance, CcaWorkspace& work) {
   const Index n = centred.rows(), p = centred.cols();
   if (n <= p || p == 0) return false;
   // Column by column: for the few columns of a node, a general matrix
   // product would spend longer packing its blocks than multiplying.
-  MatrixXd gram(p, p);
+  MatrixXd& gram = work.gram;
+  gram.resize(p, p);
   for (Index a = 0; a < p; ++a) {
     for (Index b = 0; b <= a; ++b) gram(a, b) = gram(b, a) = centred.col(a).dot(centred.col(b));
   }
   const double largest_column = std::sqrt(gram.diagonal().maxCoeff());
   if (!(largest_column > 0.0) || !std::isfinite(largest_column)) return false;
-  Eigen::LLT<MatrixXd> llt(gram);
+  Eigen::LLT<MatrixXd>& llt = work.llt;
+  llt.compute(gram);
   if (llt.info() != Eigen::Success) return false;
-  const MatrixXd l = llt.matrixL();
-  if (!(l.diagonal().minCoeff() > 0.0)) return false;
-  const MatrixXd inverse = l.triangularView<Eigen::Lower>().solve(MatrixXd::Identity(p, p));
+  if (!(llt.matrixLLT().diagonal().minCoeff() > 0.0)) return false;
+  MatrixXd& inverse = work.inverse;
+  inverse.setIdentity(p, p);
+  llt.matrixL().solveInPlace(inverse);
   const double inverse_norm = inverse.norm();
   if (!(inverse_norm > 0.0) || !std::isfinite(inverse_norm)) return false;
   if (!(1.0 / inverse_norm > 16.0 * tolerance * largest_column)) return false;
-  out.r = l.transpose();
-  out.columns = Eigen::VectorXi::LinSpaced(p, 0, static_cast<int>(p - 1));
+  ReducedQr& out = work.factor;
+  out.r = llt.matrixU();
+  out.columns.setLinSpaced(p, 0, static_cast<int>(p - 1));
   out.rank = p;
   return true;
 }
@@ -213,15 +210,16 @@ CcaResult cca_classes(const ConstMatrixRef& x, const int* codes, int n_class, do
   std::vector<Index>& counts = work.counts;
   counts.assign(static_cast<size_t>(n_class), 0);
   for (Index i = 0; i < n; ++i) ++counts[codes[i]];
-  ReducedQr qx;
-  if (!gram_factor(xc, tolerance, qx)) qx = reduced_qr(xc, tolerance);
+  if (!gram_factor(xc, tolerance, work)) work.factor = reduced_qr(xc, tolerance);
+  const ReducedQr& qx = work.factor;
   if (qx.rank == 0) return empty_result(p);
   const Index r = qx.rank;
   MatrixXd& class_sums = work.class_sums;  // r x n_class
   q_transpose_times(qx, sums, class_sums);
 
   Index present = 0;
-  MatrixXd gram = MatrixXd::Zero(r, r);
+  MatrixXd& gram = work.class_gram;
+  gram.setZero(r, r);
   for (int k = 0; k < n_class; ++k) {
     if (counts[k] == 0) continue;
     ++present;
@@ -231,9 +229,11 @@ CcaResult cca_classes(const ConstMatrixRef& x, const int* codes, int n_class, do
   const Index n_dir = std::min(r, present - 1);
   if (n_dir <= 0) return empty_result(p);
 
-  Eigen::SelfAdjointEigenSolver<MatrixXd> eigen(gram.selfadjointView<Eigen::Lower>());
+  Eigen::SelfAdjointEigenSolver<MatrixXd>& eigen = work.eigen;
+  eigen.compute(gram.selfadjointView<Eigen::Lower>());
   // Eigenvalues come in increasing order; the canonical pairs are the largest.
-  const MatrixXd vectors = eigen.eigenvectors().rowwise().reverse().leftCols(n_dir);
+  MatrixXd& vectors = work.vectors;
+  vectors = eigen.eigenvectors().rowwise().reverse().leftCols(n_dir);
   const Eigen::VectorXd values = eigen.eigenvalues().reverse().head(n_dir);
 
   return normalised(back_substitute(qx, vectors, p), values.cwiseMax(0.0).cwiseSqrt().cwiseMin(1.0));

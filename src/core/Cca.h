@@ -21,14 +21,27 @@ struct CcaResult {
   Eigen::VectorXd correlations;
 };
 
+/** R and the pivots of a pivoted QR (or a Cholesky factor), reduced to numerical rank. */
+struct ReducedQr {
+  Eigen::MatrixXd r;        // rank x rank, upper triangular
+  Eigen::VectorXi columns;  // original column of each pivoted position
+  Eigen::Index rank = 0;
+};
+
 /**
- * Buffers for the centred blocks, kept between calls so that a tree's CCAs,
- * one per node, do not allocate memory of the node's size each time.
+ * Buffers kept between calls, so that a tree's CCAs, one per node, neither
+ * allocate memory of the node's size nor, on the class route, allocate the
+ * small matrices again while the number of columns stays the same.
  */
 struct CcaWorkspace {
   Buffer<double> x, y;
   Eigen::MatrixXd sums, odd_sums, class_sums;
   std::vector<Eigen::Index> counts;
+  // The class route's small p x p matrices and its factorisations.
+  Eigen::MatrixXd gram, inverse, class_gram, vectors;
+  Eigen::LLT<Eigen::MatrixXd> llt;
+  Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eigen;
+  ReducedQr factor;
 };
 
 using ConstMatrixRef = Eigen::Ref<const Eigen::MatrixXd>;
