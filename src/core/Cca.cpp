@@ -78,7 +78,7 @@ bool gram_factor(const MatrixMap& centred, double tolerance, CcaWorkspace& work)
  * would wait for the previous one to the same sums: even and odd rows go to
  * separate sums (added at the end), and a row adds all its columns at once.
  */
-void class_sums(const MatrixMap& centred, const int* codes, MatrixXd& sums, MatrixXd& odd) {
+void sum_by_class(const MatrixMap& centred, const int* codes, MatrixXd& sums, MatrixXd& odd) {
   const Index n = centred.rows(), p = centred.cols();
   sums.setZero();
   odd.setZero(sums.rows(), sums.cols());
@@ -132,7 +132,7 @@ MatrixMap centre(const ConstMatrixRef& m, Buffer<double>& buffer, const int* cod
       std::abs(std::ilogb(largest)) > kOrdinaryExponent) {
     centred /= std::ldexp(1.0, std::ilogb(largest));
   }
-  if (codes != nullptr) class_sums(centred, codes, *sums, *odd);
+  if (codes != nullptr) sum_by_class(centred, codes, *sums, *odd);
   return centred;
 }
 
