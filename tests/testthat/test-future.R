@@ -330,17 +330,8 @@ test_that("Ctrl-C during a fit on workers cancels the batches and frees the work
   skip_if_no_future()
   skip_on_cran()
   skip_on_os("windows")
-  dir <- withr::local_tempdir()
-  script <- file.path(dir, "child.R")
-  log <- file.path(dir, "log.txt")
-  output <- file.path(dir, "output.txt")
-  writeLines(c(
-    sprintf(".libPaths(%s)", paste(deparse(.libPaths()), collapse = "")),
-    "library(ccforest)",
+  child <- start_child_session(c(
     "options(ccforest.memory_limit = Inf, progressr.enable = TRUE)",
-    sprintf("log <- %s", deparse(log)),
-    "say <- function(...) cat(..., '\\n', file = log, append = TRUE)",
-    "say('pid', Sys.getpid())",
     "future::plan(future::multisession, workers = 2, rscript_libs = .libPaths())",
     "set.seed(1); n <- 50000; x <- matrix(rnorm(n * 10), n)",
     "y <- factor(x[, 1] + rnorm(n) > 0)",
@@ -360,26 +351,13 @@ test_that("Ctrl-C during a fit on workers cancels the batches and frees the work
     "say('free', as.numeric(difftime(Sys.time(), t1, units = 'secs')))",
     "again <- ccforest(x[1:200, ], y[1:200], n_tree = 5, seed = 2, backend = 'future')",
     "say('usable', inherits(again, 'ccforest'))"
-  ), script)
-  system2(file.path(R.home("bin"), "Rscript"), script, wait = FALSE, stdout = output,
-          stderr = output)
-  read_log <- function() if (file.exists(log)) readLines(log, warn = FALSE) else character(0)
-  wait_for <- function(pattern, seconds) {
-    deadline <- Sys.time() + seconds
-    while (Sys.time() < deadline) {
-      lines <- read_log()
-      if (any(grepl(pattern, lines))) return(lines)
-      Sys.sleep(0.1)
-    }
-    read_log()
-  }
-  lines <- wait_for("^progress", 300)
-  info <- function() paste(c(read_log(), readLines(output, warn = FALSE)), collapse = "\n")
+  ))
+  info <- function() paste(c(child_lines(child$log), child_lines(child$output)), collapse = "\n")
+  lines <- wait_for_line(child$log, "^progress", 300)
   expect_true(any(grepl("^progress", lines)), info = info())
-  pid <- as.integer(sub("^pid ", "", grep("^pid", lines, value = TRUE)))
   signalled <- Sys.time()
-  tools::pskill(pid, tools::SIGINT)
-  lines <- wait_for("^usable", 180)
+  tools::pskill(child_pid(lines), tools::SIGINT)
+  lines <- wait_for_line(child$log, "^usable", 180)
   seconds <- as.numeric(difftime(Sys.time(), signalled, units = "secs"))
   expect_true(any(grepl("^result interrupted", lines)), info = info())
   expect_true(any(grepl("^usable TRUE", lines)), info = info())

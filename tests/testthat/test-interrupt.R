@@ -3,18 +3,9 @@
 # that control returns promptly and that the session still works.
 
 run_interrupted <- function(workload, ready_pattern = "^started") {
-  dir <- withr::local_tempdir(.local_envir = parent.frame())
-  script <- file.path(dir, "child.R")
-  log <- file.path(dir, "log.txt")
-  output <- file.path(dir, "output.txt")
-  writeLines(c(
-    sprintf(".libPaths(%s)", paste(deparse(.libPaths()), collapse = "")),
-    "library(ccforest)",
+  child <- start_child_session(c(
     # The interrupt is the subject here: the fit must start on any machine.
     "options(ccforest.memory_limit = Inf)",
-    sprintf("log <- %s", deparse(log)),
-    "say <- function(...) cat(..., '\\n', file = log, append = TRUE)",
-    "say('pid', Sys.getpid())",
     "set.seed(1); n <- 50000; x <- matrix(rnorm(n * 10), n)",
     "y <- factor(x[, 1] + rnorm(n) > 0)",
     "small <- ccforest(x[1:2000, ], y[1:2000], n_tree = 500, n_thread = 2, seed = 1)",
@@ -25,28 +16,15 @@ run_interrupted <- function(workload, ready_pattern = "^started") {
     "say('result', r, as.numeric(difftime(Sys.time(), t0, units = 'secs')))",
     "again <- ccforest(x[1:200, ], y[1:200], n_tree = 5, seed = 2)",
     "say('usable', inherits(again, 'ccforest'))"
-  ), script)
-  system2(file.path(R.home("bin"), "Rscript"), script, wait = FALSE, stdout = output,
-          stderr = output)
-  read_lines <- function(path) if (file.exists(path)) readLines(path, warn = FALSE) else character(0)
-  wait_for <- function(path, pattern, seconds) {
-    deadline <- Sys.time() + seconds
-    while (Sys.time() < deadline) {
-      lines <- read_lines(path)
-      if (any(grepl(pattern, lines))) return(lines)
-      Sys.sleep(0.1)
-    }
-    read_lines(path)
-  }
-  lines <- wait_for(log, "^started", 300)
+  ), envir = parent.frame())
+  lines <- wait_for_line(child$log, "^started", 300)
   expect_true(any(grepl("^started", lines)), info = paste(lines, collapse = "\n"))
-  pid <- as.integer(sub("^pid ", "", grep("^pid", lines, value = TRUE)))
   # Wait until the work itself runs (its progress output), not R's set-up.
-  progress <- wait_for(output, ready_pattern, 300)
+  progress <- wait_for_line(child$output, ready_pattern, 300)
   expect_true(any(grepl(ready_pattern, progress)), info = paste(progress, collapse = "\n"))
   signalled <- Sys.time()
-  tools::pskill(pid, tools::SIGINT)
-  lines <- wait_for(log, "^usable", 120)
+  tools::pskill(child_pid(lines), tools::SIGINT)
+  lines <- wait_for_line(child$log, "^usable", 120)
   list(
     lines = lines,
     seconds = as.numeric(difftime(Sys.time(), signalled, units = "secs"))
