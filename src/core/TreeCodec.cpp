@@ -291,7 +291,8 @@ void decode_tree(const uint8_t* bytes, size_t size, ForestModel& model) {
   if (in.remaining() != 0) throw DamagedModel("a tree has trailing bytes");
 
   // Lay the split records out breadth first: positions first, then
-  // contents. Node j's child reference is its split position or ~leaf.
+  // contents. Node j's child reference: its split record's position, or for a
+  // leaf ~(its record's position among the leaf records).
   std::vector<int32_t> reference(n_nodes, 0);
   int64_t words_needed = 0, leaf_words_needed = 0;
   for (uint64_t j = 0, s = 0, l = 0; j < n_nodes; ++j) {
