@@ -4,6 +4,8 @@
 #include <cmath>
 #include <vector>
 
+#include "SmallDense.h"
+
 namespace ccforest {
 
 namespace {
@@ -16,20 +18,15 @@ using MatrixMap = Eigen::Map<MatrixXd>;
 constexpr int kOrdinaryExponent = 256;
 
 /** Factorises `centred` in place (it is overwritten) and keeps R and the pivots. */
-ReducedQr reduced_qr(MatrixMap centred, double tolerance) {
-  ReducedQr out;
+void reduced_qr(MatrixMap centred, double tolerance, ReducedQr& out, CcaWorkspace& work) {
   const Index n = centred.rows(), p = centred.cols();
-  if (n == 0 || p == 0) return out;
-  Eigen::ColPivHouseholderQR<Eigen::Ref<MatrixXd>> qr(centred);
-  const Index k = std::min(n, p);
-  const double r11 = std::abs(centred(0, 0));
-  if (!(r11 > 0.0) || !std::isfinite(r11)) return out;
-  Index rank = 0;
-  while (rank < k && std::abs(centred(rank, rank)) > tolerance * r11) ++rank;
+  out.columns.resize(p);
+  work.norms.resize(static_cast<size_t>(p));
+  const Index rank = n == 0 || p == 0 ? 0
+                                      : pivoted_qr(centred.data(), n, p, tolerance,
+                                                   out.columns.data(), work.norms.data());
   out.rank = rank;
   out.r = centred.topLeftCorner(rank, rank).triangularView<Eigen::Upper>();
-  out.columns = qr.colsPermutation().indices();
-  return out;
 }
 
 /**
@@ -50,24 +47,36 @@ bool gram_factor(const MatrixMap& centred, double tolerance, CcaWorkspace& work)
   // product would spend longer packing its blocks than multiplying.
   MatrixXd& gram = work.gram;
   gram.resize(p, p);
+  double largest = 0.0;
   for (Index a = 0; a < p; ++a) {
-    for (Index b = 0; b <= a; ++b) gram(a, b) = gram(b, a) = centred.col(a).dot(centred.col(b));
+    for (Index b = 0; b <= a; ++b) gram(a, b) = centred.col(a).dot(centred.col(b));
+    largest = std::max(largest, gram(a, a));
   }
-  const double largest_column = std::sqrt(gram.diagonal().maxCoeff());
+  const double largest_column = std::sqrt(largest);
   if (!(largest_column > 0.0) || !std::isfinite(largest_column)) return false;
-  Eigen::LLT<MatrixXd>& llt = work.llt;
-  llt.compute(gram);
-  if (llt.info() != Eigen::Success) return false;
-  if (!(llt.matrixLLT().diagonal().minCoeff() > 0.0)) return false;
-  MatrixXd& inverse = work.inverse;
-  inverse.setIdentity(p, p);
-  llt.matrixL().solveInPlace(inverse);
-  const double inverse_norm = inverse.norm();
+  if (!cholesky_lower(gram.data(), p)) return false;
+  // ||L^-1||_F, column by column of L^-1 by forward substitution.
+  double inverse_norm2 = 0.0;
+  work.column.resize(static_cast<size_t>(p));
+  double* x = work.column.data();
+  for (Index c = 0; c < p; ++c) {
+    for (Index i = c; i < p; ++i) {
+      double s = i == c ? 1.0 : 0.0;
+      for (Index k = c; k < i; ++k) s -= gram(i, k) * x[k];
+      x[i] = s / gram(i, i);
+      inverse_norm2 += x[i] * x[i];
+    }
+  }
+  const double inverse_norm = std::sqrt(inverse_norm2);
   if (!(inverse_norm > 0.0) || !std::isfinite(inverse_norm)) return false;
   if (!(1.0 / inverse_norm > 16.0 * tolerance * largest_column)) return false;
   ReducedQr& out = work.factor;
-  out.r = llt.matrixU();
-  out.columns.setLinSpaced(p, 0, static_cast<int>(p - 1));
+  out.r.resize(p, p);
+  for (Index j = 0; j < p; ++j) {
+    for (Index i = 0; i < p; ++i) out.r(i, j) = i <= j ? gram(j, i) : 0.0;
+  }
+  out.columns.resize(p);
+  for (Index j = 0; j < p; ++j) out.columns(j) = static_cast<int>(j);
   out.rank = p;
   return true;
 }
@@ -137,18 +146,34 @@ MatrixMap centre(const ConstMatrixRef& m, Buffer<double>& buffer, const int* cod
 }
 
 /** A = R^{-1} U, then rows put back in the original column order. */
-MatrixXd back_substitute(const ReducedQr& qr, const MatrixXd& u, Index p) {
-  const MatrixXd reduced = qr.r.triangularView<Eigen::Upper>().solve(u);
+MatrixXd back_substitute(const ReducedQr& qr, const Eigen::Ref<const MatrixXd>& u, Index p,
+                         Buffer<double>& scratch) {
+  const Index r = qr.rank;
+  scratch.resize(static_cast<size_t>(r));
+  double* x = scratch.data();
   MatrixXd directions = MatrixXd::Zero(p, u.cols());
-  for (Index j = 0; j < qr.rank; ++j) directions.row(qr.columns(j)) = reduced.row(j);
+  for (Index d = 0; d < u.cols(); ++d) {
+    for (Index j = r - 1; j >= 0; --j) {
+      double s = u(j, d);
+      for (Index k = j + 1; k < r; ++k) s -= qr.r(j, k) * x[k];
+      x[j] = s / qr.r(j, j);
+    }
+    for (Index j = 0; j < r; ++j) directions(qr.columns(j), d) = x[j];
+  }
   return directions;
 }
 
 /** R^-T applied to the pivoted, reduced rows of m: the rows of Q' for m = Xc' Z. */
 void q_transpose_times(const ReducedQr& qr, const MatrixXd& m, MatrixXd& out) {
-  out.resize(qr.rank, m.cols());
-  for (Index j = 0; j < qr.rank; ++j) out.row(j) = m.row(qr.columns(j));
-  qr.r.transpose().triangularView<Eigen::Lower>().solveInPlace(out);
+  const Index r = qr.rank;
+  out.resize(r, m.cols());
+  for (Index c = 0; c < m.cols(); ++c) {
+    for (Index j = 0; j < r; ++j) {
+      double s = m(qr.columns(j), c);
+      for (Index k = 0; k < j; ++k) s -= qr.r(k, j) * out(k, c);
+      out(j, c) = s / qr.r(j, j);
+    }
+  }
 }
 
 /**
@@ -184,8 +209,9 @@ CcaResult cca(const ConstMatrixRef& x, const ConstMatrixRef& y, double tolerance
   const Index p = x.cols();
   MatrixMap xc = centre(x, work.x), yc = centre(y, work.y);
   const MatrixXd cross_product = xc.transpose() * yc;
-  const ReducedQr qx = reduced_qr(xc, tolerance);
-  const ReducedQr qy = reduced_qr(yc, tolerance);
+  ReducedQr qx, qy;
+  reduced_qr(xc, tolerance, qx, work);
+  reduced_qr(yc, tolerance, qy, work);
   const Index n_dir = std::min(qx.rank, qy.rank);
   if (n_dir == 0) return empty_result(p);
   // Qx'Qy = Rx^-T (Xc Px)'(Yc Py) Ry^-1, built as (Ry^-T (Rx^-T M)')'.
@@ -196,7 +222,7 @@ CcaResult cca(const ConstMatrixRef& x, const ConstMatrixRef& y, double tolerance
   // Only the x-side singular vectors are needed, so decompose the r_x x r_y
   // cross product whichever way round it is.
   Eigen::JacobiSVD<MatrixXd> svd(cross, Eigen::ComputeThinU);
-  return normalised(back_substitute(qx, svd.matrixU().leftCols(n_dir), p),
+  return normalised(back_substitute(qx, svd.matrixU().leftCols(n_dir), p, work.column),
                     svd.singularValues().head(n_dir).cwiseMin(1.0));
 }
 
@@ -210,33 +236,94 @@ CcaResult cca_classes(const ConstMatrixRef& x, const int* codes, int n_class, do
   std::vector<Index>& counts = work.counts;
   counts.assign(static_cast<size_t>(n_class), 0);
   for (Index i = 0; i < n; ++i) ++counts[codes[i]];
-  if (!gram_factor(xc, tolerance, work)) work.factor = reduced_qr(xc, tolerance);
+  if (!gram_factor(xc, tolerance, work)) reduced_qr(xc, tolerance, work.factor, work);
   const ReducedQr& qx = work.factor;
   if (qx.rank == 0) return empty_result(p);
   const Index r = qx.rank;
-  MatrixXd& class_sums = work.class_sums;  // r x n_class
-  q_transpose_times(qx, sums, class_sums);
-
-  Index present = 0;
-  MatrixXd& gram = work.class_gram;
-  gram.setZero(r, r);
+  // Only the classes present have non-zero sums; keep theirs.
+  std::vector<int>& present = work.present;
+  present.clear();
   for (int k = 0; k < n_class; ++k) {
-    if (counts[k] == 0) continue;
-    ++present;
-    gram.selfadjointView<Eigen::Lower>().rankUpdate(class_sums.col(k),
-                                                    1.0 / static_cast<double>(counts[k]));
+    if (counts[k] > 0) present.push_back(k);
   }
-  const Index n_dir = std::min(r, present - 1);
+  const Index n_present = static_cast<Index>(present.size());
+  const Index n_dir = std::min(r, n_present - 1);
   if (n_dir <= 0) return empty_result(p);
+  MatrixXd& kept_sums = work.kept_sums;
+  kept_sums.resize(p, n_present);
+  for (Index c = 0; c < n_present; ++c) kept_sums.col(c) = sums.col(present[c]);
+  MatrixXd& class_sums = work.class_sums;  // r x n_present
+  q_transpose_times(qx, kept_sums, class_sums);
 
-  Eigen::SelfAdjointEigenSolver<MatrixXd>& eigen = work.eigen;
-  eigen.compute(gram.selfadjointView<Eigen::Lower>());
-  // Eigenvalues come in increasing order; the canonical pairs are the largest.
   MatrixXd& vectors = work.vectors;
-  vectors = eigen.eigenvectors().rowwise().reverse().leftCols(n_dir);
-  const Eigen::VectorXd values = eigen.eigenvalues().reverse().head(n_dir);
-
-  return normalised(back_substitute(qx, vectors, p), values.cwiseMax(0.0).cwiseSqrt().cwiseMin(1.0));
+  Eigen::VectorXd& values = work.values;
+  if (n_present == 2) {
+    // One direction, the difference of the two class means in the whitened
+    // coordinates (Fisher's discriminant): the centred sums are opposite, so
+    // the matrix below has rank one and this is its eigenvector.
+    const double n0 = static_cast<double>(counts[present[0]]);
+    const double n1 = static_cast<double>(counts[present[1]]);
+    vectors = class_sums.col(0) / n0 - class_sums.col(1) / n1;
+    const double length = vectors.norm();
+    values.resize(1);
+    values(0) = length * length / (1.0 / n0 + 1.0 / n1);
+    if (length > 0.0) vectors /= length;
+  } else if (n_present - 1 < r && n_present - 1 <= kJacobiMaxRows) {
+    // The matrix below has rank m = n_present - 1 < r: with B the first m
+    // whitened sums (the last is minus their total) it is B M B', M = D + 1 1'/n_last
+    // and D = diag(1 / n_c), so with M = L L' its eigenvectors are B L v for
+    // those v of the m x m matrix L' B'B L, and the eigenproblem shrinks.
+    const Index m = n_present - 1;
+    const double last = 1.0 / static_cast<double>(counts[present[m]]);
+    MatrixXd& factor = work.gram;  // M, then L
+    factor.resize(m, m);
+    for (Index j = 0; j < m; ++j) {
+      for (Index i = j; i < m; ++i) factor(i, j) = last;
+      factor(j, j) += 1.0 / static_cast<double>(counts[present[j]]);
+    }
+    cholesky_lower(factor.data(), m);  // M is positive definite: D is
+    for (Index j = 0; j < m; ++j) {
+      for (Index i = 0; i < j; ++i) factor(i, j) = 0.0;
+    }
+    MatrixXd& bl = work.kept_sums;  // B L, r x m
+    bl.noalias() = class_sums.leftCols(m) * factor.triangularView<Eigen::Lower>();
+    MatrixXd& small = work.class_gram;
+    small.resize(m, m);
+    for (Index j = 0; j < m; ++j) {
+      for (Index i = j; i < m; ++i) small(i, j) = small(j, i) = bl.col(i).dot(bl.col(j));
+    }
+    MatrixXd& v = work.small_vectors;
+    v.resize(m, m);
+    values.resize(m);
+    jacobi_eigen(small.data(), m, values.data(), v.data());
+    vectors.noalias() = bl * v;
+  } else {
+    MatrixXd& gram = work.class_gram;
+    gram.setZero(r, r);
+    for (Index c = 0; c < n_present; ++c) {
+      const double weight = 1.0 / static_cast<double>(counts[present[c]]);
+      for (Index j = 0; j < r; ++j) {
+        const double a = weight * class_sums(j, c);
+        for (Index i = j; i < r; ++i) gram(i, j) += a * class_sums(i, c);
+      }
+    }
+    for (Index j = 0; j < r; ++j) {
+      for (Index i = j + 1; i < r; ++i) gram(j, i) = gram(i, j);
+    }
+    if (r <= kJacobiMaxRows) {
+      vectors.resize(r, r);
+      values.resize(r);
+      jacobi_eigen(gram.data(), r, values.data(), vectors.data());
+    } else {
+      Eigen::SelfAdjointEigenSolver<MatrixXd>& eigen = work.eigen;
+      eigen.compute(gram);
+      // Eigenvalues come in increasing order; the canonical pairs are the largest.
+      vectors = eigen.eigenvectors().rowwise().reverse();
+      values = eigen.eigenvalues().reverse();
+    }
+  }
+  return normalised(back_substitute(qx, vectors.leftCols(n_dir), p, work.column),
+                    values.head(n_dir).cwiseMax(0.0).cwiseSqrt().cwiseMin(1.0));
 }
 
 CcaResult cca(const ConstMatrixRef& x, const ConstMatrixRef& y, double tolerance) {

@@ -35,13 +35,16 @@ struct ReducedQr {
  */
 struct CcaWorkspace {
   Buffer<double> x, y;
-  Eigen::MatrixXd sums, odd_sums, class_sums;
+  Eigen::MatrixXd sums, odd_sums, kept_sums, class_sums;
   std::vector<Eigen::Index> counts;
-  // The class route's small p x p matrices and its factorisations.
-  Eigen::MatrixXd gram, inverse, class_gram, vectors;
-  Eigen::LLT<Eigen::MatrixXd> llt;
+  std::vector<int> present;  // the classes present, in increasing order
+  // The class route's small matrices: the Gram matrix and its factor, the
+  // whitened class sums' matrix and its eigenvectors.
+  Eigen::MatrixXd gram, class_gram, vectors, small_vectors;
+  Eigen::VectorXd values;
   Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eigen;
   ReducedQr factor;
+  Buffer<double> norms, column;  // scratch of the QR and the triangular solves
 };
 
 using ConstMatrixRef = Eigen::Ref<const Eigen::MatrixXd>;

@@ -3,8 +3,10 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <utility>
 #include <vector>
 
@@ -16,33 +18,35 @@ namespace ccforest {
  * Orders n values by (value, position), the order of a stable sort.
  *
  * Split search sorts every projection at every node, so this is the hottest
- * loop of training. Each value's order-preserving 64-bit image is cut to its
- * top 32 bits (sign, exponent, 20 bits of mantissa) and packed with the
- * value's position into one 64-bit key: sorting those keys orders the values
- * up to runs whose top bits agree, and a final pass puts such runs in exact
- * order. Large inputs sort the keys with a least-significant-digit radix
- * sort over the top half (the position half is already in order because the
- * sort is stable), small ones with std::sort.
+ * loop of training. Each value becomes a 32-bit key that preserves order
+ * (equal keys for close values are allowed), packed with the value's position
+ * into one 64-bit key; sorting those orders the values up to runs of equal
+ * keys, and a final pass puts such runs in exact order.
+ *
+ * Small inputs take the top 32 bits of the value's order-preserving 64-bit
+ * image and std::sort. Larger ones map the value's offset from the smallest
+ * onto 16 bits (22 from 4,096 values), whose two radix passes (8- or 11-bit
+ * digits) are about half the work of four over the raw bits; a node's values
+ * spread over that range, so few distinct ones share a key.
  */
 class KeySorter {
  public:
   /**
    * Sorts u[0..n); afterwards value(k) is the k-th smallest and position(k)
-   * where it was. Positions take the keys' low 32 bits: n < 2^31 (Data
-   * refuses more rows).
+   * where it was.
+   * Positions take the keys' low 32 bits: n < 2^31 (Data refuses more rows).
    */
   void sort(const double* u, size_t n) {
     keys_.resize(n);
-    for (size_t i = 0; i < n; ++i) keys_[i] = (ordered_bits(u[i]) & kHighHalf) | i;
-    if (n < kRadixMin) {
-      std::sort(keys_.begin(), keys_.end());
-    } else {
-      radix_sort_high_half();
-    }
     values_.resize(n);
     positions_.resize(n);
-    // A run of equal top halves is out of order only if some neighbours in it
-    // are, which is rare (values within a relative 1e-6), so look for that here.
+    if (n == 0) return;
+    if (n < kRadixMin || !radix_sort(u, n)) {
+      for (size_t i = 0; i < n; ++i) keys_[i] = (ordered_bits(u[i]) & kHighHalf) | i;
+      std::sort(keys_.begin(), keys_.end());
+    }
+    // A run of equal keys is out of order only if some neighbours in it
+    // are, which is rare, so look for that while gathering.
     bool disordered = false;
     uint64_t previous_high = ~uint64_t{0};
     double previous = 0.0;
@@ -64,24 +68,48 @@ class KeySorter {
 
  private:
   static constexpr uint64_t kHighHalf = 0xFFFFFFFF00000000ULL;
-  // Measured on projections with ties: the radix sort is faster than
-  // std::sort from about 64 values; 8-bit digits (four small histograms to
-  // clear) are faster up to a few thousand values, 11-bit ones (three passes)
-  // above.
+  // Measured on projections: the radix sort is faster than std::sort from
+  // about 64 values; 16-bit keys (two passes of 8-bit digits, small
+  // histograms) are faster up to a few thousand values, 22-bit ones (two
+  // passes of 11 bits, fewer shared keys) above.
   static constexpr size_t kRadixMin = 64;
-  static constexpr size_t kWideDigitsMin = 2048;
+  static constexpr size_t kWideKeysMin = 4096;
+  static constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
-  void radix_sort_high_half() {
-    if (keys_.size() < kWideDigitsMin) {
-      radix_passes<8>();
-    } else {
-      radix_passes<11>();
+  /** False, doing nothing, unless the values, their range and its scale are finite. */
+  bool radix_sort(const double* u, size_t n) {
+    double lo = u[0], hi = u[0];
+    bool finite = true;  // x - x is 0 exactly for finite x
+    for (size_t i = 0; i < n; ++i) {
+      lo = std::min(lo, u[i]);
+      hi = std::max(hi, u[i]);
+      finite &= u[i] - u[i] == 0.0;
     }
+    if (!finite) return false;
+    const bool wide = n >= kWideKeysMin;
+    // Subtraction and multiplication round monotonically, so this map
+    // preserves order; the factor just below 1 keeps the largest key inside
+    // the range.
+    const double range = hi - lo;
+    if (!(range > 0.0)) {
+      for (size_t i = 0; i < n; ++i) keys_[i] = i;  // all equal: position order
+      return true;
+    }
+    const double scale = std::ldexp(1.0, wide ? 22 : 16) * (1.0 - 1e-9) / range;
+    if (!(range < kInfinity) || !(scale < kInfinity)) return false;
+    for (size_t i = 0; i < n; ++i) {
+      keys_[i] = (static_cast<uint64_t>((u[i] - lo) * scale) << 32) | i;
+    }
+    if (wide) {
+      radix_passes<11, 2>();
+    } else {
+      radix_passes<8, 2>();
+    }
+    return true;
   }
 
-  template <int kBits>
+  template <int kBits, int kPasses>
   void radix_passes() {
-    constexpr int kPasses = (32 + kBits - 1) / kBits;
     constexpr size_t kBuckets = size_t{1} << kBits;
     auto digit = [](uint64_t key, int pass) {
       return static_cast<size_t>((key >> (32 + kBits * pass)) & (kBuckets - 1));
@@ -107,7 +135,7 @@ class KeySorter {
     }
   }
 
-  /** Puts runs of equal top halves in (value, position) order. */
+  /** Puts runs of equal keys in (value, position) order. */
   void order_runs() {
     const size_t n = keys_.size();
     size_t begin = 0;

@@ -510,20 +510,24 @@ void TreeTrainer::grow_node(const NodeTask& task, std::vector<NodeTask>& next) {
   }
   tree_.split_begin.push_back(static_cast<int>(tree_.column.size()));
 
-  // Stable partition of the node's rows by the chosen projection.
+  // Stable partition of the node's rows by the chosen projection. Each row
+  // is written to both sides and only the count of its side moves: a good
+  // split sends rows either way unpredictably, and a branch would miss often.
   const double* u = projection_.data() + static_cast<size_t>(best.direction) * n;
-  scratch_rows_.clear();
-  size_t n_left = 0;
+  scratch_rows_.resize(n);
+  int* node_rows = rows_.data() + task.begin;
+  size_t n_left = 0, n_right = 0;
   for (size_t i = 0; i < n; ++i) {
-    const int row = rows_[task.begin + i];
-    if (u[i] <= threshold) {
-      rows_[task.begin + n_left++] = row;
-    } else {
-      scratch_rows_.push_back(row);
-    }
+    const int row = node_rows[i];
+    const size_t left = u[i] <= threshold;
+    node_rows[n_left] = row;
+    scratch_rows_[n_right] = row;
+    n_left += left;
+    n_right += 1 - left;
   }
   if (n_left != best.n_left) throw std::logic_error("split partition disagrees with its search");
-  std::copy(scratch_rows_.begin(), scratch_rows_.end(), rows_.begin() + task.begin + n_left);
+  std::copy(scratch_rows_.begin(), scratch_rows_.begin() + static_cast<std::ptrdiff_t>(n_right),
+            node_rows + n_left);
   next.push_back({task.begin, task.begin + n_left, task.depth + 1, features});
   next.push_back({task.begin + n_left, task.end, task.depth + 1, std::move(features)});
 }

@@ -88,7 +88,7 @@ class TreeTrainer {
   size_t xs_used_ = 0;              // entries of xs_ in use
   std::vector<Direction> directions_;  // the node's candidates, rounded
   Buffer<double> projection_;       // node rows x directions, column-major
-  std::vector<int> scratch_rows_;
+  Buffer<int> scratch_rows_;       // the right child's rows while partitioning
   std::vector<std::pair<int, size_t>> order_;  // (matrix column, xs_ column) of a direction
   // Reused at every node so that finding directions does not allocate.
   Buffer<size_t> sample_;           // projection bootstrap: node positions drawn

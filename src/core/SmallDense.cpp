@@ -1,0 +1,149 @@
+#include "SmallDense.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+namespace ccforest {
+
+using Index = std::ptrdiff_t;
+
+std::ptrdiff_t pivoted_qr(double* a, Index n, Index p, double tolerance, int* columns,
+                          double* norms) {
+  for (Index j = 0; j < p; ++j) columns[j] = static_cast<int>(j);
+  const Index steps = std::min(n, p);
+  double r11 = 0.0;
+  for (Index k = 0; k < steps; ++k) {
+    // Norms of the remaining columns below row k, recomputed rather than
+    // downdated: at a node's few columns that costs no more than the
+    // reflection, and no norm drifts.
+    Index pivot = k;
+    for (Index j = k; j < p; ++j) {
+      const double* col = a + j * n;
+      double s0 = 0.0, s1 = 0.0;
+      Index i = k;
+      for (; i + 1 < n; i += 2) {
+        s0 += col[i] * col[i];
+        s1 += col[i + 1] * col[i + 1];
+      }
+      if (i < n) s0 += col[i] * col[i];
+      norms[j] = s0 + s1;
+      if (norms[j] > norms[pivot]) pivot = j;
+    }
+    if (pivot != k) {
+      std::swap_ranges(a + k * n, a + (k + 1) * n, a + pivot * n);
+      std::swap(columns[k], columns[pivot]);
+    }
+    double* v = a + k * n;
+    const double alpha = v[k];
+    double tail = 0.0;  // squared norm below the diagonal, summed directly: no cancellation
+    for (Index i = k + 1; i < n; ++i) tail += v[i] * v[i];
+    const double norm = std::sqrt(alpha * alpha + tail);
+    if (k == 0) {
+      r11 = norm;
+      if (!(r11 > 0.0) || !std::isfinite(r11)) return 0;
+    }
+    if (!(norm > tolerance * r11)) return k;
+    // A column already zero below its diagonal needs no reflection.
+    if (!(tail > 0.0)) continue;
+    const double beta = alpha > 0.0 ? -norm : norm;
+    const double tau = (beta - alpha) / beta;
+    const double scale = 1.0 / (alpha - beta);
+    for (Index i = k + 1; i < n; ++i) v[i] *= scale;
+    v[k] = beta;
+    for (Index j = k + 1; j < p; ++j) {
+      double* col = a + j * n;
+      double w = col[k];
+      for (Index i = k + 1; i < n; ++i) w += v[i] * col[i];
+      w *= tau;
+      col[k] -= w;
+      for (Index i = k + 1; i < n; ++i) col[i] -= w * v[i];
+    }
+  }
+  return steps;
+}
+
+bool cholesky_lower(double* a, Index p) {
+  for (Index j = 0; j < p; ++j) {
+    double d = a[j * p + j];
+    for (Index k = 0; k < j; ++k) d -= a[k * p + j] * a[k * p + j];
+    if (!(d > 0.0)) return false;
+    const double ljj = std::sqrt(d);
+    a[j * p + j] = ljj;
+    for (Index i = j + 1; i < p; ++i) {
+      double s = a[j * p + i];
+      for (Index k = 0; k < j; ++k) s -= a[k * p + i] * a[k * p + j];
+      a[j * p + i] = s / ljj;
+    }
+  }
+  return true;
+}
+
+void jacobi_eigen(double* a, Index r, double* values, double* vectors) {
+  if (r > kJacobiMaxRows) throw std::logic_error("jacobi_eigen: matrix too large");
+  for (Index j = 0; j < r; ++j) {
+    for (Index i = 0; i < r; ++i) vectors[j * r + i] = i == j ? 1.0 : 0.0;
+  }
+  double scale = 0.0;
+  for (Index i = 0; i < r * r; ++i) scale = std::max(scale, std::abs(a[i]));
+  // An off-diagonal entry at the rounding level of the largest entry moves
+  // no eigenvalue by more than rounding already has (a backward-stable
+  // solver's error); with the eigenvalue gap it bounds the vectors' error.
+  const double negligible = scale * std::numeric_limits<double>::epsilon();
+  for (int sweep = 0; sweep < 64; ++sweep) {
+    bool rotated = false;
+    for (Index p = 0; p + 1 < r; ++p) {
+      for (Index q = p + 1; q < r; ++q) {
+        const double apq = a[q * r + p];
+        const double app = a[p * r + p], aqq = a[q * r + q];
+        // Once rotations have converged, an entry too small to change
+        // either diagonal entry it couples is dropped (Numerical Recipes).
+        const double g = 100.0 * std::abs(apq);
+        if (!(std::abs(apq) > negligible) ||
+            (sweep > 3 && std::abs(app) + g == std::abs(app) && std::abs(aqq) + g == std::abs(aqq))) {
+          a[q * r + p] = a[p * r + q] = 0.0;
+          continue;
+        }
+        // The rotation that zeroes a_pq, with |angle| <= pi / 4 (Golub and
+        // Van Loan, Algorithm 8.4.1), so the diagonal changes least.
+        const double theta = (aqq - app) / (2.0 * apq);
+        const double t = (theta >= 0.0 ? 1.0 : -1.0) /
+                         (std::abs(theta) + std::sqrt(1.0 + theta * theta));
+        const double c = 1.0 / std::sqrt(1.0 + t * t), s = t * c;
+        for (Index k = 0; k < r; ++k) {  // columns p and q
+          const double kp = a[p * r + k], kq = a[q * r + k];
+          a[p * r + k] = c * kp - s * kq;
+          a[q * r + k] = s * kp + c * kq;
+        }
+        for (Index k = 0; k < r; ++k) {  // rows p and q
+          const double pk = a[k * r + p], qk = a[k * r + q];
+          a[k * r + p] = c * pk - s * qk;
+          a[k * r + q] = s * pk + c * qk;
+        }
+        a[q * r + p] = a[p * r + q] = 0.0;
+        a[p * r + p] = app - t * apq;
+        a[q * r + q] = aqq + t * apq;
+        for (Index k = 0; k < r; ++k) {
+          const double kp = vectors[p * r + k], kq = vectors[q * r + k];
+          vectors[p * r + k] = c * kp - s * kq;
+          vectors[q * r + k] = s * kp + c * kq;
+        }
+        rotated = true;
+      }
+    }
+    if (!rotated) break;
+  }
+  // Decreasing eigenvalues, ties in their original order.
+  Index order[kJacobiMaxRows];
+  for (Index k = 0; k < r; ++k) order[k] = k;
+  std::stable_sort(order, order + r, [&](Index x, Index y) { return a[x * r + x] > a[y * r + y]; });
+  double sorted[kJacobiMaxRows * kJacobiMaxRows];
+  for (Index k = 0; k < r; ++k) {
+    values[k] = a[order[k] * r + order[k]];
+    std::copy(vectors + order[k] * r, vectors + (order[k] + 1) * r, sorted + k * r);
+  }
+  std::copy(sorted, sorted + r * r, vectors);
+}
+
+}  // namespace ccforest
