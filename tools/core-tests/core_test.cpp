@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -16,6 +17,7 @@
 #include "Predictor.h"
 #include "Projection.h"
 #include "Rng.h"
+#include "SmallDense.h"
 #include "TreeCodec.h"
 #include "SortKeys.h"
 #include "SplitSearch.h"
@@ -64,13 +66,27 @@ void test_sorter() {
   std::mt19937_64 gen(1);
   std::uniform_int_distribution<int> values(-50, 50);
   std::normal_distribution<double> normal;
-  // Ties, values that agree in their top 32 bits (1 + 1e-9 k), and wide ranges,
-  // around both sorting paths (std::sort below 64 values, radix above).
-  for (int n : {1, 5, 63, 64, 300, 2047, 5000}) {
-    for (int kind = 0; kind < 3; ++kind) {
+  // Ties, values that agree in their top 32 bits (1 + 1e-9 k), wide ranges;
+  // an outlier that crowds all other values into a few keys; ranges whose
+  // width or scale overflows (the radix path declines them); infinities.
+  // Around each sorting path: std::sort below 64 values, 16-bit keys below
+  // 4,096, 22-bit keys above.
+  const double huge = std::numeric_limits<double>::max() / 4;
+  const double inf = std::numeric_limits<double>::infinity();
+  for (int n : {1, 5, 63, 64, 300, 2047, 4095, 4096, 5000}) {
+    for (int kind = 0; kind < 7; ++kind) {
       std::vector<double> u(n);
       for (int i = 0; i < n; ++i) {
-        u[i] = kind == 0 ? values(gen) * 0.25 : kind == 1 ? 1.0 + 1e-9 * values(gen) : normal(gen) * 1e6;
+        const double t = values(gen);
+        switch (kind) {
+          case 0: u[i] = t * 0.25; break;
+          case 1: u[i] = 1.0 + 1e-9 * t; break;
+          case 2: u[i] = normal(gen) * 1e6; break;
+          case 3: u[i] = i == n / 2 ? 1e300 : normal(gen); break;
+          case 4: u[i] = t * huge / 50; break;
+          case 5: u[i] = t * 1e-320; break;
+          default: u[i] = t == 50 ? inf : t == -50 ? -inf : t;
+        }
       }
       std::vector<std::pair<double, int>> expected(n);
       for (int i = 0; i < n; ++i) expected[i] = {u[i], i};
@@ -131,6 +147,68 @@ void test_cca() {
 
   Eigen::MatrixXd constant = Eigen::MatrixXd::Ones(n, 2);
   check(cca(constant, y, 1e-4).directions.cols() == 0, "constant x gives no direction");
+}
+
+// The hand-written kernels against Eigen's general ones, and the wide case
+// (no more rows than columns), where every canonical correlation is 1.
+void test_small_dense() {
+  std::mt19937_64 gen(7);
+  std::normal_distribution<double> normal;
+  for (int p : {1, 2, 5, 9}) {
+    Eigen::MatrixXd b(p + 3, p), a;
+    for (int i = 0; i < b.size(); ++i) b(i) = normal(gen);
+    a = b.transpose() * b;  // symmetric positive definite
+    Eigen::MatrixXd l = a;
+    check(cholesky_lower(l.data(), p), "cholesky_lower accepts a positive definite matrix");
+    const Eigen::MatrixXd lower = l.triangularView<Eigen::Lower>();
+    check((lower - Eigen::LLT<Eigen::MatrixXd>(a).matrixL().toDenseMatrix()).cwiseAbs().maxCoeff() < 1e-12,
+          "cholesky_lower agrees with Eigen's LLT, p = " + std::to_string(p));
+    Eigen::MatrixXd e = a, vectors(p, p);
+    Eigen::VectorXd values(p);
+    jacobi_eigen(e.data(), p, values.data(), vectors.data());
+    Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> reference(a);
+    const Eigen::VectorXd expected = reference.eigenvalues().reverse();
+    bool ok = (values - expected).cwiseAbs().maxCoeff() < 1e-10 * expected(0);
+    ok = ok && (a * vectors - vectors * values.asDiagonal()).cwiseAbs().maxCoeff() < 1e-10 * expected(0);
+    ok = ok && (vectors.transpose() * vectors - Eigen::MatrixXd::Identity(p, p)).cwiseAbs().maxCoeff() < 1e-12;
+    check(ok, "jacobi_eigen gives Eigen's eigenvalues, in decreasing order, and orthonormal vectors, p = " +
+                  std::to_string(p));
+    Eigen::MatrixXd not_definite = -a;
+    check(!cholesky_lower(not_definite.data(), p), "cholesky_lower refuses a negative definite matrix");
+  }
+  // Pivoted QR, full rank and with a dependent column (rank 3 of 4), tall and wide.
+  for (int n : {3, 6, 40}) {
+    Eigen::MatrixXd x(n, 4);
+    for (int i = 0; i < x.size(); ++i) x(i) = normal(gen);
+    x.col(2) = x.col(0) - 2.0 * x.col(3);
+    Eigen::MatrixXd qr = x;
+    std::vector<int> columns(4);
+    std::vector<double> norms(4);
+    const std::ptrdiff_t rank = pivoted_qr(qr.data(), n, 4, 1e-8, columns.data(), norms.data());
+    Eigen::ColPivHouseholderQR<Eigen::MatrixXd> reference(x);
+    reference.setThreshold(1e-8);
+    check(rank == std::min<std::ptrdiff_t>(reference.rank(), 3), "pivoted_qr finds the numerical rank, n = " + std::to_string(n));
+    // R'R equals the Gram matrix of the pivoted columns kept.
+    const Eigen::MatrixXd r = qr.topLeftCorner(rank, rank).triangularView<Eigen::Upper>();
+    Eigen::MatrixXd kept(n, rank);
+    for (std::ptrdiff_t j = 0; j < rank; ++j) kept.col(j) = x.col(columns[j]);
+    check(((r.transpose() * r) - kept.transpose() * kept).cwiseAbs().maxCoeff() < 1e-10 * x.squaredNorm(),
+          "pivoted_qr: R'R is the Gram matrix of the columns it keeps, n = " + std::to_string(n));
+    check(std::abs(std::abs(r(0, 0)) - x.colwise().norm().maxCoeff()) < 1e-12 * x.norm(),
+          "pivoted_qr takes the column of largest norm first");
+  }
+  // Wide: 4 rows, 6 columns, two classes; the one canonical direction makes
+  // each class a single value.
+  Eigen::MatrixXd wide(4, 6);
+  for (int i = 0; i < wide.size(); ++i) wide(i) = normal(gen);
+  const int codes[4] = {0, 1, 1, 0};
+  const CcaResult r = cca_classes(wide, codes, 2, 1e-4);
+  check(r.directions.cols() == 1, "a wide two-class block has one canonical direction");
+  const Eigen::VectorXd u = wide * r.directions.col(0);
+  check(std::abs(u(0) - u(3)) < 1e-10 * u.cwiseAbs().maxCoeff() &&
+            std::abs(u(1) - u(2)) < 1e-10 * u.cwiseAbs().maxCoeff() &&
+            std::abs(u(0) - u(1)) > 1e-3 * u.cwiseAbs().maxCoeff(),
+        "the wide block's direction is constant within each class and separates them");
 }
 
 void test_split_search() {
@@ -375,6 +453,7 @@ int main() {
   test_rng();
   test_sorter();
   test_cca();
+  test_small_dense();
   test_split_search();
   test_coefficients();
   test_forest();
