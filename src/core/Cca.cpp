@@ -90,9 +90,19 @@ bool gram_factor(const MatrixMap& centred, double tolerance, CcaWorkspace& work)
 void sum_by_class(const MatrixMap& centred, const int* codes, MatrixXd& sums, MatrixXd& odd) {
   const Index n = centred.rows(), p = centred.cols();
   sums.setZero();
-  odd.setZero(sums.rows(), sums.cols());
   const double* x = centred.data();
   double* even_sums = sums.data();  // (j, k) at k * p + j
+  // Below this many rows the second set of sums costs more to clear and add
+  // than the waits it saves.
+  constexpr Index kTwoSumsMin = 64;
+  if (n < kTwoSumsMin) {
+    for (Index i = 0; i < n; ++i) {
+      double* a = even_sums + codes[i] * p;
+      for (Index j = 0; j < p; ++j) a[j] += x[j * n + i];
+    }
+    return;
+  }
+  odd.setZero(sums.rows(), sums.cols());
   double* odd_sums = odd.data();
   Index i = 0;
   for (; i + 1 < n; i += 2) {
@@ -111,8 +121,10 @@ void sum_by_class(const MatrixMap& centred, const int* codes, MatrixXd& sums, Ma
 }
 
 /**
- * Copies m into `buffer` and centres its columns; with `codes`, also sets
- * `sums` (p x n_class) to the class sums of the centred columns.
+ * Copies m into `buffer` and centres its columns; with `rows`, copies the
+ * rows m.row(rows[i]) instead (a bootstrap sample, gathered here rather than
+ * copied twice). With `codes`, also sets `sums` (p x n_class) to the class
+ * sums of the centred columns.
  *
  * Blocks of extreme magnitude are divided by a power of two near their
  * largest value, which keeps the squared norms inside the Householder steps
@@ -121,21 +133,26 @@ void sum_by_class(const MatrixMap& centred, const int* codes, MatrixXd& sums, Ma
  * relative to |R_11|, the directions are normalised), so blocks of ordinary
  * magnitude skip it and give the same directions.
  */
-MatrixMap centre(const ConstMatrixRef& m, Buffer<double>& buffer, const int* codes = nullptr,
-                 MatrixXd* sums = nullptr, MatrixXd* odd = nullptr) {
+MatrixMap centre(const ConstMatrixRef& m, const size_t* rows, Buffer<double>& buffer,
+                 const int* codes = nullptr, MatrixXd* sums = nullptr, MatrixXd* odd = nullptr) {
   const Index n = m.rows(), p = m.cols();
   buffer.resize(static_cast<size_t>(n * p));
   MatrixMap centred(buffer.data(), n, p);
   double largest = 0.0;
   for (Index j = 0; j < p; ++j) {
-    const double mu = m.col(j).mean();
-    centred.col(j) = m.col(j).array() - mu;
+    auto column = centred.col(j);
+    if (rows != nullptr) {
+      const double* from = m.data() + j * m.outerStride();
+      for (Index i = 0; i < n; ++i) column(i) = from[rows[i]];
+    } else {
+      column = m.col(j);
+    }
+    const double mu = column.mean();
     // Rounding is monotone, so the largest |x - mu| is at the column's
     // largest or smallest value: two vectorised reductions instead of a
     // chain of comparisons.
-    if (n > 0) {
-      largest = std::max({largest, m.col(j).maxCoeff() - mu, mu - m.col(j).minCoeff()});
-    }
+    if (n > 0) largest = std::max({largest, column.maxCoeff() - mu, mu - column.minCoeff()});
+    column.array() -= mu;
   }
   if (largest > 0.0 && std::isfinite(largest) &&
       std::abs(std::ilogb(largest)) > kOrdinaryExponent) {
@@ -207,7 +224,7 @@ CcaResult empty_result(Index p) {
 CcaResult cca(const ConstMatrixRef& x, const ConstMatrixRef& y, double tolerance,
               CcaWorkspace& work) {
   const Index p = x.cols();
-  MatrixMap xc = centre(x, work.x), yc = centre(y, work.y);
+  MatrixMap xc = centre(x, nullptr, work.x), yc = centre(y, nullptr, work.y);
   const MatrixXd cross_product = xc.transpose() * yc;
   ReducedQr qx, qy;
   reduced_qr(xc, tolerance, qx, work);
@@ -226,13 +243,13 @@ CcaResult cca(const ConstMatrixRef& x, const ConstMatrixRef& y, double tolerance
                     svd.singularValues().head(n_dir).cwiseMin(1.0));
 }
 
-CcaResult cca_classes(const ConstMatrixRef& x, const int* codes, int n_class, double tolerance,
-                      CcaWorkspace& work) {
+CcaResult cca_classes(const ConstMatrixRef& x, const size_t* rows, const int* codes, int n_class,
+                      double tolerance, CcaWorkspace& work) {
   const Index p = x.cols(), n = x.rows();
   MatrixXd& sums = work.sums;
   sums.resize(p, n_class);
   // Class sums of the centred columns, taken before the QR overwrites them.
-  MatrixMap xc = centre(x, work.x, codes, &sums, &work.odd_sums);
+  MatrixMap xc = centre(x, rows, work.x, codes, &sums, &work.odd_sums);
   std::vector<Index>& counts = work.counts;
   counts.assign(static_cast<size_t>(n_class), 0);
   for (Index i = 0; i < n; ++i) ++counts[codes[i]];
@@ -333,7 +350,7 @@ CcaResult cca(const ConstMatrixRef& x, const ConstMatrixRef& y, double tolerance
 
 CcaResult cca_classes(const ConstMatrixRef& x, const int* codes, int n_class, double tolerance) {
   CcaWorkspace work;
-  return cca_classes(x, codes, n_class, tolerance, work);
+  return cca_classes(x, nullptr, codes, n_class, tolerance, work);
 }
 
 }  // namespace ccforest

@@ -75,10 +75,13 @@ CcaResult cca(const ConstMatrixRef& x, const ConstMatrixRef& y, double tolerance
  * small symmetric eigenproblem in O(n p) after the QR, instead of a QR of the
  * n x K indicator matrix (the "LDA equivalence" of the paper's footnote).
  *
- * @param codes n class codes in [0, n_class).
+ * @param rows null, or x.rows() indices of rows of x: the CCA is then of the
+ *   rows x.row(rows[i]), repeats allowed (a bootstrap sample), gathered
+ *   while centring instead of copied first.
+ * @param codes the class code in [0, n_class) of each row of the CCA.
  */
-CcaResult cca_classes(const ConstMatrixRef& x, const int* codes, int n_class, double tolerance,
-                      CcaWorkspace& work);
+CcaResult cca_classes(const ConstMatrixRef& x, const size_t* rows, const int* codes, int n_class,
+                      double tolerance, CcaWorkspace& work);
 CcaResult cca_classes(const ConstMatrixRef& x, const int* codes, int n_class, double tolerance);
 
 }  // namespace ccforest

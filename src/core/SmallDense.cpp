@@ -111,15 +111,14 @@ void jacobi_eigen(double* a, Index r, double* values, double* vectors) {
         const double t = (theta >= 0.0 ? 1.0 : -1.0) /
                          (std::abs(theta) + std::sqrt(1.0 + theta * theta));
         const double c = 1.0 / std::sqrt(1.0 + t * t), s = t * c;
-        for (Index k = 0; k < r; ++k) {  // columns p and q
+        // Rows and columns p and q change; by symmetry only the entries
+        // outside the 2 x 2 block need computing, once, and mirroring.
+        for (Index k = 0; k < r; ++k) {
+          if (k == p || k == q) continue;
           const double kp = a[p * r + k], kq = a[q * r + k];
-          a[p * r + k] = c * kp - s * kq;
-          a[q * r + k] = s * kp + c * kq;
-        }
-        for (Index k = 0; k < r; ++k) {  // rows p and q
-          const double pk = a[k * r + p], qk = a[k * r + q];
-          a[k * r + p] = c * pk - s * qk;
-          a[k * r + q] = s * pk + c * qk;
+          const double new_kp = c * kp - s * kq, new_kq = s * kp + c * kq;
+          a[p * r + k] = a[k * r + p] = new_kp;
+          a[q * r + k] = a[k * r + q] = new_kq;
         }
         a[q * r + p] = a[p * r + q] = 0.0;
         a[p * r + p] = app - t * apq;

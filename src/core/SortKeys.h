@@ -45,9 +45,10 @@ class KeySorter {
       for (size_t i = 0; i < n; ++i) keys_[i] = (ordered_bits(u[i]) & kHighHalf) | i;
       std::sort(keys_.begin(), keys_.end());
     }
-    // A run of equal keys is out of order only if some neighbours in it
-    // are, which is rare, so look for that while gathering.
-    bool disordered = false;
+    // A run of equal keys is out of order only where some neighbours in it
+    // are, which is rare: note those places while gathering, and order
+    // only the runs around them.
+    disorder_.clear();
     uint64_t previous_high = ~uint64_t{0};
     double previous = 0.0;
     for (size_t k = 0; k < n; ++k) {
@@ -56,11 +57,20 @@ class KeySorter {
       const double v = u[i];
       positions_[k] = i;
       values_[k] = v;
-      disordered |= (key & kHighHalf) == previous_high && v < previous;
+      if ((key & kHighHalf) == previous_high && v < previous) disorder_.push_back(k);
       previous_high = key & kHighHalf;
       previous = v;
     }
-    if (disordered) order_runs();
+    size_t ordered_to = 0;  // runs before this position are in order
+    for (size_t k : disorder_) {
+      if (k < ordered_to) continue;
+      const uint64_t high = keys_[k] & kHighHalf;
+      size_t begin = k, end = k + 1;
+      while (begin > 0 && (keys_[begin - 1] & kHighHalf) == high) --begin;
+      while (end < n && (keys_[end] & kHighHalf) == high) ++end;
+      order_run(begin, end);
+      ordered_to = end;
+    }
   }
 
   const double* values() const { return values_.data(); }
@@ -135,19 +145,7 @@ class KeySorter {
     }
   }
 
-  /** Puts runs of equal keys in (value, position) order. */
-  void order_runs() {
-    const size_t n = keys_.size();
-    size_t begin = 0;
-    while (begin < n) {
-      const uint64_t high = keys_[begin] & kHighHalf;
-      size_t end = begin + 1;
-      while (end < n && (keys_[end] & kHighHalf) == high) ++end;
-      if (end - begin > 1) order_run(begin, end);
-      begin = end;
-    }
-  }
-
+  /** Puts the run of equal keys keys_[begin, end) in (value, position) order. */
   void order_run(size_t begin, size_t end) {
     bool sorted = true;
     for (size_t k = begin + 1; k < end && sorted; ++k) sorted = values_[k - 1] <= values_[k];
@@ -171,6 +169,7 @@ class KeySorter {
   Buffer<uint64_t> keys_, buffer_;
   Buffer<double> values_;
   Buffer<int> positions_;
+  std::vector<size_t> disorder_;  // positions whose value is below their predecessor's
   std::vector<std::pair<double, int>> pairs_;
 };
 

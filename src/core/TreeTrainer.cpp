@@ -245,14 +245,18 @@ bool rows_equal(const ConstMatrixRef& x, Eigen::Index a, Eigen::Index b) {
   return true;
 }
 
-/** Index of a second distinct row when x has exactly two distinct rows, else -1. */
-Eigen::Index second_of_two_unique(const ConstMatrixRef& x) {
+/**
+ * Index i of a second distinct row, the first being row(0), when the rows
+ * row(0), ..., row(n - 1) of x hold exactly two distinct rows; else -1.
+ */
+template <typename Row>
+Eigen::Index second_of_two_unique(const ConstMatrixRef& x, Eigen::Index n, Row row) {
   Eigen::Index second = -1;
-  for (Eigen::Index i = 1; i < x.rows(); ++i) {
-    if (rows_equal(x, 0, i)) continue;
+  for (Eigen::Index i = 1; i < n; ++i) {
+    if (rows_equal(x, row(0), row(i))) continue;
     if (second < 0) {
       second = i;
-    } else if (!rows_equal(x, second, i)) {
+    } else if (!rows_equal(x, row(second), row(i))) {
       return -1;
     }
   }
@@ -282,21 +286,36 @@ MatrixXd principal_directions(const ConstMatrixRef& x, double tolerance) {
 }  // namespace
 
 MatrixXd TreeTrainer::directions_on(const ConstMatrixRef& x, const size_t* rows) {
-  const Eigen::Index n = x.rows();
+  const Eigen::Index n = x.rows(), p = x.cols();
   const double tol = options_.rank_tolerance;
-  if (options_.projection == Projection::kPca) return principal_directions(x, tol);
   auto node_row = [&](Eigen::Index i) { return rows ? rows[i] : static_cast<size_t>(i); };
+  // The routes other than the class CCA take the sample as a block.
+  auto sample_block = [&]() -> ConstMatrixRef {
+    if (rows == nullptr) return x;
+    boot_.resize(static_cast<size_t>(n * p));
+    for (Eigen::Index j = 0; j < p; ++j) {
+      const double* from = x.data() + j * x.outerStride();
+      double* to = boot_.data() + j * n;
+      for (Eigen::Index i = 0; i < n; ++i) to[i] = from[rows[i]];
+    }
+    return Eigen::Map<const MatrixXd>(boot_.data(), n, p);
+  };
+  if (options_.projection == Projection::kPca) return principal_directions(sample_block(), tol);
 
   // With two distinct rows the centred block has rank one and the pivoted QR
   // would keep a single column, so split along their difference (Appendix B).
-  const Eigen::Index second = second_of_two_unique(x);
-  if (second >= 0) return (x.row(second) - x.row(0)).transpose();
+  const Eigen::Index second = second_of_two_unique(x, n, node_row);
+  if (second >= 0) {
+    return (x.row(static_cast<Eigen::Index>(node_row(second))) -
+            x.row(static_cast<Eigen::Index>(node_row(0))))
+        .transpose();
+  }
 
   const size_t width = data_.n_output();
   if (data_.is_classification() && width == 1) {
     codes_.resize(static_cast<size_t>(n));
     for (Eigen::Index i = 0; i < n; ++i) codes_[i] = classes_[node_row(i)];
-    return cca_classes(x, codes_.data(), data_.n_class[0], tol, cca_work_).directions;
+    return cca_classes(x, rows, codes_.data(), data_.n_class[0], tol, cca_work_).directions;
   }
   if (!data_.is_classification() && width == 1 && options_.output_bins >= 2) {
     // The output's quantile bins at the node, as classes: a CCA against them
@@ -304,7 +323,7 @@ MatrixXd TreeTrainer::directions_on(const ConstMatrixRef& x, const size_t* rows)
     // monotone, where the output itself gives the one least-squares direction.
     codes_.resize(static_cast<size_t>(n));
     if (quantile_bins(n, node_row)) {
-      return cca_classes(x, codes_.data(), options_.output_bins, tol, cca_work_).directions;
+      return cca_classes(x, rows, codes_.data(), options_.output_bins, tol, cca_work_).directions;
     }
   }
   MatrixXd y;
@@ -319,7 +338,7 @@ MatrixXd TreeTrainer::directions_on(const ConstMatrixRef& x, const size_t* rows)
       for (size_t m = 0; m < width; ++m) y(i, m) = values_[node_row(i) * width + m];
     }
   }
-  return cca(x, y, tol, cca_work_).directions;
+  return cca(sample_block(), y, tol, cca_work_).directions;
 }
 
 template <typename NodeRow>
@@ -356,15 +375,11 @@ MatrixXd TreeTrainer::data_directions(size_t n) {
     } else {
       for (size_t& s : sample_) s = rng_.index(n);
     }
-    boot_.resize(n * static_cast<size_t>(p));
-    for (Eigen::Index j = 0; j < p; ++j) {
-      const double* from = xs_.data() + static_cast<size_t>(j) * n;
-      double* to = boot_.data() + static_cast<size_t>(j) * n;
-      for (size_t i = 0; i < n; ++i) to[i] = from[sample_[i]];
-    }
-    const Eigen::Map<const MatrixXd> xb(boot_.data(), rows, p);
     bool x_varies = false, y_varies = false;
-    for (Eigen::Index i = 1; i < rows && !x_varies; ++i) x_varies = !rows_equal(xb, 0, i);
+    for (size_t i = 1; i < n && !x_varies; ++i) {
+      x_varies = !rows_equal(xs, static_cast<Eigen::Index>(sample_[0]),
+                             static_cast<Eigen::Index>(sample_[i]));
+    }
     const size_t width = data_.n_output();
     for (size_t i = 1; i < n && !y_varies; ++i) {
       for (size_t m = 0; m < width && !y_varies; ++m) {
@@ -375,7 +390,7 @@ MatrixXd TreeTrainer::data_directions(size_t n) {
     }
     // A degenerate bootstrap sample says nothing about directions; fall back
     // to the node's own rows (Appendix B).
-    if (x_varies && y_varies) return directions_on(xb, sample_.data());
+    if (x_varies && y_varies) return directions_on(xs, sample_.data());
   }
   return directions_on(xs, nullptr);
 }

@@ -92,7 +92,7 @@ class TreeTrainer {
   std::vector<std::pair<int, size_t>> order_;  // (matrix column, xs_ column) of a direction
   // Reused at every node so that finding directions does not allocate.
   Buffer<size_t> sample_;           // projection bootstrap: node positions drawn
-  Buffer<double> boot_;             // the bootstrap sample of xs_, column-major
+  Buffer<double> boot_;             // the bootstrap sample of xs_, for routes that copy it
   Buffer<int> codes_;               // class codes of the rows given to the CCA
   std::vector<double> leaf_totals_;
   std::vector<std::pair<double, int>> bin_order_;  // output bins: (value, node position)
