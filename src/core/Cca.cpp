@@ -21,7 +21,7 @@ constexpr int kOrdinaryExponent = 256;
 void reduced_qr(MatrixMap centred, double tolerance, ReducedQr& out, CcaWorkspace& work) {
   const Index n = centred.rows(), p = centred.cols();
   out.columns.resize(p);
-  work.norms.resize(static_cast<size_t>(p));
+  work.norms.resize(2 * static_cast<size_t>(p));
   const Index rank = n == 0 || p == 0 ? 0
                                       : pivoted_qr(centred.data(), n, p, tolerance,
                                                    out.columns.data(), work.norms.data());

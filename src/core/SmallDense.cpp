@@ -1,5 +1,6 @@
 #include "SmallDense.h"
 
+#include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -9,56 +10,78 @@ namespace ccforest {
 
 using Index = std::ptrdiff_t;
 
+namespace {
+
+// Eigen's vectorised kernels on raw columns: R's -O2 does not vectorise
+// these loops by itself, and Eigen's decompositions cost more in setup than
+// in arithmetic at a node's size.
+using ConstColumn = Eigen::Map<const Eigen::VectorXd>;
+using Column = Eigen::Map<Eigen::VectorXd>;
+
+double dot(const double* x, const double* y, Index n) {
+  return n > 0 ? ConstColumn(x, n).dot(ConstColumn(y, n)) : 0.0;
+}
+
+}  // namespace
+
 std::ptrdiff_t pivoted_qr(double* a, Index n, Index p, double tolerance, int* columns,
                           double* norms) {
-  for (Index j = 0; j < p; ++j) columns[j] = static_cast<int>(j);
+  // The remaining columns' norms below the current row are downdated as
+  // rows are eliminated (LAPACK's dlaqp2): norms[j] the current value,
+  // norms[p + j] its value when last computed outright, which it is again
+  // once cancellation has eaten half the digits.
+  double* exact = norms + p;
+  for (Index j = 0; j < p; ++j) {
+    columns[j] = static_cast<int>(j);
+    norms[j] = exact[j] = std::sqrt(dot(a + j * n, a + j * n, n));
+  }
+  const double drift = std::sqrt(std::numeric_limits<double>::epsilon());
   const Index steps = std::min(n, p);
   double r11 = 0.0;
   for (Index k = 0; k < steps; ++k) {
-    // Norms of the remaining columns below row k, recomputed rather than
-    // downdated: at a node's few columns that costs no more than the
-    // reflection, and no norm drifts.
     Index pivot = k;
-    for (Index j = k; j < p; ++j) {
-      const double* col = a + j * n;
-      double s0 = 0.0, s1 = 0.0;
-      Index i = k;
-      for (; i + 1 < n; i += 2) {
-        s0 += col[i] * col[i];
-        s1 += col[i + 1] * col[i + 1];
-      }
-      if (i < n) s0 += col[i] * col[i];
-      norms[j] = s0 + s1;
+    for (Index j = k + 1; j < p; ++j) {
       if (norms[j] > norms[pivot]) pivot = j;
     }
     if (pivot != k) {
       std::swap_ranges(a + k * n, a + (k + 1) * n, a + pivot * n);
       std::swap(columns[k], columns[pivot]);
+      std::swap(norms[k], norms[pivot]);
+      std::swap(exact[k], exact[pivot]);
     }
     double* v = a + k * n;
     const double alpha = v[k];
-    double tail = 0.0;  // squared norm below the diagonal, summed directly: no cancellation
-    for (Index i = k + 1; i < n; ++i) tail += v[i] * v[i];
+    // The pivot's own norm summed directly, for the rank decision.
+    const double tail = dot(v + k + 1, v + k + 1, n - k - 1);
     const double norm = std::sqrt(alpha * alpha + tail);
     if (k == 0) {
       r11 = norm;
       if (!(r11 > 0.0) || !std::isfinite(r11)) return 0;
     }
     if (!(norm > tolerance * r11)) return k;
-    // A column already zero below its diagonal needs no reflection.
-    if (!(tail > 0.0)) continue;
-    const double beta = alpha > 0.0 ? -norm : norm;
-    const double tau = (beta - alpha) / beta;
-    const double scale = 1.0 / (alpha - beta);
-    for (Index i = k + 1; i < n; ++i) v[i] *= scale;
-    v[k] = beta;
+    if (tail > 0.0) {  // a column already zero below its diagonal needs no reflection
+      const double beta = alpha > 0.0 ? -norm : norm;
+      const double tau = (beta - alpha) / beta;
+      const double scale = 1.0 / (alpha - beta);
+      Column(v + k + 1, n - k - 1) *= scale;
+      v[k] = beta;
+      for (Index j = k + 1; j < p; ++j) {
+        double* col = a + j * n;
+        const double w = tau * (col[k] + dot(v + k + 1, col + k + 1, n - k - 1));
+        col[k] -= w;
+        Column(col + k + 1, n - k - 1) -= w * ConstColumn(v + k + 1, n - k - 1);
+      }
+    }
     for (Index j = k + 1; j < p; ++j) {
-      double* col = a + j * n;
-      double w = col[k];
-      for (Index i = k + 1; i < n; ++i) w += v[i] * col[i];
-      w *= tau;
-      col[k] -= w;
-      for (Index i = k + 1; i < n; ++i) col[i] -= w * v[i];
+      if (!(norms[j] > 0.0)) continue;
+      const double ratio = std::abs(a[j * n + k]) / norms[j];
+      const double left = std::max(0.0, (1.0 - ratio) * (1.0 + ratio));
+      const double relative = norms[j] / exact[j];
+      if (left * relative * relative <= drift) {
+        norms[j] = exact[j] = std::sqrt(dot(a + j * n + k + 1, a + j * n + k + 1, n - k - 1));
+      } else {
+        norms[j] *= std::sqrt(left);
+      }
     }
   }
   return steps;

@@ -17,13 +17,14 @@ namespace ccforest {
 /**
  * Householder QR with column pivoting of the column-major n x p block `a`
  * (leading dimension n), in place: at each step the remaining column of
- * largest norm (the first of equal ones) comes next, as in LAPACK's dgeqp3.
- * Stops at the numerical rank, the first step whose |R_kk| is at most
- * `tolerance` times |R_11|, so later columns are left part-reduced.
- * Afterwards R is the upper triangle of a's leading rank x rank block and
- * columns[k] the original column of pivoted position k (all p are set).
+ * largest norm (the first of equal ones) comes next, its norm downdated as
+ * in LAPACK's dgeqp3. Stops at the numerical rank, the first step whose
+ * |R_kk| is at most `tolerance` times |R_11|, so later columns are left
+ * part-reduced. Afterwards R is the upper triangle of a's leading
+ * rank x rank block and columns[k] the original column of pivoted position
+ * k (all p are set).
  *
- * @param norms scratch of p doubles.
+ * @param norms scratch of 2p doubles.
  * @return the numerical rank (0 if the block is zero or not finite).
  */
 std::ptrdiff_t pivoted_qr(double* a, std::ptrdiff_t n, std::ptrdiff_t p, double tolerance,

@@ -183,7 +183,7 @@ void test_small_dense() {
     x.col(2) = x.col(0) - 2.0 * x.col(3);
     Eigen::MatrixXd qr = x;
     std::vector<int> columns(4);
-    std::vector<double> norms(4);
+    std::vector<double> norms(8);
     const std::ptrdiff_t rank = pivoted_qr(qr.data(), n, 4, 1e-8, columns.data(), norms.data());
     Eigen::ColPivHouseholderQR<Eigen::MatrixXd> reference(x);
     reference.setThreshold(1e-8);
