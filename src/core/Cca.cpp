@@ -30,7 +30,7 @@ void reduced_qr(MatrixMap centred, double tolerance, ReducedQr& out, CcaWorkspac
 }
 
 /**
- * R from the Cholesky factor of the Gram matrix Xc'Xc (Xc = L L' gives
+ * R from the Cholesky factor of the Gram matrix Xc'Xc (Xc'Xc = L L' gives
  * R = L'), when that is as good as the pivoted QR: it is a few times cheaper
  * and needs no pivoting, but squares the condition number. Taken only when
  * the QR would keep every column: its |R_kk| are at least the smallest
