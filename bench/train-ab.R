@@ -1,0 +1,63 @@
+#!/usr/bin/env Rscript
+# Training CPU time of two or more builds of ccforest against each other and
+# against ranger, interleaved, on LetterRecognition (the task of issue 12).
+#
+#   R CMD INSTALL -l /tmp/libA .      # one build per library
+#   Rscript bench/train-ab.R /tmp/libA /tmp/libB [--rounds 7] [--trees 50]
+#
+# Design: the machines we run on change speed by up to half between runs
+# minutes apart, so builds measured in separate runs cannot be compared.
+# Each round fits every build once, each in a fresh R process (so that two
+# builds of the same package never meet in one session), and ranger once in
+# this process, all on one thread on the same 15,000 training rows; the
+# report is each one's best user CPU time over the rounds and its ratio to
+# ranger's. Nothing is written to bench/results: this is a tool for
+# comparing changes, and bench/speed.R is the record.
+
+source(file.path(dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1L])),
+                 "common.R"))
+
+args <- commandArgs(trailingOnly = TRUE)
+option <- function(name, default) {
+  at <- match(name, args)
+  if (is.na(at)) default else as.integer(args[[at + 1L]])
+}
+rounds <- option("--rounds", 7L)
+trees <- option("--trees", 50L)
+flags <- which(args %in% c("--rounds", "--trees"))
+libs <- if (length(flags) > 0L) args[-c(flags, flags + 1L)] else args
+if (length(libs) == 0L) stop("give one or more library paths holding a ccforest build", call. = FALSE)
+missing_lib <- libs[!file.exists(file.path(libs, "ccforest"))]
+if (length(missing_lib) > 0L) {
+  stop("no ccforest installed in: ", paste(missing_lib, collapse = ", "), call. = FALSE)
+}
+
+d <- mlb("LetterRecognition")
+names(d)[names(d) == "lettr"] <- "y"
+set.seed(1507)
+train <- d[sample(nrow(d), 15000L), ]
+data_file <- tempfile(fileext = ".rds")
+saveRDS(train, data_file)
+
+fit_in_child <- function(lib) {
+  code <- sprintf(paste0(
+    'suppressMessages(library(ccforest, lib.loc = "%s")); d <- readRDS("%s"); ',
+    'x <- d[setdiff(names(d), "y")]; ',
+    'cat(system.time(ccforest(x, d$y, n_tree = %d, n_thread = 1, seed = 1))[["user.self"]])'),
+    lib, data_file, trees)
+  as.numeric(system2(file.path(R.home("bin"), "Rscript"), c("-e", shQuote(code)), stdout = TRUE))
+}
+
+info <- machine_info()
+cat(sprintf("letter, %d trees, 1 thread, %d rounds; %s cores, %s; load at start: %s\n",
+            trees, rounds, info$nproc, info$cpu, info$load))
+times <- matrix(NA_real_, rounds, length(libs) + 1L, dimnames = list(NULL, c(libs, "ranger")))
+for (r in seq_len(rounds)) {
+  for (k in seq_along(libs)) times[r, k] <- fit_in_child(libs[[k]])
+  times[r, "ranger"] <- system.time(
+    ranger::ranger(y ~ ., train, num.trees = trees, num.threads = 1L, seed = r)
+  )[["user.self"]]
+}
+best <- apply(times, 2L, min)
+print(data.frame(best_cpu_s = best, ratio_to_ranger = round(best / best[["ranger"]], 2)))
+cat(sprintf("load at end: %s\n", machine_info()$load))
