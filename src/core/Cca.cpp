@@ -221,10 +221,10 @@ CcaResult empty_result(Index p) {
 
 }  // namespace
 
-CcaResult cca(const ConstMatrixRef& x, const ConstMatrixRef& y, double tolerance,
-              CcaWorkspace& work) {
+CcaResult cca(const ConstMatrixRef& x, const size_t* rows, const ConstMatrixRef& y,
+              double tolerance, CcaWorkspace& work) {
   const Index p = x.cols();
-  MatrixMap xc = centre(x, nullptr, work.x), yc = centre(y, nullptr, work.y);
+  MatrixMap xc = centre(x, rows, work.x), yc = centre(y, nullptr, work.y);
   const MatrixXd cross_product = xc.transpose() * yc;
   ReducedQr qx, qy;
   reduced_qr(xc, tolerance, qx, work);
@@ -292,17 +292,14 @@ CcaResult cca_classes(const ConstMatrixRef& x, const size_t* rows, const int* co
     // those v of the m x m matrix L' B'B L, and the eigenproblem shrinks.
     const Index m = n_present - 1;
     const double last = 1.0 / static_cast<double>(counts[present[m]]);
-    MatrixXd& factor = work.gram;  // M, then L
+    MatrixXd& factor = work.shrink_factor;  // the lower triangle of M, then L
     factor.resize(m, m);
     for (Index j = 0; j < m; ++j) {
       for (Index i = j; i < m; ++i) factor(i, j) = last;
       factor(j, j) += 1.0 / static_cast<double>(counts[present[j]]);
     }
     cholesky_lower(factor.data(), m);  // M is positive definite: D is
-    for (Index j = 0; j < m; ++j) {
-      for (Index i = 0; i < j; ++i) factor(i, j) = 0.0;
-    }
-    MatrixXd& bl = work.kept_sums;  // B L, r x m
+    MatrixXd& bl = work.shrink_basis;  // B L, r x m
     bl.noalias() = class_sums.leftCols(m) * factor.triangularView<Eigen::Lower>();
     MatrixXd& small = work.class_gram;
     small.resize(m, m);
@@ -345,7 +342,7 @@ CcaResult cca_classes(const ConstMatrixRef& x, const size_t* rows, const int* co
 
 CcaResult cca(const ConstMatrixRef& x, const ConstMatrixRef& y, double tolerance) {
   CcaWorkspace work;
-  return cca(x, y, tolerance, work);
+  return cca(x, nullptr, y, tolerance, work);
 }
 
 CcaResult cca_classes(const ConstMatrixRef& x, const int* codes, int n_class, double tolerance) {

@@ -39,8 +39,9 @@ struct CcaWorkspace {
   std::vector<Eigen::Index> counts;
   std::vector<int> present;  // the classes present, in increasing order
   // The class route's small matrices: the Gram matrix and its factor, the
-  // whitened class sums' matrix and its eigenvectors.
-  Eigen::MatrixXd gram, class_gram, vectors, small_vectors;
+  // whitened class sums' matrix and its eigenvectors, and the factor L of M
+  // and basis B L of the shrunken eigenproblem (few classes, see cca_classes()).
+  Eigen::MatrixXd gram, class_gram, vectors, small_vectors, shrink_factor, shrink_basis;
   Eigen::VectorXd values;
   Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eigen;
   ReducedQr factor;
@@ -60,11 +61,14 @@ using ConstMatrixRef = Eigen::Ref<const Eigen::MatrixXd>;
  * triangular solves. The pivoting and the rank decision are the paper's.
  *
  * @param x n x p first block (not modified).
- * @param y n x q second block.
+ * @param rows null, or n indices of rows of x: the first block is then the
+ *   rows x.row(rows[i]), repeats allowed (a bootstrap sample), gathered
+ *   while centring instead of copied first.
+ * @param y n x q second block, row i belonging with the first block's row i.
  * @param tolerance rank tolerance epsilon (the paper uses 1e-4).
  */
-CcaResult cca(const ConstMatrixRef& x, const ConstMatrixRef& y, double tolerance,
-              CcaWorkspace& work);
+CcaResult cca(const ConstMatrixRef& x, const size_t* rows, const ConstMatrixRef& y,
+              double tolerance, CcaWorkspace& work);
 CcaResult cca(const ConstMatrixRef& x, const ConstMatrixRef& y, double tolerance);
 
 /**

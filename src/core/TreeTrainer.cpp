@@ -289,18 +289,16 @@ MatrixXd TreeTrainer::directions_on(const ConstMatrixRef& x, const size_t* rows)
   const Eigen::Index n = x.rows(), p = x.cols();
   const double tol = options_.rank_tolerance;
   auto node_row = [&](Eigen::Index i) { return rows ? rows[i] : static_cast<size_t>(i); };
-  // The routes other than the class CCA take the sample as a block.
-  auto sample_block = [&]() -> ConstMatrixRef {
-    if (rows == nullptr) return x;
+  if (options_.projection == Projection::kPca) {
+    if (rows == nullptr) return principal_directions(x, tol);
     boot_.resize(static_cast<size_t>(n * p));
     for (Eigen::Index j = 0; j < p; ++j) {
       const double* from = x.data() + j * x.outerStride();
       double* to = boot_.data() + j * n;
       for (Eigen::Index i = 0; i < n; ++i) to[i] = from[rows[i]];
     }
-    return Eigen::Map<const MatrixXd>(boot_.data(), n, p);
-  };
-  if (options_.projection == Projection::kPca) return principal_directions(sample_block(), tol);
+    return principal_directions(Eigen::Map<const MatrixXd>(boot_.data(), n, p), tol);
+  }
 
   // With two distinct rows the centred block has rank one and the pivoted QR
   // would keep a single column, so split along their difference (Appendix B).
@@ -338,7 +336,7 @@ MatrixXd TreeTrainer::directions_on(const ConstMatrixRef& x, const size_t* rows)
       for (size_t m = 0; m < width; ++m) y(i, m) = values_[node_row(i) * width + m];
     }
   }
-  return cca(sample_block(), y, tol, cca_work_).directions;
+  return cca(x, rows, y, tol, cca_work_).directions;
 }
 
 template <typename NodeRow>

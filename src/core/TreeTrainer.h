@@ -59,6 +59,7 @@ class TreeTrainer {
   bool gather_feature(int feature, size_t begin, size_t end);
   Eigen::MatrixXd find_directions(size_t n);
   Eigen::MatrixXd data_directions(size_t n);
+  /** Directions from the node block x, or from its rows rows[0..n) (a bootstrap sample). */
   Eigen::MatrixXd directions_on(const ConstMatrixRef& x, const size_t* rows);
   size_t round_directions(const Eigen::MatrixXd& directions);
   template <typename NodeRow>
@@ -92,7 +93,7 @@ class TreeTrainer {
   std::vector<std::pair<int, size_t>> order_;  // (matrix column, xs_ column) of a direction
   // Reused at every node so that finding directions does not allocate.
   Buffer<size_t> sample_;           // projection bootstrap: node positions drawn
-  Buffer<double> boot_;             // the bootstrap sample of xs_, for routes that copy it
+  Buffer<double> boot_;             // the bootstrap sample of xs_, for principal components
   Buffer<int> codes_;               // class codes of the rows given to the CCA
   std::vector<double> leaf_totals_;
   std::vector<std::pair<double, int>> bin_order_;  // output bins: (value, node position)
