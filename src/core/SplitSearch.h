@@ -237,29 +237,6 @@ class SplitSearch {
     }
   }
 
-  /**
-   * group_class_[pos]: the class of every row whose projected value equals
-   * that at sorted position pos, or -1 when those rows hold several classes;
-   * group_end_[pos]: the last sorted position with that value.
-   */
-  void mark_group_classes(const int* classes, size_t n) {
-    group_class_.resize(n);
-    group_end_.resize(n);
-    for (size_t begin = 0; begin < n;) {
-      size_t end = begin + 1;
-      int cls = classes[begin];
-      while (end < n && sorted_[end] == sorted_[begin]) {
-        if (classes[end] != cls) cls = -1;
-        ++end;
-      }
-      for (size_t k = begin; k < end; ++k) {
-        group_class_[k] = cls;
-        group_end_[k] = end - 1;
-      }
-      begin = end;
-    }
-  }
-
   double class_term(int count) const {
     const double c = static_cast<double>(count);
     return rule_ == SplitRule::kEntropy ? xlogx_[static_cast<size_t>(count)] : c * c;
@@ -287,6 +264,11 @@ class SplitSearch {
   // the sums of c log c (entropy) or c^2 (gini) follow in O(outputs) per row.
   // kOneOutput lets the compiler drop the loop over outputs (dividing by a
   // width of 1 is exact, so both versions give the same gains).
+  //
+  // Projected values tie often (features with few distinct values), so
+  // whether a position ends a run of equal values is unpredictable: every
+  // position's gain is computed and the test folded into the one branch that
+  // is rarely taken, whether the gain reaches the best so far.
   template <bool kEntropy, bool kOneOutput>
   void sweep_classes(size_t min_leaf, int direction, Rng& rng, BestSplit& best) {
     const size_t n = targets_.n, w = kOneOutput ? 1 : targets_.width;
@@ -299,11 +281,14 @@ class SplitSearch {
       sorted_classes_.resize(n);
       for (size_t pos = 0; pos < n; ++pos) sorted_classes_[pos] = classes[rows_[pos]];
       classes = sorted_classes_.data();
-      mark_group_classes(classes, n);
     }
+    // Splits after positions [first, last) leave min_leaf rows each side.
+    const size_t first = std::max<size_t>(min_leaf, 1) - 1;
+    const size_t last = n > min_leaf ? std::min(n - 1, n - min_leaf) : 0;
     double left_sum = 0.0, right_sum = node_sum_;
-    bool evaluated = false;
-    for (size_t pos = 0; pos + 1 < n; ++pos) {
+    const double tol = 1e-10 * base_;
+    double reach = best.gain - tol;  // gains below this cannot be offered
+    for (size_t pos = 0; pos < last; ++pos) {
       const int* c = kOneOutput ? classes + pos : classes + static_cast<size_t>(rows_[pos]) * w;
       for (size_t m = 0; m < w; ++m) {
         const int l = left_count_[c[m]]++;
@@ -316,20 +301,8 @@ class SplitSearch {
           right_sum -= 2.0 * r - 1.0;
         }
       }
+      if (pos < first) continue;
       const size_t n_left = pos + 1, n_right = n - n_left;
-      if (n_left < min_leaf) continue;
-      if (n_right < min_leaf) break;
-      if (!(sorted_[pos] < sorted_[pos + 1])) continue;
-      // Between two groups of equal values holding the same single class, a
-      // cut is never better than the best of the cuts at the ends of the run
-      // they belong to (Fayyad and Irani, 1992: along such a run the criterion
-      // is convex), so its gain is not computed, unless min_leaf makes it
-      // the first or last cut allowed.
-      if (kOneOutput && evaluated && group_class_[pos] >= 0 &&
-          group_class_[pos] == group_class_[pos + 1] && n - 1 - group_end_[pos + 1] >= min_leaf) {
-        continue;
-      }
-      evaluated = true;
       double gain;
       if (kEntropy) {
         gain = base_ - (xlogx_[n_left] + xlogx_[n_right] - (left_sum + right_sum) / width);
@@ -337,7 +310,10 @@ class SplitSearch {
         const double nl = static_cast<double>(n_left), nr = static_cast<double>(n_right);
         gain = base_ - (nl + nr - (left_sum / nl + right_sum / nr) / width);
       }
-      offer(gain, pos, direction, rng, best);
+      if ((sorted_[pos] < sorted_[pos + 1]) & (gain >= reach)) {
+        offer(gain, pos, direction, rng, best);
+        reach = best.gain - tol;
+      }
     }
   }
 
@@ -375,8 +351,6 @@ class SplitSearch {
   double node_total_ = 0.0;                          // the node's total weight
   KeySorter sorter_;
   Buffer<int> sorted_classes_;
-  Buffer<int> group_class_;
-  Buffer<size_t> group_end_;
   const double* sorted_ = nullptr;  // the projected values in increasing order
   const int* rows_ = nullptr;       // the node row of each sorted value
 };
