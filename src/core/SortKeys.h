@@ -47,18 +47,21 @@ class KeySorter {
     }
     // A run of equal keys is out of order only where some neighbours in it
     // are, which is rare: note those places while gathering, and order
-    // only the runs around them.
+    // only the runs around them. Keys never decrease as values grow, so a
+    // value below its predecessor's shares its key: comparing values is
+    // enough, and that branch is rarely taken (whether neighbouring keys are
+    // equal is not predictable when values tie often).
     disorder_.clear();
-    uint64_t previous_high = ~uint64_t{0};
-    double previous = 0.0;
+    const uint64_t* keys = keys_.data();
+    double* values = values_.data();
+    int* positions = positions_.data();
+    double previous = -kInfinity;
     for (size_t k = 0; k < n; ++k) {
-      const uint64_t key = keys_[k];
-      const int i = static_cast<int>(key & ~kHighHalf);
+      const int i = static_cast<int>(keys[k] & ~kHighHalf);
       const double v = u[i];
-      positions_[k] = i;
-      values_[k] = v;
-      if ((key & kHighHalf) == previous_high && v < previous) disorder_.push_back(k);
-      previous_high = key & kHighHalf;
+      positions[k] = i;
+      values[k] = v;
+      if (v < previous) disorder_.push_back(k);
       previous = v;
     }
     size_t ordered_to = 0;  // runs before this position are in order
