@@ -65,6 +65,8 @@ struct EntropyTable {
  * both children must keep at least `min_leaf` rows.
  */
 class SplitSearch {
+  static constexpr double kInfinity = std::numeric_limits<double>::infinity();
+
  public:
   /**
    * @param rule impurity criterion.
@@ -267,8 +269,8 @@ class SplitSearch {
   //
   // Projected values tie often (features with few distinct values), so
   // whether a position ends a run of equal values is unpredictable: every
-  // position's gain is computed and the test folded into the one branch that
-  // is rarely taken, whether the gain reaches the best so far.
+  // position's gain is computed, and ties only raise the bar of the one
+  // branch left, rarely taken: whether the gain reaches the best so far.
   template <bool kEntropy, bool kOneOutput>
   void sweep_classes(size_t min_leaf, int direction, Rng& rng, BestSplit& best) {
     const size_t n = targets_.n, w = kOneOutput ? 1 : targets_.width;
@@ -281,6 +283,13 @@ class SplitSearch {
       sorted_classes_.resize(n);
       for (size_t pos = 0; pos < n; ++pos) sorted_classes_[pos] = classes[rows_[pos]];
       classes = sorted_classes_.data();
+    }
+    // +inf after a position whose value ties the next one's, where no cut
+    // is possible, else 0: added to the bar a gain must reach, so the sweep
+    // holds no branch on ties (compilers turn `tie ? a : b` into one).
+    bar_.resize(n);
+    for (size_t pos = 0; pos + 1 < n; ++pos) {
+      bar_[pos] = sorted_[pos] < sorted_[pos + 1] ? 0.0 : kInfinity;
     }
     // Splits after positions [first, last) leave min_leaf rows each side.
     const size_t first = std::max<size_t>(min_leaf, 1) - 1;
@@ -310,7 +319,7 @@ class SplitSearch {
         const double nl = static_cast<double>(n_left), nr = static_cast<double>(n_right);
         gain = base_ - (nl + nr - (left_sum / nl + right_sum / nr) / width);
       }
-      if ((sorted_[pos] < sorted_[pos + 1]) & (gain >= reach)) {
+      if (gain >= reach + bar_[pos]) {  // never when reach + bar is inf or NaN (-inf + inf)
         offer(gain, pos, direction, rng, best);
         reach = best.gain - tol;
       }
@@ -351,6 +360,7 @@ class SplitSearch {
   double node_total_ = 0.0;                          // the node's total weight
   KeySorter sorter_;
   Buffer<int> sorted_classes_;
+  Buffer<double> bar_;
   const double* sorted_ = nullptr;  // the projected values in increasing order
   const int* rows_ = nullptr;       // the node row of each sorted value
 };
