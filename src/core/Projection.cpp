@@ -11,20 +11,55 @@ namespace ccforest {
 #define CCFOREST_NOINLINE
 #endif
 
+namespace {
+
+// Projects kLanes consecutive rows: row w's value in a column is at
+// base[column * stride + w].
+// Two running sums (even and odd terms) halve the chain of dependent
+// additions; the order is fixed. One row (prediction) and a block of rows
+// (training) run this same code, term by term, lane by lane, so each lane
+// computes what a single row would: a compiler that fuses multiply and add
+// does so in both, since every accumulation is the same expression.
+template <int kLanes>
+inline void project_lanes(const SplitTerm* term, int k, const double* base, std::ptrdiff_t stride,
+                          double* out) {
+  double even[kLanes], odd[kLanes];
+  for (int w = 0; w < kLanes; ++w) even[w] = odd[w] = 0.0;
+  int e = 0;
+  for (; e + 1 < k; e += 2) {
+    const double ce = static_cast<double>(term[e].coef), co = static_cast<double>(term[e + 1].coef);
+    const double* xe = base + term[e].column * stride;
+    const double* xo = base + term[e + 1].column * stride;
+    for (int w = 0; w < kLanes; ++w) {
+      even[w] += ce * xe[w];
+      odd[w] += co * xo[w];
+    }
+  }
+  if (e < k) {
+    const double ce = static_cast<double>(term[e].coef);
+    const double* xe = base + term[e].column * stride;
+    for (int w = 0; w < kLanes; ++w) even[w] += ce * xe[w];
+  }
+  for (int w = 0; w < kLanes; ++w) out[w] = even[w] + odd[w];
+}
+
+}  // namespace
+
 // Out of line on purpose (see the header): inlined copies could be compiled
 // differently from each other.
 CCFOREST_NOINLINE double project_row(const SplitTerm* term, int k, const double* base,
                                      std::ptrdiff_t stride) {
-  // Two running sums (even and odd terms) halve the chain of dependent
-  // additions; the order is fixed, and the same for every caller.
-  double even = 0.0, odd = 0.0;
-  int e = 0;
-  for (; e + 1 < k; e += 2) {
-    even += static_cast<double>(term[e].coef) * base[term[e].column * stride];
-    odd += static_cast<double>(term[e + 1].coef) * base[term[e + 1].column * stride];
-  }
-  if (e < k) even += static_cast<double>(term[e].coef) * base[term[e].column * stride];
-  return even + odd;
+  double out;
+  project_lanes<1>(term, k, base, stride, &out);
+  return out;
+}
+
+CCFOREST_NOINLINE void project_rows(const SplitTerm* term, int k, const double* base,
+                                    std::ptrdiff_t stride, size_t n, double* out) {
+  constexpr size_t kBlock = 8;
+  size_t i = 0;
+  for (; i + kBlock <= n; i += kBlock) project_lanes<kBlock>(term, k, base + i, stride, out + i);
+  for (; i < n; ++i) project_lanes<1>(term, k, base + i, stride, out + i);
 }
 
 uint16_t encode_coefficient(double c) {

@@ -34,6 +34,17 @@ __attribute__((visibility("hidden")))
 double project_row(const SplitTerm* term, int k, const double* base, std::ptrdiff_t stride);
 
 /**
+ * project_row() of the n rows base + i, i < n, into out[i]: training's
+ * projections of a node's block of gathered columns, a few rows at a time,
+ * with results equal to project_row()'s bit for bit.
+ */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((visibility("hidden")))
+#endif
+void project_rows(const SplitTerm* term, int k, const double* base, std::ptrdiff_t stride,
+                  size_t n, double* out);
+
+/**
  * Split directions are stored with 16-bit coefficients: the direction is
  * scaled so that its largest coefficient is exactly 1, and every other one is
  * rounded to 11 significant bits (a relative error below 2^-11) with a

@@ -458,7 +458,7 @@ void TreeTrainer::project(const Direction& direction, size_t n, double* u) const
   const int k = static_cast<int>(direction.term.size());
   const double* xs = xs_.data();
   const std::ptrdiff_t stride = static_cast<std::ptrdiff_t>(n);
-  for (size_t i = 0; i < n; ++i) u[i] = project_row(direction.term.data(), k, xs + i, stride);
+  project_rows(direction.term.data(), k, xs, stride, n, u);
 }
 
 void TreeTrainer::grow_node(const NodeTask& task, std::vector<NodeTask>& next) {

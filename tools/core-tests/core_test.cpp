@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <functional>
 #include <limits>
 #include <random>
@@ -33,6 +34,7 @@ void check(bool ok, const std::string& what) {
   if (!ok) {
     ++failures;
     std::printf("FAILED: %s\n", what.c_str());
+    std::fflush(stdout);  // seen even if a later test aborts
   }
 }
 
@@ -260,6 +262,104 @@ void test_split_search() {
   check(none.direction < 0, "min_leaf larger than half the node allows no split");
 }
 
+// Gain of the cut after sorted position `cut`, from the class counts
+// directly: n times the decrease in entropy or Gini impurity.
+double brute_gain(const std::vector<std::pair<double, int>>& sorted, size_t cut, int n_class,
+                  bool entropy) {
+  auto impurity_times_n = [&](size_t begin, size_t end) {
+    std::vector<double> count(static_cast<size_t>(n_class), 0.0);
+    for (size_t i = begin; i < end; ++i) count[static_cast<size_t>(sorted[i].second)] += 1.0;
+    const double n = static_cast<double>(end - begin);
+    double out = 0.0;
+    for (double c : count) {
+      if (c > 0.0) out += entropy ? -c * std::log(c / n) : c * (1.0 - c / n);
+    }
+    return out;
+  };
+  const size_t n = sorted.size();
+  return impurity_times_n(0, n) - impurity_times_n(0, cut + 1) - impurity_times_n(cut + 1, n);
+}
+
+void test_split_search_reference() {
+  // Small nodes with many tied values (the sweep must never cut inside a
+  // run of equal values) against every allowed cut evaluated from scratch.
+  std::mt19937_64 gen(11);
+  bool gains = true, cuts = true, none = true;
+  for (int trial = 0; trial < 3000; ++trial) {
+    const size_t n = 2 + gen() % 40;
+    const int n_class = 2 + static_cast<int>(gen() % 4);
+    const int n_value = 1 + static_cast<int>(gen() % 8);
+    const size_t min_leaf = 1 + gen() % 4;
+    const bool entropy = gen() % 2 == 0;
+    std::vector<double> u(n);
+    std::vector<int> classes(n);
+    for (size_t i = 0; i < n; ++i) {
+      u[i] = static_cast<double>(gen() % static_cast<uint64_t>(n_value));
+      classes[i] = static_cast<int>(gen() % static_cast<uint64_t>(n_class));
+    }
+    std::vector<std::pair<double, int>> sorted(n);
+    for (size_t i = 0; i < n; ++i) sorted[i] = {u[i], classes[i]};
+    std::stable_sort(sorted.begin(), sorted.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    double best_gain = -std::numeric_limits<double>::infinity();
+    for (size_t cut = 0; cut + 1 < n; ++cut) {
+      if (cut + 1 < min_leaf || n - cut - 1 < min_leaf) continue;
+      if (!(sorted[cut].first < sorted[cut + 1].first)) continue;
+      best_gain = std::max(best_gain, brute_gain(sorted, cut, n_class, entropy));
+    }
+    NodeTargets t;
+    t.classes = classes.data();
+    t.n = n;
+    t.width = 1;
+    const EntropyTable table(n);
+    SplitSearch search(entropy ? SplitRule::kEntropy : SplitRule::kGini,
+                       static_cast<size_t>(n_class), &table);
+    search.set_node(t);
+    Rng rng(3, static_cast<uint64_t>(trial));
+    BestSplit best;
+    search.sweep(u.data(), min_leaf, 0, rng, best);
+    if (!std::isfinite(best_gain)) {
+      none = none && best.direction < 0;
+      continue;
+    }
+    const size_t cut = best.n_left - 1;
+    gains = gains && best.direction == 0 && std::abs(best.gain - best_gain) <= 1e-9 * (1.0 + n);
+    cuts = cuts && best.lo == sorted[cut].first && best.hi == sorted[cut + 1].first &&
+           best.lo < best.hi && best.n_left >= min_leaf && n - best.n_left >= min_leaf &&
+           std::abs(brute_gain(sorted, cut, n_class, entropy) - best_gain) <= 1e-9 * (1.0 + n);
+  }
+  check(gains, "the sweep finds the best gain of a brute-force search (ties, min_leaf)");
+  check(cuts, "the chosen cut lies between distinct values and attains that gain");
+  check(none, "no split is offered when every cut falls inside a tie or breaks min_leaf");
+}
+
+void test_projection_rows() {
+  // project_rows() must give project_row()'s bits for every row, in the
+  // vectorised blocks and the rows after them, under any compiler flags.
+  std::mt19937_64 gen(13);
+  std::normal_distribution<double> normal;
+  bool same = true;
+  for (int k = 0; k <= 7; ++k) {
+    for (size_t n : {size_t{1}, size_t{7}, size_t{8}, size_t{9}, size_t{23}, size_t{64}}) {
+      const int p = 7;
+      std::vector<double> x(n * p);
+      for (double& v : x) v = normal(gen) * std::ldexp(1.0, static_cast<int>(gen() % 60) - 30);
+      std::vector<SplitTerm> terms;
+      for (int e = 0; e < k; ++e) {
+        terms.push_back({static_cast<int32_t>(gen() % p),
+                         decode_coefficient(encode_coefficient(normal(gen)))});
+      }
+      std::vector<double> block(n);
+      project_rows(terms.data(), k, x.data(), static_cast<std::ptrdiff_t>(n), n, block.data());
+      for (size_t i = 0; i < n; ++i) {
+        const double one = project_row(terms.data(), k, x.data() + i, static_cast<std::ptrdiff_t>(n));
+        same = same && std::memcmp(&one, &block[i], sizeof one) == 0;
+      }
+    }
+  }
+  check(same, "project_rows() equals project_row() bit for bit");
+}
+
 void test_coefficients() {
   std::mt19937_64 gen(5);
   std::uniform_real_distribution<double> unit(-1.0, 1.0);
@@ -482,6 +582,8 @@ int main() {
   test_cca();
   test_small_dense();
   test_split_search();
+  test_split_search_reference();
+  test_projection_rows();
   test_coefficients();
   test_forest();
   test_codec_damage();
