@@ -141,17 +141,27 @@ MatrixMap centre(const ConstMatrixRef& m, const size_t* rows, Buffer<double>& bu
   double largest = 0.0;
   for (Index j = 0; j < p; ++j) {
     auto column = centred.col(j);
+    if (n == 0) continue;
+    // Rounding is monotone, so the largest |x - mu| is at the column's
+    // largest or smallest value: taken while gathering a bootstrap sample
+    // (whose random reads leave time for them), else by vectorised reductions.
+    double lo, hi;
     if (rows != nullptr) {
       const double* from = m.data() + j * m.outerStride();
-      for (Index i = 0; i < n; ++i) column(i) = from[rows[i]];
+      lo = hi = from[rows[0]];
+      for (Index i = 0; i < n; ++i) {
+        const double v = from[rows[i]];
+        column(i) = v;
+        lo = std::min(lo, v);
+        hi = std::max(hi, v);
+      }
     } else {
       column = m.col(j);
+      lo = column.minCoeff();
+      hi = column.maxCoeff();
     }
     const double mu = column.mean();
-    // Rounding is monotone, so the largest |x - mu| is at the column's
-    // largest or smallest value: two vectorised reductions instead of a
-    // chain of comparisons.
-    if (n > 0) largest = std::max({largest, column.maxCoeff() - mu, mu - column.minCoeff()});
+    largest = std::max({largest, hi - mu, mu - lo});
     column.array() -= mu;
   }
   if (largest > 0.0 && std::isfinite(largest) &&
