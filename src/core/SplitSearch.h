@@ -140,7 +140,11 @@ class SplitSearch {
         }
         break;
       case SplitRule::kVariance:
-        sweep_values(min_leaf, direction, rng, best);
+        if (targets_.width == 1) {
+          sweep_values<true>(min_leaf, direction, rng, best);
+        } else {
+          sweep_values<false>(min_leaf, direction, rng, best);
+        }
         break;
     }
   }
@@ -244,6 +248,11 @@ class SplitSearch {
     return rule_ == SplitRule::kEntropy ? xlogx_[static_cast<size_t>(count)] : c * c;
   }
 
+  /** The bar gains must reach to be offered, never below the lowest finite double. */
+  static double bar_floor(double reach) {
+    return std::max(reach, std::numeric_limits<double>::lowest());
+  }
+
   /** Offers the split after position `pos` of the sorted order. */
   void offer(double gain, size_t pos, int direction, Rng& rng, BestSplit& best) const {
     const double tol = 1e-10 * base_;
@@ -267,10 +276,9 @@ class SplitSearch {
   // kOneOutput lets the compiler drop the loop over outputs (dividing by a
   // width of 1 is exact, so both versions give the same gains).
   //
-  // Projected values tie often (features with few distinct values), so
-  // whether a position ends a run of equal values is unpredictable: every
-  // position's gain is computed, and ties only raise the bar of the one
-  // branch left, rarely taken: whether the gain reaches the best so far.
+  // Every position's gain is computed; ties only raise the bar (mark_ties())
+  // of the one branch left, rarely taken: whether the gain reaches the best
+  // so far.
   template <bool kEntropy, bool kOneOutput>
   void sweep_classes(size_t min_leaf, int direction, Rng& rng, BestSplit& best) {
     const size_t n = targets_.n, w = kOneOutput ? 1 : targets_.width;
@@ -284,19 +292,13 @@ class SplitSearch {
       for (size_t pos = 0; pos < n; ++pos) sorted_classes_[pos] = classes[rows_[pos]];
       classes = sorted_classes_.data();
     }
-    // +inf after a position whose value ties the next one's, where no cut
-    // is possible, else 0: added to the bar a gain must reach, so the sweep
-    // holds no branch on ties (compilers turn `tie ? a : b` into one).
-    bar_.resize(n);
-    for (size_t pos = 0; pos + 1 < n; ++pos) {
-      bar_[pos] = sorted_[pos] < sorted_[pos + 1] ? 0.0 : kInfinity;
-    }
+    mark_ties(n);
     // Splits after positions [first, last) leave min_leaf rows each side.
     const size_t first = std::max<size_t>(min_leaf, 1) - 1;
     const size_t last = n > min_leaf ? std::min(n - 1, n - min_leaf) : 0;
     double left_sum = 0.0, right_sum = node_sum_;
     const double tol = 1e-10 * base_;
-    double reach = best.gain - tol;  // gains below this cannot be offered
+    double reach = bar_floor(best.gain - tol);  // gains below this cannot be offered
     for (size_t pos = 0; pos < last; ++pos) {
       const int* c = kOneOutput ? classes + pos : classes + static_cast<size_t>(rows_[pos]) * w;
       for (size_t m = 0; m < w; ++m) {
@@ -319,32 +321,63 @@ class SplitSearch {
         const double nl = static_cast<double>(n_left), nr = static_cast<double>(n_right);
         gain = base_ - (nl + nr - (left_sum / nl + right_sum / nr) / width);
       }
-      if (gain >= reach + bar_[pos]) {  // never when reach + bar is inf or NaN (-inf + inf)
+      if (gain - bar_[pos] >= reach) {
         offer(gain, pos, direction, rng, best);
-        reach = best.gain - tol;
+        reach = bar_floor(best.gain - tol);
       }
     }
   }
 
   // Values are centred at the node, so the right sums are minus the left ones
   // and the decrease in squared error is |S_left|^2 (1/n_left + 1/n_right).
+  // Ties take no branch, as in sweep_classes(); with one output the left sum
+  // stays in a register.
+  template <bool kOneOutput>
   void sweep_values(size_t min_leaf, int direction, Rng& rng, BestSplit& best) {
-    const size_t n = targets_.n, w = targets_.width;
+    const size_t n = targets_.n, w = kOneOutput ? 1 : targets_.width;
     const double width = static_cast<double>(w);
+    mark_ties(n);
+    const size_t first = std::max<size_t>(min_leaf, 1) - 1;
+    const size_t last = n > min_leaf ? std::min(n - 1, n - min_leaf) : 0;
     std::fill(left_value_.begin(), left_value_.end(), 0.0);
-    for (size_t pos = 0; pos + 1 < n; ++pos) {
+    double left = 0.0;  // one output's left sum
+    const double tol = 1e-10 * base_;
+    double reach = bar_floor(best.gain - tol);
+    for (size_t pos = 0; pos < last; ++pos) {
       const double* v = targets_.values + static_cast<size_t>(rows_[pos]) * w;
-      for (size_t m = 0; m < w; ++m) left_value_[m] += v[m];
-      const size_t n_left = pos + 1, n_right = n - n_left;
-      if (n_left < min_leaf) continue;
-      if (n_right < min_leaf) break;
-      if (!(sorted_[pos] < sorted_[pos + 1])) continue;
       double between = 0.0;
-      for (size_t m = 0; m < w; ++m) between += left_value_[m] * left_value_[m];
+      if (kOneOutput) {
+        left += v[0];
+        between += left * left;
+      } else {
+        for (size_t m = 0; m < w; ++m) left_value_[m] += v[m];
+        for (size_t m = 0; m < w; ++m) between += left_value_[m] * left_value_[m];
+      }
+      if (pos < first) continue;
+      const size_t n_left = pos + 1, n_right = n - n_left;
       const double gain = between *
                           (1.0 / static_cast<double>(n_left) + 1.0 / static_cast<double>(n_right)) /
                           width;
-      offer(gain, pos, direction, rng, best);
+      if (gain - bar_[pos] >= reach) {
+        offer(gain, pos, direction, rng, best);
+        reach = bar_floor(best.gain - tol);
+      }
+    }
+  }
+
+  /**
+   * bar_[pos]: +inf when the value at sorted position pos ties the next one,
+   * where no cut is possible, else 0. A gain is offered when gain - bar_[pos]
+   * reaches the bar, which is finite (bar_floor()), so a tie's -inf (or NaN
+   * for an infinite gain) never does: this keeps ties out of the sweeps'
+   * branches, since whether a value ends a run of equal ones is
+   * unpredictable when values tie often (features with few distinct values),
+   * and compilers turn `tie ? a : b` into a branch too.
+   */
+  void mark_ties(size_t n) {
+    bar_.resize(n);
+    for (size_t pos = 0; pos + 1 < n; ++pos) {
+      bar_[pos] = sorted_[pos] < sorted_[pos + 1] ? 0.0 : kInfinity;
     }
   }
 

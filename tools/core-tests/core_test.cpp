@@ -333,6 +333,70 @@ void test_split_search_reference() {
   check(none, "no split is offered when every cut falls inside a tie or breaks min_leaf");
 }
 
+void test_split_search_values_reference() {
+  // The variance sweep on tied values, one and two outputs, against the
+  // decrease in squared error of every allowed cut computed from scratch.
+  std::mt19937_64 gen(17);
+  std::normal_distribution<double> normal;
+  bool gains = true, cuts = true, none = true;
+  for (int trial = 0; trial < 3000; ++trial) {
+    const size_t n = 2 + gen() % 40, width = 1 + gen() % 2;
+    const int n_value = 1 + static_cast<int>(gen() % 8);
+    const size_t min_leaf = 1 + gen() % 4;
+    std::vector<double> u(n), y(n * width);
+    for (size_t i = 0; i < n; ++i) u[i] = static_cast<double>(gen() % static_cast<uint64_t>(n_value));
+    for (double& v : y) v = normal(gen);
+    for (size_t m = 0; m < width; ++m) {  // centred at the node, as the trainer gives them
+      double mean = 0.0;
+      for (size_t i = 0; i < n; ++i) mean += y[i * width + m] / static_cast<double>(n);
+      for (size_t i = 0; i < n; ++i) y[i * width + m] -= mean;
+    }
+    std::vector<size_t> order(n);
+    for (size_t i = 0; i < n; ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return u[a] < u[b]; });
+    auto sse = [&](size_t begin, size_t end) {
+      double out = 0.0;
+      for (size_t m = 0; m < width; ++m) {
+        double mean = 0.0;
+        for (size_t k = begin; k < end; ++k) mean += y[order[k] * width + m];
+        mean /= static_cast<double>(end - begin);
+        for (size_t k = begin; k < end; ++k) {
+          out += (y[order[k] * width + m] - mean) * (y[order[k] * width + m] - mean);
+        }
+      }
+      return out / static_cast<double>(width);
+    };
+    auto brute = [&](size_t cut) { return sse(0, n) - sse(0, cut + 1) - sse(cut + 1, n); };
+    double best_gain = -std::numeric_limits<double>::infinity();
+    for (size_t cut = 0; cut + 1 < n; ++cut) {
+      if (cut + 1 < min_leaf || n - cut - 1 < min_leaf) continue;
+      if (!(u[order[cut]] < u[order[cut + 1]])) continue;
+      best_gain = std::max(best_gain, brute(cut));
+    }
+    NodeTargets t;
+    t.values = y.data();
+    t.n = n;
+    t.width = width;
+    SplitSearch search(SplitRule::kVariance, width, nullptr);
+    search.set_node(t);
+    Rng rng(5, static_cast<uint64_t>(trial));
+    BestSplit best;
+    search.sweep(u.data(), min_leaf, 0, rng, best);
+    if (!std::isfinite(best_gain)) {
+      none = none && best.direction < 0;
+      continue;
+    }
+    const size_t cut = best.n_left - 1;
+    gains = gains && std::abs(best.gain - best_gain) <= 1e-9 * (1.0 + sse(0, n));
+    cuts = cuts && best.lo == u[order[cut]] && best.hi == u[order[cut + 1]] && best.lo < best.hi &&
+           best.n_left >= min_leaf && n - best.n_left >= min_leaf &&
+           std::abs(brute(cut) - best_gain) <= 1e-9 * (1.0 + sse(0, n));
+  }
+  check(gains, "the variance sweep finds the best decrease in squared error (ties, min_leaf)");
+  check(cuts, "its cut lies between distinct values and attains that decrease");
+  check(none, "the variance sweep offers nothing when no cut is allowed");
+}
+
 void test_projection_rows() {
   // project_rows() must give project_row()'s bits for every row, in the
   // vectorised blocks and the rows after them, under any compiler flags.
@@ -583,6 +647,7 @@ int main() {
   test_small_dense();
   test_split_search();
   test_split_search_reference();
+  test_split_search_values_reference();
   test_projection_rows();
   test_coefficients();
   test_forest();
