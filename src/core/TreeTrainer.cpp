@@ -30,6 +30,10 @@ Tree TreeTrainer::grow() {
     rows_.assign(sample.begin(), sample.end());
     n = sample.size();
   }
+  if (carry_classes()) {
+    row_class_.resize(n);
+    for (size_t i = 0; i < n; ++i) row_class_[i] = data_.y_class(rows_[i], 0);
+  }
   auto all = std::make_shared<std::vector<int>>(data_.n_feature());
   std::iota(all->begin(), all->end(), 0);
 
@@ -62,6 +66,11 @@ void TreeTrainer::gather_targets(size_t begin, size_t end) {
   }
   if (data_.is_classification()) {
     classes_.resize(n * width);
+    if (carry_classes()) {
+      std::copy(row_class_.begin() + static_cast<std::ptrdiff_t>(begin),
+                row_class_.begin() + static_cast<std::ptrdiff_t>(end), classes_.begin());
+      return;
+    }
     for (size_t i = 0; i < n; ++i) {
       const Eigen::Index row = rows_[begin + i];
       for (size_t m = 0; m < width; ++m) {
@@ -530,13 +539,31 @@ void TreeTrainer::grow_node(const NodeTask& task, std::vector<NodeTask>& next) {
   scratch_rows_.resize(n);
   int* node_rows = rows_.data() + task.begin;
   size_t n_left = 0, n_right = 0;
-  for (size_t i = 0; i < n; ++i) {
-    const int row = node_rows[i];
-    const size_t left = u[i] <= threshold;
-    node_rows[n_left] = row;
-    scratch_rows_[n_right] = row;
-    n_left += left;
-    n_right += 1 - left;
+  if (carry_classes()) {
+    // The classes move with their rows, so a child's are already in order.
+    scratch_classes_.resize(n);
+    int* node_classes = row_class_.data() + task.begin;
+    for (size_t i = 0; i < n; ++i) {
+      const int row = node_rows[i], cls = node_classes[i];
+      const size_t left = u[i] <= threshold;
+      node_rows[n_left] = row;
+      node_classes[n_left] = cls;
+      scratch_rows_[n_right] = row;
+      scratch_classes_[n_right] = cls;
+      n_left += left;
+      n_right += 1 - left;
+    }
+    std::copy(scratch_classes_.begin(),
+              scratch_classes_.begin() + static_cast<std::ptrdiff_t>(n_right), node_classes + n_left);
+  } else {
+    for (size_t i = 0; i < n; ++i) {
+      const int row = node_rows[i];
+      const size_t left = u[i] <= threshold;
+      node_rows[n_left] = row;
+      scratch_rows_[n_right] = row;
+      n_left += left;
+      n_right += 1 - left;
+    }
   }
   if (n_left != best.n_left) throw std::logic_error("split partition disagrees with its search");
   std::copy(scratch_rows_.begin(), scratch_rows_.begin() + static_cast<std::ptrdiff_t>(n_right),

@@ -53,6 +53,7 @@ class TreeTrainer {
 
   void grow_node(const NodeTask& task, std::vector<NodeTask>& next);
   void gather_targets(size_t begin, size_t end);
+  bool carry_classes() const { return data_.is_classification() && data_.n_output() == 1; }
   bool targets_pure() const;
   void make_leaf(size_t begin, size_t end);
   FeatureSet select_features(const NodeTask& task);
@@ -90,6 +91,10 @@ class TreeTrainer {
   std::vector<Direction> directions_;  // the node's candidates, rounded
   Buffer<double> projection_;       // node rows x directions, column-major
   Buffer<int> scratch_rows_;       // the right child's rows while partitioning
+  // One class output: each row's class, kept in node order beside rows_ (and
+  // partitioned with it), so a node's classes are read in sequence.
+  Buffer<int> row_class_;
+  Buffer<int> scratch_classes_;
   std::vector<std::pair<int, size_t>> order_;  // (matrix column, xs_ column) of a direction
   // Reused at every node so that finding directions does not allocate.
   Buffer<size_t> sample_;           // projection bootstrap: node positions drawn
