@@ -248,14 +248,23 @@ class SplitSearch {
     return rule_ == SplitRule::kEntropy ? xlogx_[static_cast<size_t>(count)] : c * c;
   }
 
-  /** The bar gains must reach to be offered, never below the lowest finite double. */
-  static double bar_floor(double reach) {
-    return std::max(reach, std::numeric_limits<double>::lowest());
+  /**
+   * The least gain offer() does not ignore, given the best so far: finite
+   * (never below the lowest double), so a tie's gain - bar_[pos] of -inf or
+   * NaN never reaches it.
+   */
+  double reach(const BestSplit& best) const {
+    return std::max(best.gain - tolerance(), std::numeric_limits<double>::lowest());
+  }
+
+  /** Cuts after sorted positions [first, last) leave min_leaf rows on each side. */
+  static std::pair<size_t, size_t> allowed_cuts(size_t n, size_t min_leaf) {
+    return {std::max<size_t>(min_leaf, 1) - 1, n > min_leaf ? std::min(n - 1, n - min_leaf) : 0};
   }
 
   /** Offers the split after position `pos` of the sorted order. */
   void offer(double gain, size_t pos, int direction, Rng& rng, BestSplit& best) const {
-    const double tol = 1e-10 * base_;
+    const double tol = tolerance();
     if (gain > best.gain + tol) {
       best.ties = 1;
     } else if (gain >= best.gain - tol) {
@@ -293,12 +302,9 @@ class SplitSearch {
       classes = sorted_classes_.data();
     }
     mark_ties(n);
-    // Splits after positions [first, last) leave min_leaf rows each side.
-    const size_t first = std::max<size_t>(min_leaf, 1) - 1;
-    const size_t last = n > min_leaf ? std::min(n - 1, n - min_leaf) : 0;
+    const auto [first, last] = allowed_cuts(n, min_leaf);
     double left_sum = 0.0, right_sum = node_sum_;
-    const double tol = 1e-10 * base_;
-    double reach = bar_floor(best.gain - tol);  // gains below this cannot be offered
+    double bar = reach(best);
     for (size_t pos = 0; pos < last; ++pos) {
       const int* c = kOneOutput ? classes + pos : classes + static_cast<size_t>(rows_[pos]) * w;
       for (size_t m = 0; m < w; ++m) {
@@ -321,9 +327,9 @@ class SplitSearch {
         const double nl = static_cast<double>(n_left), nr = static_cast<double>(n_right);
         gain = base_ - (nl + nr - (left_sum / nl + right_sum / nr) / width);
       }
-      if (gain - bar_[pos] >= reach) {
+      if (gain - bar_[pos] >= bar) {
         offer(gain, pos, direction, rng, best);
-        reach = bar_floor(best.gain - tol);
+        bar = reach(best);
       }
     }
   }
@@ -337,12 +343,10 @@ class SplitSearch {
     const size_t n = targets_.n, w = kOneOutput ? 1 : targets_.width;
     const double width = static_cast<double>(w);
     mark_ties(n);
-    const size_t first = std::max<size_t>(min_leaf, 1) - 1;
-    const size_t last = n > min_leaf ? std::min(n - 1, n - min_leaf) : 0;
+    const auto [first, last] = allowed_cuts(n, min_leaf);
     std::fill(left_value_.begin(), left_value_.end(), 0.0);
     double left = 0.0;  // one output's left sum
-    const double tol = 1e-10 * base_;
-    double reach = bar_floor(best.gain - tol);
+    double bar = reach(best);
     for (size_t pos = 0; pos < last; ++pos) {
       const double* v = targets_.values + static_cast<size_t>(rows_[pos]) * w;
       double between = 0.0;
@@ -358,9 +362,9 @@ class SplitSearch {
       const double gain = between *
                           (1.0 / static_cast<double>(n_left) + 1.0 / static_cast<double>(n_right)) /
                           width;
-      if (gain - bar_[pos] >= reach) {
+      if (gain - bar_[pos] >= bar) {
         offer(gain, pos, direction, rng, best);
-        reach = bar_floor(best.gain - tol);
+        bar = reach(best);
       }
     }
   }
@@ -368,11 +372,11 @@ class SplitSearch {
   /**
    * bar_[pos]: +inf when the value at sorted position pos ties the next one,
    * where no cut is possible, else 0. A gain is offered when gain - bar_[pos]
-   * reaches the bar, which is finite (bar_floor()), so a tie's -inf (or NaN
-   * for an infinite gain) never does: this keeps ties out of the sweeps'
-   * branches, since whether a value ends a run of equal ones is
-   * unpredictable when values tie often (features with few distinct values),
-   * and compilers turn `tie ? a : b` into a branch too.
+   * reaches the finite reach(), which a tie's -inf (or NaN for an infinite
+   * gain) never does: this keeps ties out of the sweeps' branches, since
+   * whether a value ends a run of equal ones is unpredictable when values
+   * tie often (features with few distinct values), and compilers turn
+   * `tie ? a : b` into a branch too.
    */
   void mark_ties(size_t n) {
     bar_.resize(n);

@@ -30,9 +30,16 @@ Tree TreeTrainer::grow() {
     rows_.assign(sample.begin(), sample.end());
     n = sample.size();
   }
-  if (carry_classes()) {
-    row_class_.resize(n);
-    for (size_t i = 0; i < n; ++i) row_class_[i] = data_.y_class(rows_[i], 0);
+  if (data_.is_classification()) {
+    // Each row's classes (global indices, one per output) travel with it
+    // through the partitions, so a node's are read in sequence.
+    const size_t width = data_.n_output();
+    row_classes_.resize(n * width);
+    for (size_t i = 0; i < n; ++i) {
+      for (size_t m = 0; m < width; ++m) {
+        row_classes_[i * width + m] = data_.class_offset[m] + data_.y_class(rows_[i], m);
+      }
+    }
   }
   auto all = std::make_shared<std::vector<int>>(data_.n_feature());
   std::iota(all->begin(), all->end(), 0);
@@ -65,18 +72,8 @@ void TreeTrainer::gather_targets(size_t begin, size_t end) {
     for (size_t i = 0; i < n; ++i) weights_[i] = data_.weight[rows_[begin + i]];
   }
   if (data_.is_classification()) {
-    classes_.resize(n * width);
-    if (carry_classes()) {
-      std::copy(row_class_.begin() + static_cast<std::ptrdiff_t>(begin),
-                row_class_.begin() + static_cast<std::ptrdiff_t>(end), classes_.begin());
-      return;
-    }
-    for (size_t i = 0; i < n; ++i) {
-      const Eigen::Index row = rows_[begin + i];
-      for (size_t m = 0; m < width; ++m) {
-        classes_[i * width + m] = data_.class_offset[m] + data_.y_class(row, m);
-      }
-    }
+    classes_.assign(row_classes_.begin() + static_cast<std::ptrdiff_t>(begin * width),
+                    row_classes_.begin() + static_cast<std::ptrdiff_t>(end * width));
     return;
   }
   values_.resize(n * width);
@@ -246,6 +243,31 @@ TreeTrainer::FeatureSet TreeTrainer::select_features(const NodeTask& task) {
 }
 
 namespace {
+
+/**
+ * Stable partition of n records of `width` ints by u[i] <= threshold (left
+ * first); returns the left count. Each record is written to both sides and
+ * only the count of its side moves: a good split sends rows either way
+ * unpredictably, and a branch would miss often.
+ */
+size_t stable_partition(const double* u, double threshold, size_t n, size_t width, int* records,
+                        Buffer<int>& scratch) {
+  scratch.resize(n * width);
+  size_t n_left = 0, n_right = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const size_t left = u[i] <= threshold;
+    for (size_t m = 0; m < width; ++m) {
+      const int value = records[i * width + m];
+      records[n_left * width + m] = value;
+      scratch[n_right * width + m] = value;
+    }
+    n_left += left;
+    n_right += 1 - left;
+  }
+  std::copy(scratch.begin(), scratch.begin() + static_cast<std::ptrdiff_t>(n_right * width),
+            records + n_left * width);
+  return n_left;
+}
 
 bool rows_equal(const ConstMatrixRef& x, Eigen::Index a, Eigen::Index b) {
   for (Eigen::Index j = 0; j < x.cols(); ++j) {
@@ -532,42 +554,16 @@ void TreeTrainer::grow_node(const NodeTask& task, std::vector<NodeTask>& next) {
   }
   tree_.split_begin.push_back(static_cast<int>(tree_.column.size()));
 
-  // Stable partition of the node's rows by the chosen projection. Each row
-  // is written to both sides and only the count of its side moves: a good
-  // split sends rows either way unpredictably, and a branch would miss often.
+  // The node's rows, and their classes, go to the children in order.
   const double* u = projection_.data() + static_cast<size_t>(best.direction) * n;
-  scratch_rows_.resize(n);
-  int* node_rows = rows_.data() + task.begin;
-  size_t n_left = 0, n_right = 0;
-  if (carry_classes()) {
-    // The classes move with their rows, so a child's are already in order.
-    scratch_classes_.resize(n);
-    int* node_classes = row_class_.data() + task.begin;
-    for (size_t i = 0; i < n; ++i) {
-      const int row = node_rows[i], cls = node_classes[i];
-      const size_t left = u[i] <= threshold;
-      node_rows[n_left] = row;
-      node_classes[n_left] = cls;
-      scratch_rows_[n_right] = row;
-      scratch_classes_[n_right] = cls;
-      n_left += left;
-      n_right += 1 - left;
-    }
-    std::copy(scratch_classes_.begin(),
-              scratch_classes_.begin() + static_cast<std::ptrdiff_t>(n_right), node_classes + n_left);
-  } else {
-    for (size_t i = 0; i < n; ++i) {
-      const int row = node_rows[i];
-      const size_t left = u[i] <= threshold;
-      node_rows[n_left] = row;
-      scratch_rows_[n_right] = row;
-      n_left += left;
-      n_right += 1 - left;
-    }
-  }
+  const size_t n_left =
+      stable_partition(u, threshold, n, 1, rows_.data() + task.begin, scratch_rows_);
   if (n_left != best.n_left) throw std::logic_error("split partition disagrees with its search");
-  std::copy(scratch_rows_.begin(), scratch_rows_.begin() + static_cast<std::ptrdiff_t>(n_right),
-            node_rows + n_left);
+  if (data_.is_classification()) {
+    const size_t width = data_.n_output();
+    stable_partition(u, threshold, n, width, row_classes_.data() + task.begin * width,
+                     scratch_rows_);
+  }
   next.push_back({task.begin, task.begin + n_left, task.depth + 1, features});
   next.push_back({task.begin + n_left, task.end, task.depth + 1, std::move(features)});
 }

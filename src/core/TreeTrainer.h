@@ -53,7 +53,6 @@ class TreeTrainer {
 
   void grow_node(const NodeTask& task, std::vector<NodeTask>& next);
   void gather_targets(size_t begin, size_t end);
-  bool carry_classes() const { return data_.is_classification() && data_.n_output() == 1; }
   bool targets_pure() const;
   void make_leaf(size_t begin, size_t end);
   FeatureSet select_features(const NodeTask& task);
@@ -90,11 +89,10 @@ class TreeTrainer {
   size_t xs_used_ = 0;              // entries of xs_ in use
   std::vector<Direction> directions_;  // the node's candidates, rounded
   Buffer<double> projection_;       // node rows x directions, column-major
-  Buffer<int> scratch_rows_;       // the right child's rows while partitioning
-  // One class output: each row's class, kept in node order beside rows_ (and
-  // partitioned with it), so a node's classes are read in sequence.
-  Buffer<int> row_class_;
-  Buffer<int> scratch_classes_;
+  Buffer<int> scratch_rows_;       // the right child's rows (or classes) while partitioning
+  // Classification: each row's classes, row-major in node order beside rows_
+  // (and partitioned with it), so a node's classes are read in sequence.
+  Buffer<int> row_classes_;
   std::vector<std::pair<int, size_t>> order_;  // (matrix column, xs_ column) of a direction
   // Reused at every node so that finding directions does not allocate.
   Buffer<size_t> sample_;           // projection bootstrap: node positions drawn

@@ -262,29 +262,53 @@ void test_split_search() {
   check(none.direction < 0, "min_leaf larger than half the node allows no split");
 }
 
-// Gain of the cut after sorted position `cut`, from the class counts
-// directly: n times the decrease in entropy or Gini impurity.
-double brute_gain(const std::vector<std::pair<double, int>>& sorted, size_t cut, int n_class,
-                  bool entropy) {
-  auto impurity_times_n = [&](size_t begin, size_t end) {
-    std::vector<double> count(static_cast<size_t>(n_class), 0.0);
-    for (size_t i = begin; i < end; ++i) count[static_cast<size_t>(sorted[i].second)] += 1.0;
-    const double n = static_cast<double>(end - begin);
-    double out = 0.0;
-    for (double c : count) {
-      if (c > 0.0) out += entropy ? -c * std::log(c / n) : c * (1.0 - c / n);
-    }
-    return out;
-  };
-  const size_t n = sorted.size();
-  return impurity_times_n(0, n) - impurity_times_n(0, cut + 1) - impurity_times_n(cut + 1, n);
+/** How a sweep agreed with a brute-force search, over many nodes. */
+struct SweepAgreement {
+  bool gains = true, cuts = true, none = true;
+};
+
+/**
+ * Sweeps u with `search` (already set to the node) and compares the result
+ * with a brute-force search: brute(order, cut) is the gain of the cut after
+ * sorted position cut, order the rows sorted by u (stably), evaluated at
+ * every cut min_leaf allows between distinct values. `scale` sizes the
+ * tolerance on gains.
+ */
+void compare_sweep(
+    SplitSearch& search, const std::vector<double>& u, size_t min_leaf, uint64_t stream,
+    const std::function<double(const std::vector<size_t>&, size_t)>& brute, double scale,
+    SweepAgreement& agree) {
+  const size_t n = u.size();
+  std::vector<size_t> order(n);
+  for (size_t i = 0; i < n; ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return u[a] < u[b]; });
+  double best_gain = -std::numeric_limits<double>::infinity();
+  for (size_t cut = 0; cut + 1 < n; ++cut) {
+    if (cut + 1 < min_leaf || n - cut - 1 < min_leaf) continue;
+    if (!(u[order[cut]] < u[order[cut + 1]])) continue;
+    best_gain = std::max(best_gain, brute(order, cut));
+  }
+  Rng rng(3, stream);
+  BestSplit best;
+  search.sweep(u.data(), min_leaf, 0, rng, best);
+  if (!std::isfinite(best_gain)) {
+    agree.none = agree.none && best.direction < 0;
+    return;
+  }
+  const size_t cut = best.n_left - 1;
+  const double tol = 1e-9 * (1.0 + scale);
+  agree.gains = agree.gains && best.direction == 0 && std::abs(best.gain - best_gain) <= tol;
+  agree.cuts = agree.cuts && best.lo == u[order[cut]] && best.hi == u[order[cut + 1]] &&
+               best.lo < best.hi && best.n_left >= min_leaf && n - best.n_left >= min_leaf &&
+               std::abs(brute(order, cut) - best_gain) <= tol;
 }
 
 void test_split_search_reference() {
   // Small nodes with many tied values (the sweep must never cut inside a
-  // run of equal values) against every allowed cut evaluated from scratch.
+  // run of equal values) against every allowed cut evaluated from scratch:
+  // n times the decrease in entropy or Gini impurity.
   std::mt19937_64 gen(11);
-  bool gains = true, cuts = true, none = true;
+  SweepAgreement agree;
   for (int trial = 0; trial < 3000; ++trial) {
     const size_t n = 2 + gen() % 40;
     const int n_class = 2 + static_cast<int>(gen() % 4);
@@ -297,16 +321,20 @@ void test_split_search_reference() {
       u[i] = static_cast<double>(gen() % static_cast<uint64_t>(n_value));
       classes[i] = static_cast<int>(gen() % static_cast<uint64_t>(n_class));
     }
-    std::vector<std::pair<double, int>> sorted(n);
-    for (size_t i = 0; i < n; ++i) sorted[i] = {u[i], classes[i]};
-    std::stable_sort(sorted.begin(), sorted.end(),
-                     [](const auto& a, const auto& b) { return a.first < b.first; });
-    double best_gain = -std::numeric_limits<double>::infinity();
-    for (size_t cut = 0; cut + 1 < n; ++cut) {
-      if (cut + 1 < min_leaf || n - cut - 1 < min_leaf) continue;
-      if (!(sorted[cut].first < sorted[cut + 1].first)) continue;
-      best_gain = std::max(best_gain, brute_gain(sorted, cut, n_class, entropy));
-    }
+    auto impurity_times_n = [&](const std::vector<size_t>& order, size_t begin, size_t end) {
+      std::vector<double> count(static_cast<size_t>(n_class), 0.0);
+      for (size_t k = begin; k < end; ++k) count[static_cast<size_t>(classes[order[k]])] += 1.0;
+      const double size = static_cast<double>(end - begin);
+      double out = 0.0;
+      for (double c : count) {
+        if (c > 0.0) out += entropy ? -c * std::log(c / size) : c * (1.0 - c / size);
+      }
+      return out;
+    };
+    auto brute = [&](const std::vector<size_t>& order, size_t cut) {
+      return impurity_times_n(order, 0, n) - impurity_times_n(order, 0, cut + 1) -
+             impurity_times_n(order, cut + 1, n);
+    };
     NodeTargets t;
     t.classes = classes.data();
     t.n = n;
@@ -315,22 +343,12 @@ void test_split_search_reference() {
     SplitSearch search(entropy ? SplitRule::kEntropy : SplitRule::kGini,
                        static_cast<size_t>(n_class), &table);
     search.set_node(t);
-    Rng rng(3, static_cast<uint64_t>(trial));
-    BestSplit best;
-    search.sweep(u.data(), min_leaf, 0, rng, best);
-    if (!std::isfinite(best_gain)) {
-      none = none && best.direction < 0;
-      continue;
-    }
-    const size_t cut = best.n_left - 1;
-    gains = gains && best.direction == 0 && std::abs(best.gain - best_gain) <= 1e-9 * (1.0 + n);
-    cuts = cuts && best.lo == sorted[cut].first && best.hi == sorted[cut + 1].first &&
-           best.lo < best.hi && best.n_left >= min_leaf && n - best.n_left >= min_leaf &&
-           std::abs(brute_gain(sorted, cut, n_class, entropy) - best_gain) <= 1e-9 * (1.0 + n);
+    compare_sweep(search, u, min_leaf, static_cast<uint64_t>(trial), brute, static_cast<double>(n),
+                  agree);
   }
-  check(gains, "the sweep finds the best gain of a brute-force search (ties, min_leaf)");
-  check(cuts, "the chosen cut lies between distinct values and attains that gain");
-  check(none, "no split is offered when every cut falls inside a tie or breaks min_leaf");
+  check(agree.gains, "the sweep finds the best gain of a brute-force search (ties, min_leaf)");
+  check(agree.cuts, "the chosen cut lies between distinct values and attains that gain");
+  check(agree.none, "no split is offered when every cut falls inside a tie or breaks min_leaf");
 }
 
 void test_split_search_values_reference() {
@@ -338,7 +356,7 @@ void test_split_search_values_reference() {
   // decrease in squared error of every allowed cut computed from scratch.
   std::mt19937_64 gen(17);
   std::normal_distribution<double> normal;
-  bool gains = true, cuts = true, none = true;
+  SweepAgreement agree;
   for (int trial = 0; trial < 3000; ++trial) {
     const size_t n = 2 + gen() % 40, width = 1 + gen() % 2;
     const int n_value = 1 + static_cast<int>(gen() % 8);
@@ -351,10 +369,7 @@ void test_split_search_values_reference() {
       for (size_t i = 0; i < n; ++i) mean += y[i * width + m] / static_cast<double>(n);
       for (size_t i = 0; i < n; ++i) y[i * width + m] -= mean;
     }
-    std::vector<size_t> order(n);
-    for (size_t i = 0; i < n; ++i) order[i] = i;
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return u[a] < u[b]; });
-    auto sse = [&](size_t begin, size_t end) {
+    auto sse = [&](const std::vector<size_t>& order, size_t begin, size_t end) {
       double out = 0.0;
       for (size_t m = 0; m < width; ++m) {
         double mean = 0.0;
@@ -366,35 +381,23 @@ void test_split_search_values_reference() {
       }
       return out / static_cast<double>(width);
     };
-    auto brute = [&](size_t cut) { return sse(0, n) - sse(0, cut + 1) - sse(cut + 1, n); };
-    double best_gain = -std::numeric_limits<double>::infinity();
-    for (size_t cut = 0; cut + 1 < n; ++cut) {
-      if (cut + 1 < min_leaf || n - cut - 1 < min_leaf) continue;
-      if (!(u[order[cut]] < u[order[cut + 1]])) continue;
-      best_gain = std::max(best_gain, brute(cut));
-    }
+    auto brute = [&](const std::vector<size_t>& order, size_t cut) {
+      return sse(order, 0, n) - sse(order, 0, cut + 1) - sse(order, cut + 1, n);
+    };
+    std::vector<size_t> identity(n);
+    for (size_t i = 0; i < n; ++i) identity[i] = i;
     NodeTargets t;
     t.values = y.data();
     t.n = n;
     t.width = width;
     SplitSearch search(SplitRule::kVariance, width, nullptr);
     search.set_node(t);
-    Rng rng(5, static_cast<uint64_t>(trial));
-    BestSplit best;
-    search.sweep(u.data(), min_leaf, 0, rng, best);
-    if (!std::isfinite(best_gain)) {
-      none = none && best.direction < 0;
-      continue;
-    }
-    const size_t cut = best.n_left - 1;
-    gains = gains && std::abs(best.gain - best_gain) <= 1e-9 * (1.0 + sse(0, n));
-    cuts = cuts && best.lo == u[order[cut]] && best.hi == u[order[cut + 1]] && best.lo < best.hi &&
-           best.n_left >= min_leaf && n - best.n_left >= min_leaf &&
-           std::abs(brute(cut) - best_gain) <= 1e-9 * (1.0 + sse(0, n));
+    compare_sweep(search, u, min_leaf, static_cast<uint64_t>(trial), brute, sse(identity, 0, n),
+                  agree);
   }
-  check(gains, "the variance sweep finds the best decrease in squared error (ties, min_leaf)");
-  check(cuts, "its cut lies between distinct values and attains that decrease");
-  check(none, "the variance sweep offers nothing when no cut is allowed");
+  check(agree.gains, "the variance sweep finds the best decrease in squared error (ties, min_leaf)");
+  check(agree.cuts, "its cut lies between distinct values and attains that decrease");
+  check(agree.none, "the variance sweep offers nothing when no cut is allowed");
 }
 
 void test_projection_rows() {
