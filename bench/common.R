@@ -7,6 +7,15 @@ use_private_library <- function() {
 
 `%||%` <- function(a, b) if (is.null(a)) b else a
 
+# The integer after `name` in `args` ("--trees 200"), or `default`.
+integer_option <- function(args, name, default) {
+  at <- match(name, args)
+  if (is.na(at)) return(default)
+  value <- suppressWarnings(as.integer(args[at + 1L]))
+  if (is.na(value)) stop(sprintf("%s needs an integer, not %s", name, args[at + 1L]), call. = FALSE)
+  value
+}
+
 mlb <- function(name) {
   e <- new.env()
   utils::data(list = name, package = "mlbench", envir = e)

@@ -27,12 +27,8 @@ script_path <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = 
 source(file.path(dirname(script_path), "common.R"))
 
 args <- commandArgs(trailingOnly = TRUE)
-option <- function(name, default) {
-  at <- match(name, args)
-  if (is.na(at)) default else as.integer(args[[at + 1L]])
-}
-n_tree <- option("--trees", 200L)
-repeats <- option("--repeats", 2L)
+n_tree <- integer_option(args, "--trees", 200L)
+repeats <- integer_option(args, "--repeats", 2L)
 n_thread <- 2L
 
 suppressPackageStartupMessages(library(ccforest))

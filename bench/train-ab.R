@@ -18,12 +18,8 @@ source(file.path(dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE)
                  "common.R"))
 
 args <- commandArgs(trailingOnly = TRUE)
-option <- function(name, default) {
-  at <- match(name, args)
-  if (is.na(at)) default else as.integer(args[[at + 1L]])
-}
-rounds <- option("--rounds", 7L)
-trees <- option("--trees", 50L)
+rounds <- integer_option(args, "--rounds", 7L)
+trees <- integer_option(args, "--trees", 50L)
 flags <- which(args %in% c("--rounds", "--trees"))
 libs <- if (length(flags) > 0L) args[-c(flags, flags + 1L)] else args
 if (length(libs) == 0L) stop("give one or more library paths holding a ccforest build", call. = FALSE)
