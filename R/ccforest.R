@@ -42,9 +42,9 @@
 #' @section The paper's algorithm:
 #' Two defaults depart from Rainforth and Wood (2017), each measured to lose
 #' nothing (`bench/results/variants.md`, NEWS): `max_directions = 2` and
-#' `onehot_max_levels = 32`. `ccforest(..., max_directions = Inf,
-#' onehot_max_levels = Inf)` grows the paper's canonical correlation forest
-#' exactly; `output_bins` and `axis_candidates` (off by default) go further
+#' `onehot_max_levels = 32`. `variant = "paper"` grows the paper's canonical
+#' correlation forest exactly (it is `max_directions = Inf, onehot_max_levels
+#' = Inf`); `output_bins` and `axis_candidates` (off by default) go further
 #' beyond it.
 #'
 #' @section Reproducibility:
@@ -152,6 +152,14 @@
 #'   number of levels, and a noisy factor with many levels cannot over-fit the
 #'   canonical correlations through one column per level. See the section on
 #'   data handling.
+#' @param variant `"ccforest"` (default) or `"paper"`: the algorithm of
+#'   Rainforth and Wood (2017) exactly, so that the paper's results can be
+#'   reproduced. It searches every canonical direction and expands every
+#'   factor to indicators (`max_directions = Inf, onehot_max_levels = Inf`);
+#'   giving it with another value of those, or with `output_bins` or
+#'   `axis_candidates = TRUE`, is an error. The other arguments keep their
+#'   meaning: `projection = "rotation"` with `variant = "paper"` is the
+#'   paper's random rotation forest.
 #' @param case_weights Optional case weights: one finite value >= 0 per row
 #'   of the data (tidymodels' importance and frequency weights are accepted).
 #'   Bagged forests draw rows with probabilities proportional to the weights;
@@ -260,7 +268,7 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
                              na_action = "impute_random", case_weights = NULL,
                              class_weights = NULL, quantiles = FALSE, onehot_max_levels = 32,
                              max_directions = 2L, output_bins = NULL,
-                             axis_candidates = FALSE,
+                             axis_candidates = FALSE, variant = "ccforest",
                              n_thread = NULL, seed = NULL, verbose = interactive(),
                              first_tree = 1L, backend = "threads", n_batch = NULL) {
   call <- generic_call(match.call())
@@ -316,6 +324,16 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
     stat_rows <- weights > 0
     response <- prepare_response(y, y_arg, stat_rows = stat_rows)
   }
+  variant <- check_choice(variant, "variant", c("ccforest", "paper"))
+  if (variant == "paper") {
+    check_paper_variant(
+      given = list(max_directions = if (!missing(max_directions)) max_directions,
+                   onehot_max_levels = if (!missing(onehot_max_levels)) onehot_max_levels,
+                   output_bins = output_bins, axis_candidates = axis_candidates)
+    )
+    max_directions <- Inf
+    onehot_max_levels <- Inf
+  }
   onehot_max_levels <- check_onehot_max_levels(onehot_max_levels)
   blueprint <- new_blueprint(x, x_arg, stat_rows = stat_rows, response = response,
                              weights = weights, onehot_max_levels = onehot_max_levels)
@@ -364,7 +382,7 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
     projection = projection, importance = importance, na_action = na_action,
     case_weights = !is.null(case_weights), class_weights = class_weights,
     onehot_max_levels = onehot_max_levels, max_directions = max_directions,
-    output_bins = output_bins, axis_candidates = axis_candidates
+    output_bins = output_bins, axis_candidates = axis_candidates, variant = variant
   )
   training <- training_set(matrix_x, blueprint, response, weights)
   core <- core_options(options, seed)
@@ -563,6 +581,27 @@ resolve_split_rule <- function(split_rule, task) {
          "use \"variance\", or convert `y` to a factor for classification.", call. = FALSE)
   }
   split_rule
+}
+
+#' variant = "paper" fixes the options that depart from the paper; any of
+#' them given with another value is an error rather than silently overridden
+#' @noRd
+check_paper_variant <- function(given) {
+  departs <- c(
+    max_directions = !is.null(given$max_directions) && !identical(given$max_directions, Inf),
+    onehot_max_levels = !is.null(given$onehot_max_levels) &&
+      !identical(given$onehot_max_levels, Inf),
+    output_bins = !is.null(given$output_bins),
+    axis_candidates = !identical(given$axis_candidates, FALSE)
+  )
+  if (!any(departs)) {
+    return(invisible())
+  }
+  first <- names(departs)[departs][[1L]]
+  stop(sprintf(paste0(
+    "`variant = \"paper\"` grows the paper's forest, which `%s = %s` departs from: ",
+    "drop `%s`, or use `variant = \"ccforest\"`."),
+    first, describe_value(given[[first]], TRUE), first), call. = FALSE)
 }
 
 #' A count >= 1, or Inf for one-hot encoding of every factor (the paper's)

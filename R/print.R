@@ -25,6 +25,7 @@ print.ccforest <- function(x, ...) {
     "Sampling:" = s$sampling_label,
     "Projection:" = s$projection_label,
     "Split rule:" = x$options$split_rule,
+    "Beyond paper:" = beyond_paper_label(x$options),
     "Rows:" = format(x$n_obs),
     "Features:" = sprintf("%d (%d columns after encoding)", s$n_feature, s$n_column),
     "Mean tree size:" = sprintf("%.1f leaves, depth %.1f", mean(s$leaves), mean(s$depth)),
@@ -94,6 +95,7 @@ print.summary.ccforest <- function(x, ...) {
     "Sampling:" = x$sampling_label,
     "Projection:" = x$projection_label,
     "Split rule:" = opts$split_rule,
+    "Beyond paper:" = beyond_paper_label(opts),
     "min_split, min_leaf:" = sprintf("%d, %d", opts$min_split, opts$min_leaf),
     "max_depth:" = if (opts$max_depth == 0L) "unlimited" else format(opts$max_depth),
     "na_action:" = opts$na_action,
@@ -115,6 +117,26 @@ format_tree_count <- function(n_tree, first_tree = 1L) {
   }
   sprintf("%d (trees %d to %d of the forest with this seed)", n_tree, first_tree,
           first_tree + n_tree - 1L)
+}
+
+#' The options of a fit that depart from Rainforth and Wood (2017), as the
+#' user would write them; "none" for the paper's forest
+#' @noRd
+beyond_paper_label <- function(opts) {
+  shown <- c(
+    if (!identical(opts$max_directions %||% 0L, 0L)) {
+      sprintf("max_directions = %d", opts$max_directions)
+    },
+    if (is.finite(opts$onehot_max_levels %||% Inf)) {
+      sprintf("onehot_max_levels = %d", as.integer(opts$onehot_max_levels))
+    },
+    if (!identical(opts$output_bins %||% 0L, 0L)) sprintf("output_bins = %d", opts$output_bins),
+    if (isTRUE(opts$axis_candidates)) "axis_candidates = TRUE"
+  )
+  if (length(shown) == 0L) {
+    return(if (identical(opts$variant, "paper")) "none (variant = \"paper\")" else "none")
+  }
+  paste(shown, collapse = ", ")
 }
 
 #' @noRd

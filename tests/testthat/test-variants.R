@@ -187,3 +187,58 @@ test_that("axis_candidates adds the sampled features' axes to the search", {
   few <- ccforest(y ~ ., d, n_tree = 3, seed = 1, axis_candidates = TRUE, max_directions = 1)
   expect_s3_class(few, "ccforest")
 })
+
+test_that("variant = \"paper\" is the paper's forest: all directions, every factor one-hot", {
+  set.seed(11)
+  d <- make_spiral(400, n_class = 4L)
+  d$x3 <- d$x1 + rnorm(400, sd = 0.1)
+  # 40 levels: above onehot_max_levels' default, so the default orders them.
+  d$f <- factor(sample(sprintf("l%02d", 1:40), 400, replace = TRUE))
+  paper <- ccforest(class ~ ., d, n_tree = 5, seed = 1, variant = "paper")
+  explicit <- ccforest(class ~ ., d, n_tree = 5, seed = 1, max_directions = Inf,
+                       onehot_max_levels = Inf)
+  default <- ccforest(class ~ ., d, n_tree = 5, seed = 1)
+  expect_identical(paper$forest$trees, explicit$forest$trees)
+  expect_false(identical(paper$forest$trees, default$forest$trees))
+  expect_identical(paper$options$variant, "paper")
+  expect_identical(default$options$variant, "ccforest")
+  expect_identical(paper$options$max_directions, 0L)
+  expect_identical(paper$options$onehot_max_levels, Inf)
+  # The factor is 40 indicator columns in the paper's encoding, one column otherwise.
+  expect_identical(length(paper$blueprint$column_names), 3L + 40L)
+  expect_identical(length(default$blueprint$column_names), 3L + 1L)
+  # Giving the paper's own values explicitly is allowed; the other variants
+  # of the paper (here the random rotation forest) combine with it.
+  expect_identical(
+    ccforest(class ~ ., d, n_tree = 5, seed = 1, variant = "paper", max_directions = Inf,
+             onehot_max_levels = Inf)$forest$trees,
+    paper$forest$trees)
+  rrf <- ccforest(class ~ ., d, n_tree = 3, seed = 1, variant = "paper", projection = "rotation")
+  expect_identical(rrf$options$projection, "rotation")
+  # print() says which options depart from the paper.
+  expect_output(print(paper), "Beyond paper:\\s+none \\(variant = \"paper\"\\)")
+  expect_output(print(explicit), "Beyond paper:\\s+none\n")
+  expect_output(print(default), "Beyond paper:\\s+max_directions = 2, onehot_max_levels = 32")
+  reg <- ccforest(mpg ~ ., mtcars, n_tree = 3, seed = 1, axis_candidates = TRUE, output_bins = 3)
+  expect_output(print(reg), "output_bins = 3, axis_candidates = TRUE")
+  # update() switches a fit to the paper's variant.
+  expect_identical(update(default, variant = "paper")$forest$trees, paper$forest$trees)
+})
+
+test_that("variant = \"paper\" refuses the options that depart from the paper", {
+  d <- spiral_data(60, 17)
+  expect_error(ccforest(y ~ ., d, variant = "paper", max_directions = 2),
+               paste0("`variant = \"paper\"` grows the paper's forest, which `max_directions = 2` ",
+                      "departs from: drop `max_directions`, or use `variant = \"ccforest\"`."),
+               fixed = TRUE)
+  expect_error(ccforest(y ~ ., d, variant = "paper", onehot_max_levels = 32),
+               "`onehot_max_levels = 32` departs from", fixed = TRUE)
+  expect_error(ccforest(y ~ ., d, variant = "paper", axis_candidates = TRUE),
+               "`axis_candidates = TRUE` departs from", fixed = TRUE)
+  expect_error(ccforest(mpg ~ ., mtcars, variant = "paper", output_bins = 4),
+               "`output_bins = 4` departs from", fixed = TRUE)
+  expect_error(ccforest(y ~ ., d, variant = "Paper"),
+               "`variant` must be one of \"ccforest\", \"paper\", not \"Paper\".", fixed = TRUE)
+  expect_error(ccforest(y ~ ., d, variant = NA),
+               "`variant` must be one of \"ccforest\", \"paper\", not NA.", fixed = TRUE)
+})
