@@ -97,7 +97,11 @@
 #'   `mtry` is less than the number of features and bagging of whole trees
 #'   otherwise, as in the paper; `"projection"` or `"bagging"` force one.
 #'   With bagging, out-of-bag predictions and their error are stored in the
-#'   forest (`predictions`, `oob_error`) and shown by `print()`.
+#'   forest (`predictions`, `oob_error`) and shown by `print()`. With
+#'   projection bootstrapping every tree is grown on every row, so a gross
+#'   error in a regression output reaches a leaf of every tree (bagging
+#'   leaves it out of about a third of them): look for data-entry errors in
+#'   the outputs before fitting.
 #' @param projection How each node turns its sampled features into candidate
 #'   split directions: `"cca"` (default; canonical correlation forest),
 #'   `"rotation"` (a uniformly random rotation: random rotation forest),
@@ -132,15 +136,27 @@
 #'   were classes) instead of the output itself. The CCA of one numeric output
 #'   has a single direction, the least-squares one; the bins give up to
 #'   `output_bins - 1`, which can follow relations that are not monotone
-#'   (splits are still chosen by the variance of the output). `NULL`
-#'   (default): the paper's CCA. Costs about one sort of the node's outputs per
-#'   node and the extra directions' split searches. Beyond the paper; see
-#'   `bench/results/accuracy.md` for its effect.
+#'   (splits are still chosen by the variance of the output): sliced inverse
+#'   regression (Li, 1991) at every node. `NULL` (default): the paper's CCA.
+#'   It helps where the output depends on a direction of the features in a
+#'   way that is not monotone (Friedman 2, mlbench's peak, Servo) and hurts
+#'   where one linear trend dominates and the bins only add noise: on the 21
+#'   regression tasks of `bench/results/regression-options.md` it won on 3,
+#'   lost on 4 and tied on 14, at 1.0-1.4 times the training time (one sort of
+#'   each node's outputs and the extra directions' split searches). Hence an
+#'   option to try, not a default.
 #' @param axis_candidates Also search the sampled features' own axes at each
 #'   node, after the canonical directions: a hybrid with a random forest's
-#'   splits, which can help where single features matter. Costs one more
-#'   split search per sampled feature at every node. Beyond the paper; see
-#'   `bench/results/accuracy.md`.
+#'   splits. It helps where single features carry the signal, above all
+#'   through relations that are not monotone, which no linear direction
+#'   follows (Friedman 1 and 3, BostonHousing, Servo, Ozone), and hurts where
+#'   the signal is a smooth function of several features or the data are few
+#'   and noisy, since more candidates give more chances to split on noise
+#'   (quakes, birthwt, UScereal, attenu). On the 21 regression tasks of
+#'   `bench/results/regression-options.md` it won on 6, lost on 5 and tied on
+#'   10; on the classification data sets of `bench/results/variants.md` it
+#'   changed no error beyond noise. Costs one more split search per sampled
+#'   feature at every node: 1.1-1.8 times the training time.
 #' @param onehot_max_levels Unordered factors with at most this many levels
 #'   are expanded to one indicator column per level, sampled together as one
 #'   feature (the paper's encoding; `Inf` keeps it for every factor). A factor
@@ -201,6 +217,9 @@
 #'   package version. It can be saved with [saveRDS()].
 #' @references Rainforth, T. and Wood, F. (2017). Canonical correlation
 #'   forests. arXiv:1507.05444.
+#'
+#'   Li, K.-C. (1991). Sliced inverse regression for dimension reduction.
+#'   Journal of the American Statistical Association, 86, 316-327.
 #'
 #'   Wright, M. N. and Koenig, I. R. (2019). Splitting on categorical
 #'   predictors in random forests. PeerJ, 7, e6339.

@@ -1,7 +1,7 @@
 #!/usr/bin/env Rscript
-# Beyond the paper: ccforest's options that depart from the paper's
-# algorithm, against the paper's CCF (ccforest defaults) and ranger, on the
-# data sets, folds and seeds of bench/accuracy.R.
+# Beyond the paper: ccforest's defaults and options that depart from the
+# paper's algorithm, against ccforest's defaults, the paper's CCF and
+# ranger, on the data sets, folds and seeds of bench/accuracy.R.
 #
 #   make install
 #   Rscript bench/variants.R                    # all data sets of accuracy.R
@@ -9,14 +9,17 @@
 #   Rscript bench/variants.R --datasets iris,servo --repeats 1
 #
 # Learners:
-#   CCF        ccforest defaults: the paper's algorithm
-#   CCF+axes   axis_candidates = TRUE: the sampled features' axes searched too
-#   CCF+bins   output_bins = 4 (regression): CCA against 4 quantile bins of the
-#              output at each node (for classification it is CCF itself and
-#              is not refitted)
-#   CCF+dir2   max_directions = 2: only the two strongest canonical directions
+#   CCF        ccforest defaults (max_directions = 2, onehot_max_levels = 32):
+#              the base every other learner is tested against
+#   paper      variant = "paper": the paper's algorithm exactly (every
+#              canonical direction, every factor one-hot)
+#   CCF+axes   defaults and axis_candidates = TRUE: the sampled features' axes
+#              searched too
+#   CCF+bins   defaults and output_bins = 4 (regression): CCA against 4
+#              quantile bins of the output at each node (for classification it
+#              is CCF itself and is not refitted)
 #   ranger     ranger defaults
-# For each option and data set: mean error, and a paired Wilcoxon signed-rank
+# For each learner and data set: mean error, and a paired Wilcoxon signed-rank
 # test against CCF over the folds (two-sided); a win or a loss needs p < 0.05
 # and the mean error on that side. Summary: wins / losses / ties, and the
 # geometric mean over data sets of the error ratio to ranger (the paper's
@@ -35,9 +38,9 @@ local({
   sys.source(file.path(dirname(script_path), "accuracy.R"), envir = globalenv())
 })
 
-VARIANTS <- c("CCF", "CCF+axes", "CCF+bins", "CCF+dir2", "ranger")
-OPTIONS <- list("CCF" = list(), "CCF+axes" = list(axis_candidates = TRUE),
-                "CCF+bins" = list(output_bins = 4L), "CCF+dir2" = list(max_directions = 2L))
+VARIANTS <- c("CCF", "paper", "CCF+axes", "CCF+bins", "ranger")
+OPTIONS <- list("CCF" = list(), "paper" = list(variant = "paper"),
+                "CCF+axes" = list(axis_candidates = TRUE), "CCF+bins" = list(output_bins = 4L))
 
 fit_variant <- function(learner, xtr, ytr, xte, n_tree, seed) {
   if (learner == "ranger") return(fit_predict("ranger", xtr, ytr, xte, n_tree, seed))
@@ -127,11 +130,14 @@ variants_main <- function() {
 
   fmt <- function(v) sprintf("%.2f", v)
   lines <- c(
-    report_header("ccforest beyond the paper: options against the paper's CCF", "variants.R",
+    report_header("ccforest beyond the paper: defaults and options against the paper's CCF",
+                  "variants.R",
                   args_all, started, csv_file, machine),
     sprintf("| trees | %d |", n_tree), "",
     paste("Errors: % misclassified (classification) or test MSE as % of the response's variance",
           "(regression), mean over the folds of accuracy.R's protocol (same folds and seeds)."),
+    paste("CCF: ccforest's defaults; paper: `variant = \"paper\"`; CCF+axes and CCF+bins add",
+          "`axis_candidates = TRUE` and `output_bins = 4` to the defaults."),
     "p: paired two-sided Wilcoxon signed-rank test against CCF over the folds; a win or loss needs p < 0.05.",
     "", "## Per data set", "",
     "| data set | option | CCF | option's error | p | verdict | train time / CCF's |",
