@@ -124,12 +124,15 @@
 #'   searches all of them, as the paper does. A node with K classes has up to
 #'   K - 1 canonical directions, and the first ones carry most of the
 #'   separation: on LetterRecognition (26 classes) the first direction wins 89%
-#'   of the splits and the second 10%, and searching two trains in about 30%
-#'   less time. The default, 2, departs from the paper for three classes or
-#'   more: on the 13 data sets of `bench/results/variants.md` it changed no
-#'   error beyond noise (10 classification and 3 regression data sets, paired
-#'   Wilcoxon tests over the folds). Regression with one output and two
-#'   classes have one direction anyway. It has no effect with
+#'   of the splits and the second 10%, and searching two trains in a quarter
+#'   less time. The default, 2, departs from the paper for four classes or
+#'   more: on 50 new folds of each of Vehicle, Glass and Vowel and 10 of
+#'   LetterRecognition it changed no error beyond noise
+#'   (`bench/results/max-directions.md`, paired Wilcoxon tests over the folds;
+#'   `bench/results/variants.md` has Vehicle's error 0.6 points lower with all
+#'   directions, p = 0.03 on its 30 folds, which the 50 new ones did not
+#'   repeat). Regression with one output and two or three classes have at
+#'   most two directions anyway. It has no effect with
 #'   `projection = "rotation"` or `"axis"`.
 #' @param output_bins Regression with one output: run each node's CCA
 #'   against the output's `output_bins` quantile bins at the node (as if they
