@@ -113,6 +113,13 @@ test_that("engine arguments are passed on, and set.seed() makes fits reproducibl
   expect_identical(a$fit$options$projection, "axis")
   expect_s3_class(a$fit$variable.importance, "ccforest_importance")
   expect_identical(a$fit$forest, b$fit$forest)
+  # The paper's variant is an engine argument like any other.
+  paper <- parsnip::fit(
+    parsnip::set_engine(parsnip::set_mode(parsnip::rand_forest(trees = 5), "classification"),
+                        "ccforest", variant = "paper", seed = 1),
+    Species ~ ., data = iris)
+  expect_identical(paper$fit$options$variant, "paper")
+  expect_identical(paper$fit$options$max_directions, 0L)
 })
 
 test_that("tune_grid() tunes mtry and min_n with cross-validation", {
