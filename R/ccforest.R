@@ -41,8 +41,8 @@
 #'
 #' @section The paper's algorithm:
 #' Two defaults depart from Rainforth and Wood (2017), each measured to lose
-#' nothing (`bench/results/variants.md`, NEWS): `max_directions = 2` and
-#' `onehot_max_levels = 32`. `variant = "paper"` grows the paper's canonical
+#' nothing (`bench/results/max-directions.md`, `bench/results/variants.md`,
+#' NEWS): `max_directions = 2` and `onehot_max_levels = 32`. `variant = "paper"` grows the paper's canonical
 #' correlation forest exactly (it is `max_directions = Inf, onehot_max_levels
 #' = Inf`); `output_bins` and `axis_candidates` (off by default) go further
 #' beyond it.
@@ -614,7 +614,8 @@ check_paper_variant <- function(given) {
     onehot_max_levels = !is.null(given$onehot_max_levels) &&
       !identical(given$onehot_max_levels, Inf),
     output_bins = !is.null(given$output_bins),
-    axis_candidates = !identical(given$axis_candidates, FALSE)
+    # Only TRUE departs; a value that is not a flag gets check_flag()'s error.
+    axis_candidates = isTRUE(given$axis_candidates)
   )
   if (!any(departs)) {
     return(invisible())

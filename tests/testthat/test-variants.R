@@ -237,6 +237,8 @@ test_that("variant = \"paper\" refuses the options that depart from the paper", 
                "`axis_candidates = TRUE` departs from", fixed = TRUE)
   expect_error(ccforest(mpg ~ ., mtcars, variant = "paper", output_bins = 4),
                "`output_bins = 4` departs from", fixed = TRUE)
+  expect_error(ccforest(y ~ ., d, variant = "paper", axis_candidates = NA),
+               "`axis_candidates` must be TRUE or FALSE")
   expect_error(ccforest(y ~ ., d, variant = "Paper"),
                "`variant` must be one of \"ccforest\", \"paper\", not \"Paper\".", fixed = TRUE)
   expect_error(ccforest(y ~ ., d, variant = NA),
