@@ -45,7 +45,7 @@
 #' NEWS): `max_directions = 2` and `onehot_max_levels = 32`. `variant = "paper"` grows the paper's canonical
 #' correlation forest exactly (it is `max_directions = Inf, onehot_max_levels
 #' = Inf`); `output_bins` and `axis_candidates` (off by default) go further
-#' beyond it.
+#' beyond it, with trade-offs measured in `bench/results/regression-options.md`.
 #'
 #' @section Reproducibility:
 #' Each tree draws from its own random stream derived from `seed` and the tree
@@ -148,18 +148,29 @@
 #'   lost on 4 and tied on 14, at 1.0-1.4 times the training time (one sort of
 #'   each node's outputs and the extra directions' split searches). Hence an
 #'   option to try, not a default.
-#' @param axis_candidates Also search the sampled features' own axes at each
-#'   node, after the canonical directions: a hybrid with a random forest's
-#'   splits. It helps where single features carry the signal, above all
-#'   through relations that are not monotone, which no linear direction
-#'   follows (Friedman 1 and 3, BostonHousing, Servo, Ozone), and hurts where
-#'   the signal is a smooth function of several features or the data are few
+#' @param axis_candidates Whether the sampled features' own axes join the
+#'   canonical directions as candidate splits at each node (a hybrid with a
+#'   random forest's splits), and how they are cut: `"none"` (default, the
+#'   paper's CCF); `"random"`, each axis cut once, at a point drawn uniformly
+#'   between the node's smallest and largest value of the feature, as
+#'   extremely randomised trees cut (Geurts, Ernst and Wehenkel, 2006), and
+#'   kept if that cut beats the canonical directions' best; `"search"`, each
+#'   axis at its best cut. `TRUE` and `FALSE` mean `"search"` and `"none"`.
+#'   Axes help where single features carry the signal through relations that
+#'   are not monotone, which no linear direction follows (Friedman 1 and 3,
+#'   BostonHousing, Servo, mlbench's peak), and hurt where the data are few
 #'   and noisy, since more candidates give more chances to split on noise
-#'   (quakes, birthwt, UScereal, attenu). On the 21 regression tasks of
-#'   `bench/results/regression-options.md` it won on 6, lost on 5 and tied on
-#'   10; on the classification data sets of `bench/results/variants.md` it
-#'   changed no error beyond noise. Costs one more split search per sampled
-#'   feature at every node: 1.1-1.8 times the training time.
+#'   (UScereal, attenu, crabs). A random cut is a weaker candidate than a
+#'   searched one, so it wins less where axes help and loses less where they
+#'   hurt: on the 35 regression tasks of
+#'   `bench/results/regression-options.md`, random axes won on 8, lost on 3
+#'   (by 1-3%) and tied on 24, at 1.1-1.2 times the training time (one pass
+#'   over each sampled feature, no sort); searched axes won on 7 and lost on 8
+#'   (by up to 21%), at 1.2-1.5 times. Neither is the default: on the 14
+#'   tasks chosen last, to confirm random axes as a default, they changed
+#'   nothing but two small losses. On the classification data sets of
+#'   `bench/results/variants.md` random axes won once (Vehicle, p = 0.02) and
+#'   lost nowhere; searched axes changed no error beyond noise.
 #' @param onehot_max_levels Unordered factors with at most this many levels
 #'   are expanded to one indicator column per level, sampled together as one
 #'   feature (the paper's encoding; `Inf` keeps it for every factor). A factor
@@ -176,7 +187,7 @@
 #'   reproduced. It searches every canonical direction and expands every
 #'   factor to indicators (`max_directions = Inf, onehot_max_levels = Inf`);
 #'   giving it with another value of those, or with `output_bins` or
-#'   `axis_candidates = TRUE`, is an error. The other arguments keep their
+#'   `axis_candidates` other than `"none"`, is an error. The other arguments keep their
 #'   meaning: `projection = "rotation"` with `variant = "paper"` is the
 #'   paper's random rotation forest.
 #' @param case_weights Optional case weights: one finite value >= 0 per row
@@ -290,7 +301,7 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
                              na_action = "impute_random", case_weights = NULL,
                              class_weights = NULL, quantiles = FALSE, onehot_max_levels = 32,
                              max_directions = 2L, output_bins = NULL,
-                             axis_candidates = FALSE, variant = "ccforest",
+                             axis_candidates = "none", variant = "ccforest",
                              n_thread = NULL, seed = NULL, verbose = interactive(),
                              first_tree = 1L, backend = "threads", n_batch = NULL) {
   call <- generic_call(match.call())
@@ -389,7 +400,7 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
   if (output_bins > 0L && (task != "regression" || response$n_output != 1L)) {
     stop("`output_bins` is for regression with one numeric output.", call. = FALSE)
   }
-  axis_candidates <- check_flag(axis_candidates, "axis_candidates")
+  axis_candidates <- resolve_axis_candidates(axis_candidates)
   bagging <- sampling == "bagging" || (sampling == "auto" && mtry >= n_feature)
   if (importance == "permutation" && !bagging) {
     stop("importance = \"permutation\" at fit time needs out-of-bag rows, so ",
@@ -614,8 +625,10 @@ check_paper_variant <- function(given) {
     onehot_max_levels = !is.null(given$onehot_max_levels) &&
       !identical(given$onehot_max_levels, Inf),
     output_bins = !is.null(given$output_bins),
-    # Only TRUE departs; a value that is not a flag gets check_flag()'s error.
-    axis_candidates = isTRUE(given$axis_candidates)
+    # A value that is not a valid choice gets resolve_axis_candidates()'s error.
+    axis_candidates = isTRUE(given$axis_candidates) ||
+      (is.character(given$axis_candidates) && length(given$axis_candidates) == 1L &&
+         given$axis_candidates %in% c("random", "search"))
   )
   if (!any(departs)) {
     return(invisible())
@@ -625,6 +638,19 @@ check_paper_variant <- function(given) {
     "`variant = \"paper\"` grows the paper's forest, which `%s = %s` departs from: ",
     "drop `%s`, or use `variant = \"ccforest\"`."),
     first, describe_value(given[[first]], TRUE), first), call. = FALSE)
+}
+
+#' axis_candidates as a mode; TRUE and FALSE, the flag it was, mean "search"
+#' and "none"
+#' @noRd
+resolve_axis_candidates <- function(axis_candidates) {
+  if (isTRUE(axis_candidates)) {
+    return("search")
+  }
+  if (isFALSE(axis_candidates)) {
+    return("none")
+  }
+  check_choice(axis_candidates, "axis_candidates", c("none", "random", "search"))
 }
 
 #' A count >= 1, or Inf for one-hot encoding of every factor (the paper's)

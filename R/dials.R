@@ -49,7 +49,7 @@ ccf_sampling <- function(values = c("projection", "bagging")) {
 #'
 #' Parameter objects of the \pkg{dials} package for [ccforest()]'s
 #' `max_directions` (canonical directions searched per node),
-#' `axis_candidates` (the sampled features' axes searched too) and
+#' `axis_candidates` (the sampled features' axes among the candidates) and
 #' `output_bins` (regression: the CCA against quantile bins of the output),
 #' found by tune when the engine argument is marked for tuning, as in
 #' `set_engine("ccforest", axis_candidates = tune())`.
@@ -57,8 +57,8 @@ ccf_sampling <- function(values = c("projection", "bagging")) {
 #' @param range The smallest and largest values to try.
 #' @param values The values to try.
 #' @return A parameter object from [dials::new_quant_param()] (integers) or
-#'   [dials::new_qual_param()] (`TRUE`/`FALSE`). The dials package must be
-#'   installed.
+#'   [dials::new_qual_param()] (`axis_candidates`' modes). The dials package
+#'   must be installed.
 #' @seealso [ccforest()] for what each option does.
 #' @examples
 #' if (requireNamespace("dials", quietly = TRUE)) {
@@ -73,14 +73,9 @@ ccf_max_directions <- function(range = c(1L, 5L)) {
 
 #' @rdname ccf_max_directions
 #' @export
-ccf_axis_candidates <- function(values = c(FALSE, TRUE)) {
-  needs_dials("ccf_axis_candidates")
-  if (!is.logical(values) || length(values) < 1L || anyNA(values)) {
-    stop(sprintf("`values` must be TRUE and/or FALSE, not %s.",
-                 describe_value(values, type_ok = is.logical(values))), call. = FALSE)
-  }
-  dials::new_qual_param(type = "logical", values = unique(values),
-                        label = c(ccf_axis_candidates = "Axes searched too"), finalize = NULL)
+ccf_axis_candidates <- function(values = c("none", "random", "search")) {
+  qual_param(values, "values", c("none", "random", "search"),
+             c(ccf_axis_candidates = "Axes among the candidates"))
 }
 
 #' @rdname ccf_max_directions

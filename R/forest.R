@@ -37,6 +37,15 @@ training_set <- function(matrix_x, blueprint, response, weights = NULL) {
   )
 }
 
+#' A fit's axis_candidates as a mode; fits made before the modes stored a flag
+#' @noRd
+axis_mode <- function(axis_candidates) {
+  if (is.logical(axis_candidates)) {
+    return(if (isTRUE(axis_candidates)) "search" else "none")
+  }
+  axis_candidates %||% "none"
+}
+
 #' The options as the core reads them
 #' @noRd
 core_options <- function(options, seed) {
@@ -50,7 +59,7 @@ core_options <- function(options, seed) {
     impute_random = options$na_action %in% c("impute_random", "omit"),
     max_directions = options$max_directions %||% 0L,
     output_bins = options$output_bins %||% 0L,
-    axis_candidates = isTRUE(options$axis_candidates)
+    axis_candidates = match(axis_mode(options$axis_candidates), c("none", "random", "search")) - 1L
   )
 }
 

@@ -131,7 +131,9 @@ beyond_paper_label <- function(opts) {
       sprintf("onehot_max_levels = %d", as.integer(opts$onehot_max_levels))
     },
     if (!identical(opts$output_bins %||% 0L, 0L)) sprintf("output_bins = %d", opts$output_bins),
-    if (isTRUE(opts$axis_candidates)) "axis_candidates = TRUE"
+    if (axis_mode(opts$axis_candidates) != "none") {
+      sprintf("axis_candidates = \"%s\"", axis_mode(opts$axis_candidates))
+    }
   )
   if (length(shown) == 0L) {
     return(if (identical(opts$variant, "paper")) "none (variant = \"paper\")" else "none")

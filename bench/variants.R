@@ -13,8 +13,11 @@
 #              the base every other learner is tested against
 #   paper      variant = "paper": the paper's algorithm exactly (every
 #              canonical direction, every factor one-hot)
-#   CCF+axes   defaults and axis_candidates = TRUE: the sampled features' axes
-#              searched too
+#   CCF+random axes  defaults and axis_candidates = "random": the sampled
+#              features' axes too, each cut at one point drawn uniformly in
+#              its range (extremely randomised trees)
+#   CCF+axes   defaults and axis_candidates = "search": the sampled features'
+#              axes searched at every cut point
 #   CCF+bins   defaults and output_bins = 4 (regression): CCA against 4
 #              quantile bins of the output at each node (for classification it
 #              is CCF itself and is not refitted)
@@ -38,9 +41,10 @@ local({
   sys.source(file.path(dirname(script_path), "accuracy.R"), envir = globalenv())
 })
 
-VARIANTS <- c("CCF", "paper", "CCF+axes", "CCF+bins", "ranger")
+VARIANTS <- c("CCF", "paper", "CCF+random axes", "CCF+axes", "CCF+bins", "ranger")
 OPTIONS <- list("CCF" = list(), "paper" = list(variant = "paper"),
-                "CCF+axes" = list(axis_candidates = TRUE), "CCF+bins" = list(output_bins = 4L))
+                "CCF+random axes" = list(axis_candidates = "random"),
+                "CCF+axes" = list(axis_candidates = "search"), "CCF+bins" = list(output_bins = 4L))
 
 fit_variant <- function(learner, xtr, ytr, xte, n_tree, seed) {
   if (learner == "ranger") return(fit_predict("ranger", xtr, ytr, xte, n_tree, seed))
@@ -136,8 +140,9 @@ variants_main <- function() {
     sprintf("| trees | %d |", n_tree), "",
     paste("Errors: % misclassified (classification) or test MSE as % of the response's variance",
           "(regression), mean over the folds of accuracy.R's protocol (same folds and seeds)."),
-    paste("CCF: ccforest's defaults; paper: `variant = \"paper\"`; CCF+axes and CCF+bins add",
-          "`axis_candidates = TRUE` and `output_bins = 4` to the defaults."),
+    paste("CCF: ccforest's defaults; paper: `variant = \"paper\"`; CCF+random axes, CCF+axes and",
+          "CCF+bins add `axis_candidates = \"random\"`, `axis_candidates = \"search\"` and",
+          "`output_bins = 4` to the defaults."),
     "p: paired two-sided Wilcoxon signed-rank test against CCF over the folds; a win or loss needs p < 0.05.",
     "", "## Per data set", "",
     "| data set | option | CCF | option's error | p | verdict | train time / CCF's |",

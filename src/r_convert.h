@@ -160,7 +160,7 @@ inline TreeOptions tree_options(const Rcpp::List& options) {
                      list_value<bool>(options, "impute_random"), 1e-4,
                      list_value<int>(options, "max_directions"),
                      list_value<int>(options, "output_bins"),
-                     list_value<bool>(options, "axis_candidates"));
+                     static_cast<AxisCandidates>(list_value<int>(options, "axis_candidates")));
 }
 
 }  // namespace ccforest

@@ -17,12 +17,21 @@ enum class SplitRule { kEntropy = 0, kGini = 1, kVariance = 2 };
  */
 enum class Projection { kCca = 0, kRotation = 1, kPca = 2, kAxis = 3 };
 
+/**
+ * Whether the sampled features' own axes join a node's canonical directions,
+ * and how they are cut: at one point drawn uniformly between the node's
+ * smallest and largest values (extremely randomised trees), or at the best
+ * of all points.
+ */
+enum class AxisCandidates { kNone = 0, kRandom = 1, kSearch = 2 };
+
 /** Settings for growing one tree; the constructor enforces the invariants. */
 struct TreeOptions {
   TreeOptions(int mtry, int min_split, int min_leaf, int max_depth, SplitRule split_rule,
               Projection projection, bool projection_bootstrap, bool bagging,
               bool impute_random, double rank_tolerance = 1e-4, int max_directions = 0,
-              int output_bins = 0, bool axis_candidates = false)
+              int output_bins = 0,
+              AxisCandidates axis_candidates = AxisCandidates::kNone)
       : mtry(mtry), min_split(min_split), min_leaf(min_leaf), max_depth(max_depth),
         split_rule(split_rule), projection(projection),
         projection_bootstrap(projection_bootstrap), bagging(bagging),
@@ -31,6 +40,9 @@ struct TreeOptions {
         axis_candidates(axis_candidates) {
     if (output_bins < 0 || output_bins == 1) {
       throw std::invalid_argument("output_bins must be 0 (off) or >= 2");
+    }
+    if (static_cast<int>(axis_candidates) < 0 || static_cast<int>(axis_candidates) > 2) {
+      throw std::invalid_argument("axis_candidates must be none (0), random (1) or search (2)");
     }
     if (max_directions < 0) throw std::invalid_argument("max_directions must be >= 0 (0 = all)");
     if (mtry < 1) throw std::invalid_argument("mtry must be >= 1");
@@ -63,8 +75,8 @@ struct TreeOptions {
    * itself; 0 keeps the paper's CCA. The split is still chosen by variance.
    */
   int output_bins;
-  /** The sampled features' own axes are searched too, after the CCA's directions. */
-  bool axis_candidates;
+  /** The sampled features' own axes, after the CCA's directions, and how they are cut. */
+  AxisCandidates axis_candidates;
 };
 
 /** Settings for a whole forest, or for the range of its trees grown in one call. */

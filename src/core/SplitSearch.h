@@ -149,7 +149,123 @@ class SplitSearch {
     }
   }
 
+  /**
+   * Offers one cut of `u` drawn uniformly between its smallest and largest
+   * values, as extremely randomised trees cut a feature (Geurts, Ernst and
+   * Wehenkel, 2006): rows below the draw go left. One pass, no sort; nothing
+   * is offered when the draw leaves fewer than min_leaf rows on a side.
+   */
+  void random_cut(const double* u, size_t min_leaf, int direction, Rng& rng, BestSplit& best) {
+    const size_t n = targets_.n;
+    if (n < 2) return;
+    // Two running minima and maxima, so that consecutive rows do not wait on
+    // each other.
+    double low[2] = {u[0], u[n - 1]}, high[2] = {u[0], u[n - 1]};
+    for (size_t i = 0; i + 1 < n; i += 2) {
+      for (size_t k = 0; k < 2; ++k) {
+        low[k] = std::min(low[k], u[i + k]);
+        high[k] = std::max(high[k], u[i + k]);
+      }
+    }
+    const double lo = std::min(low[0], low[1]), hi = std::max(high[0], high[1]);
+    if (!(lo < hi)) return;
+    const double cut = lo + rng.uniform() * (hi - lo);
+    const auto [n_left, left_total] = tally_left(u, cut);
+    const size_t least = std::max<size_t>(min_leaf, 1);
+    if (n_left < least || n - n_left < least) return;
+    const double gain = cut_gain(n_left, left_total);
+    // The values either side of the cut (for its threshold) only when it may
+    // be taken, which is rare: the tally's loop stays short.
+    if (!(gain >= reach(best))) return;
+    double left_max = -kInfinity, right_min = kInfinity;
+    for (size_t i = 0; i < n; ++i) {
+      if (u[i] < cut) {
+        left_max = std::max(left_max, u[i]);
+      } else {
+        right_min = std::min(right_min, u[i]);
+      }
+    }
+    offer_cut(gain, left_max, right_min, n_left, direction, rng, best);
+  }
+
  private:
+  /**
+   * The rows with u below the cut: their count and total weight, and their
+   * sums (left_value_) or class totals (left_count_, left_weight_). Which
+   * side a row falls on is a coin toss, so the loops take no branch on it:
+   * each row adds itself times 0 or 1.
+   */
+  std::pair<size_t, double> tally_left(const double* u, double cut) {
+    const size_t n = targets_.n, w = targets_.width;
+    const double* weights = targets_.weights;
+    size_t n_left = 0;
+    double left_total = 0.0;
+    if (rule_ == SplitRule::kVariance && w == 1 && weights == nullptr) {
+      double left_sum = 0.0;  // in a register: the common case, one output
+      for (size_t i = 0; i < n; ++i) {
+        const bool left = u[i] < cut;
+        n_left += left;
+        left_sum += left ? targets_.values[i] : 0.0;
+      }
+      left_value_[0] = left_sum;
+      return {n_left, static_cast<double>(n_left)};
+    }
+    std::fill(left_count_.begin(), left_count_.end(), 0);
+    std::fill(left_value_.begin(), left_value_.end(), 0.0);
+    std::fill(left_weight_.begin(), left_weight_.end(), 0.0);
+    for (size_t i = 0; i < n; ++i) {
+      const bool left = u[i] < cut;
+      const double weight = (left ? 1.0 : 0.0) * (weights != nullptr ? weights[i] : 1.0);
+      n_left += left;
+      left_total += weight;
+      for (size_t m = 0; m < w; ++m) {
+        if (rule_ == SplitRule::kVariance) {
+          left_value_[m] += weight * targets_.values[i * w + m];
+        } else if (weights != nullptr) {
+          left_weight_[static_cast<size_t>(targets_.classes[i * w + m])] += weight;
+        } else {
+          left_count_[static_cast<size_t>(targets_.classes[i * w + m])] += left;
+        }
+      }
+    }
+    return {n_left, left_total};
+  }
+
+  /**
+   * The gain of the cut whose left child random_cut() has just tallied
+   * (n_left rows of total weight left_total), by the sweeps' formulas; -inf
+   * when a child has no weight.
+   */
+  double cut_gain(size_t n_left, double left_total) const {
+    const size_t n = targets_.n;
+    const double width = static_cast<double>(targets_.width);
+    const bool weighted = targets_.weights != nullptr;
+    const double nl = weighted ? left_total : static_cast<double>(n_left);
+    const double nr = weighted ? node_total_ - left_total : static_cast<double>(n - n_left);
+    if (!(nl > 0.0) || !(nr > 0.0)) return -kInfinity;
+    if (rule_ == SplitRule::kVariance) {
+      double between = 0.0;
+      for (double s : left_value_) between += s * s;
+      return between * (1.0 / nl + 1.0 / nr) / width;
+    }
+    double left_sum = 0.0, right_sum = 0.0;
+    for (size_t k = 0; k < node_count_.size(); ++k) {
+      if (weighted) {
+        left_sum += weighted_term(left_weight_[k]);
+        right_sum += weighted_term(node_weight_[k] - left_weight_[k]);
+      } else {
+        left_sum += class_term(left_count_[k]);
+        right_sum += class_term(node_count_[k] - left_count_[k]);
+      }
+    }
+    if (rule_ == SplitRule::kEntropy) {
+      const double children = weighted ? weighted_term(nl) + weighted_term(nr)
+                                       : xlogx_[n_left] + xlogx_[n - n_left];
+      return base_ - (children - (left_sum + right_sum) / width);
+    }
+    return base_ - (nl + nr - (left_sum / nl + right_sum / nr) / width);
+  }
+
   /** f(w) = w log w (entropy) or w^2 (gini), for weighted class totals. */
   double weighted_term(double w) const {
     return rule_ == SplitRule::kEntropy ? (w > 0.0 ? w * std::log(w) : 0.0) : w * w;
@@ -264,6 +380,12 @@ class SplitSearch {
 
   /** Offers the split after position `pos` of the sorted order. */
   void offer(double gain, size_t pos, int direction, Rng& rng, BestSplit& best) const {
+    offer_cut(gain, sorted_[pos], sorted_[pos + 1], pos + 1, direction, rng, best);
+  }
+
+  /** Offers the split between projected values lo < hi with n_left rows left. */
+  void offer_cut(double gain, double lo, double hi, size_t n_left, int direction, Rng& rng,
+                 BestSplit& best) const {
     const double tol = tolerance();
     if (gain > best.gain + tol) {
       best.ties = 1;
@@ -274,10 +396,10 @@ class SplitSearch {
       return;
     }
     best.gain = std::max(gain, best.gain);
-    best.lo = sorted_[pos];
-    best.hi = sorted_[pos + 1];
+    best.lo = lo;
+    best.hi = hi;
     best.direction = direction;
-    best.n_left = pos + 1;
+    best.n_left = n_left;
   }
 
   // Class counts move one row at a time from the right child to the left, and

@@ -436,7 +436,7 @@ MatrixXd TreeTrainer::find_directions(size_t n) {
       break;
   }
   MatrixXd directions = data_directions(n);
-  if (options_.axis_candidates && p > 1) {
+  if (options_.axis_candidates != AxisCandidates::kNone && p > 1) {
     // The sampled features' own axes join the candidates (after the ranked
     // directions, so that max_directions keeps the strongest of those).
     MatrixXd both(p, directions.cols() + p);
@@ -485,6 +485,13 @@ size_t TreeTrainer::round_directions(const MatrixXd& directions) {
   return kept;
 }
 
+const double* TreeTrainer::axis_column(const Direction& axis, size_t n) const {
+  if (axis.term.size() != 1 || axis.term[0].coef != 1.0f) {
+    throw std::logic_error("an axis candidate is not one column with coefficient 1");
+  }
+  return xs_.data() + static_cast<size_t>(axis.term[0].column) * n;
+}
+
 void TreeTrainer::project(const Direction& direction, size_t n, double* u) const {
   const int k = static_cast<int>(direction.term.size());
   const double* xs = xs_.data();
@@ -509,8 +516,11 @@ void TreeTrainer::grow_node(const NodeTask& task, std::vector<NodeTask>& next) {
   size_t n_direction = round_directions(found);
   // Canonical and principal directions come strongest first; axes follow.
   const bool ranked = options_.projection == Projection::kCca || options_.projection == Projection::kPca;
+  const size_t axes = ranked && options_.axis_candidates != AxisCandidates::kNone &&
+                              columns_.size() > 1
+                          ? columns_.size()
+                          : 0;
   if (ranked && options_.max_directions > 0) {
-    const size_t axes = options_.axis_candidates ? columns_.size() : 0;
     const size_t data_directions = n_direction > axes ? n_direction - axes : 0;
     const size_t keep = std::min(data_directions, static_cast<size_t>(options_.max_directions));
     if (keep < data_directions) {
@@ -533,10 +543,18 @@ void TreeTrainer::grow_node(const NodeTask& task, std::vector<NodeTask>& next) {
   search_.set_node(targets);
   projection_.resize(n * n_direction);
   BestSplit best;
+  const bool random_axes = options_.axis_candidates == AxisCandidates::kRandom;
+  const size_t min_leaf = static_cast<size_t>(options_.min_leaf);
   for (size_t d = 0; d < n_direction; ++d) {
     double* u = projection_.data() + d * n;
-    project(directions_[d], n, u);
-    search_.sweep(u, static_cast<size_t>(options_.min_leaf), static_cast<int>(d), rng_, best);
+    if (random_axes && d + axes >= n_direction) {
+      // An axis projects to its gathered column (coefficient exactly 1); it
+      // is copied to the projections only if its cut wins, for the partition.
+      search_.random_cut(axis_column(directions_[d], n), min_leaf, static_cast<int>(d), rng_, best);
+    } else {
+      project(directions_[d], n, u);
+      search_.sweep(u, min_leaf, static_cast<int>(d), rng_, best);
+    }
   }
   if (best.direction < 0 || !(best.gain > search_.tolerance())) {
     make_leaf(task.begin, task.end);
@@ -555,7 +573,11 @@ void TreeTrainer::grow_node(const NodeTask& task, std::vector<NodeTask>& next) {
   tree_.split_begin.push_back(static_cast<int>(tree_.column.size()));
 
   // The node's rows, and their classes, go to the children in order.
-  const double* u = projection_.data() + static_cast<size_t>(best.direction) * n;
+  double* u = projection_.data() + static_cast<size_t>(best.direction) * n;
+  if (random_axes && static_cast<size_t>(best.direction) + axes >= n_direction) {
+    const double* column = axis_column(chosen, n);
+    std::copy(column, column + n, u);
+  }
   const size_t n_left =
       stable_partition(u, threshold, n, 1, rows_.data() + task.begin, scratch_rows_);
   if (n_left != best.n_left) throw std::logic_error("split partition disagrees with its search");

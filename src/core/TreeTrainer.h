@@ -65,6 +65,8 @@ class TreeTrainer {
   template <typename NodeRow>
   bool quantile_bins(Eigen::Index n, NodeRow node_row);
   void project(const Direction& direction, size_t n, double* u) const;
+  /** An axis direction's values at the node: its column of xs_, unprojected. */
+  const double* axis_column(const Direction& axis, size_t n) const;
   double value(size_t row, int column) const;
 
   const Data& data_;

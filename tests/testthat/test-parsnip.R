@@ -172,13 +172,18 @@ test_that("the options beyond the paper have dials parameters too", {
   directions <- ccf_max_directions()
   expect_s3_class(directions, "quant_param")
   expect_identical(unname(unlist(dials::range_get(directions))), c(1L, 5L))
-  expect_identical(ccf_axis_candidates()$values, c(FALSE, TRUE))
+  expect_identical(ccf_axis_candidates()$values, c("none", "random", "search"))
   expect_identical(unname(unlist(dials::range_get(ccf_output_bins(range = c(2, 6))))), c(2L, 6L))
   expect_error(ccf_max_directions(range = c(3, 1)),
                "`range` must be two increasing whole numbers >= 1, not a vector of length 2.")
   expect_error(ccf_output_bins(range = c(1, 4)),
                "`range` must be two whole numbers >= 2, not a vector of length 2.")
-  expect_error(ccf_axis_candidates(values = "yes"), "`values` must be TRUE and/or FALSE")
+  expect_error(ccf_axis_candidates(values = TRUE), paste0(
+    "`values` must be a character vector of one or more of \"none\", \"random\", \"search\", ",
+    "not a logical vector of length 1 (TRUE)."), fixed = TRUE)
+  expect_error(ccf_axis_candidates(values = "yes"),
+               "`values` must be among \"none\", \"random\", \"search\"; \"yes\" is not.",
+               fixed = TRUE)
   spec <- parsnip::set_engine(
     parsnip::set_mode(parsnip::rand_forest(trees = 10), "regression"), "ccforest",
     max_directions = parsnip::tune(), axis_candidates = parsnip::tune(),

@@ -182,10 +182,81 @@ test_that("axis_candidates adds the sampled features' axes to the search", {
   info <- tree_info(hybrid, 1)
   expect_identical(unname(lengths(info$coefficients[!info$terminal])), 1L)
   expect_identical(info$columns[[1]], "a")
-  expect_error(ccforest(y ~ ., d, axis_candidates = NA), "`axis_candidates` must be TRUE or FALSE")
+  expect_identical(hybrid$options$axis_candidates, "search")
+  searched <- ccforest(y ~ ., d, n_tree = 3, seed = 1, axis_candidates = "search")
+  expect_identical(searched$forest$trees,
+                   ccforest(y ~ ., d, n_tree = 3, seed = 1, axis_candidates = TRUE)$forest$trees)
+  expect_error(ccforest(y ~ ., d, axis_candidates = NA),
+               "`axis_candidates` must be one of \"none\", \"random\", \"search\", not NA.",
+               fixed = TRUE)
+  expect_error(ccforest(y ~ ., d, axis_candidates = "all"),
+               "`axis_candidates` must be one of \"none\", \"random\", \"search\", not \"all\".",
+               fixed = TRUE)
   # max_directions limits the canonical directions, never the axes.
   few <- ccforest(y ~ ., d, n_tree = 3, seed = 1, axis_candidates = TRUE, max_directions = 1)
   expect_s3_class(few, "ccforest")
+})
+
+test_that("axis_candidates chooses no axes, randomly cut axes or searched ones", {
+  mode_of <- function(...) ccforest(..., n_tree = 2, seed = 1)$options$axis_candidates
+  expect_identical(mode_of(mpg ~ ., mtcars), "none")
+  expect_identical(mode_of(mpg ~ ., mtcars, axis_candidates = FALSE), "none")
+  expect_identical(mode_of(mpg ~ ., mtcars, axis_candidates = TRUE), "search")
+  expect_identical(mode_of(Species ~ ., iris, axis_candidates = "random"), "random")
+  expect_identical(mode_of(cbind(mpg, qsec) ~ ., mtcars, axis_candidates = "random"), "random")
+  trees_of <- function(...) ccforest(mpg ~ ., mtcars, n_tree = 20, seed = 3, ...)$forest$trees
+  default <- trees_of()
+  random <- trees_of(axis_candidates = "random")
+  expect_identical(trees_of(axis_candidates = "none"), default)
+  expect_false(identical(random, default))
+  expect_false(identical(random, trees_of(axis_candidates = "search")))
+  # The cuts are drawn from each tree's own stream: threads do not change them.
+  expect_identical(trees_of(axis_candidates = "random", n_thread = 1),
+                   trees_of(axis_candidates = "random", n_thread = 2))
+  # Case weights weight the random cuts' impurities too.
+  weighted <- ccforest(Species ~ ., iris, n_tree = 20, seed = 1, axis_candidates = "random",
+                       case_weights = rep(c(1, 2, 3), 50))
+  expect_gt(mean(predict(weighted, iris) == iris$Species), 0.9)
+  expect_output(print(ccforest(mpg ~ ., mtcars, n_tree = 3, seed = 1, axis_candidates = "random")),
+                "onehot_max_levels = 32, axis_candidates = \"random\"")
+})
+
+test_that("random axes cut anywhere in the range, and help where single features matter", {
+  set.seed(12)
+  make <- function(n) {
+    x <- matrix(runif(n * 10), n, 10, dimnames = list(NULL, paste0("x", 1:10)))
+    # Friedman 1: a product, a parabola and two linear terms in five of ten features.
+    y <- 10 * sin(pi * x[, 1] * x[, 2]) + 20 * (x[, 3] - 0.5)^2 + 10 * x[, 4] + 5 * x[, 5]
+    data.frame(x, y = y + rnorm(n))
+  }
+  train <- make(400)
+  test <- make(400)
+  mse <- function(mode) {
+    fit <- ccforest(y ~ ., train, n_tree = 100, seed = 4, axis_candidates = mode)
+    mean((predict(fit, test) - test$y)^2)
+  }
+  # bench/results/regression-options.md: random axes lower Friedman 1's error by about a tenth.
+  expect_lt(mse("random"), 0.97 * mse("none"))
+  # Stumps on an output that is high in both tails of `a`: the canonical
+  # direction sees no linear trend, so the roots cut `a`, a searched axis at
+  # its best point in every tree, a random one anywhere inside its range.
+  n <- 400
+  d <- data.frame(a = runif(n), b = runif(n), c = runif(n))
+  d$y <- 4 * (abs(d$a - 0.5) > 0.25) + rnorm(n, sd = 0.1)
+  root_cuts <- function(mode) {
+    stumps <- ccforest(y ~ ., d, n_tree = 50, seed = 5, max_depth = 1, mtry = 3,
+                       sampling = "projection", axis_candidates = mode)
+    roots <- do.call(rbind, lapply(1:50, function(t) tree_info(stumps, t)[1, ]))
+    roots$threshold[vapply(roots$columns, identical, logical(1), "a")]
+  }
+  searched <- root_cuts("search")
+  random <- root_cuts("random")
+  expect_length(searched, 50L)
+  expect_lte(length(unique(searched)), 2L)
+  expect_gt(length(random), 25L)
+  expect_gt(length(unique(random)), 20L)
+  z <- (d$a - mean(d$a)) / sd(d$a)
+  expect_true(all(random > min(z) & random < max(z)))
 })
 
 test_that("variant = \"paper\" is the paper's forest: all directions, every factor one-hot", {
@@ -220,7 +291,7 @@ test_that("variant = \"paper\" is the paper's forest: all directions, every fact
   expect_output(print(explicit), "Beyond paper:\\s+none\n")
   expect_output(print(default), "Beyond paper:\\s+max_directions = 2, onehot_max_levels = 32")
   reg <- ccforest(mpg ~ ., mtcars, n_tree = 3, seed = 1, axis_candidates = TRUE, output_bins = 3)
-  expect_output(print(reg), "output_bins = 3, axis_candidates = TRUE")
+  expect_output(print(reg), "output_bins = 3, axis_candidates = \"search\"")
   # update() switches a fit to the paper's variant.
   expect_identical(update(default, variant = "paper")$forest$trees, paper$forest$trees)
 })
@@ -235,10 +306,15 @@ test_that("variant = \"paper\" refuses the options that depart from the paper", 
                "`onehot_max_levels = 32` departs from", fixed = TRUE)
   expect_error(ccforest(y ~ ., d, variant = "paper", axis_candidates = TRUE),
                "`axis_candidates = TRUE` departs from", fixed = TRUE)
+  expect_error(ccforest(y ~ ., d, variant = "paper", axis_candidates = "random"),
+               "`axis_candidates = \"random\"` departs from", fixed = TRUE)
+  expect_identical(ccforest(mpg ~ ., mtcars, n_tree = 2, seed = 1, variant = "paper",
+                            axis_candidates = "none")$options$axis_candidates, "none")
   expect_error(ccforest(mpg ~ ., mtcars, variant = "paper", output_bins = 4),
                "`output_bins = 4` departs from", fixed = TRUE)
   expect_error(ccforest(y ~ ., d, variant = "paper", axis_candidates = NA),
-               "`axis_candidates` must be TRUE or FALSE")
+               "`axis_candidates` must be one of \"none\", \"random\", \"search\", not NA.",
+               fixed = TRUE)
   expect_error(ccforest(y ~ ., d, variant = "Paper"),
                "`variant` must be one of \"ccforest\", \"paper\", not \"Paper\".", fixed = TRUE)
   expect_error(ccforest(y ~ ., d, variant = NA),

@@ -400,6 +400,130 @@ void test_split_search_values_reference() {
   check(agree.none, "the variance sweep offers nothing when no cut is allowed");
 }
 
+void test_random_cut_reference() {
+  // One cut drawn uniformly between the smallest and largest value, against
+  // the same draw from a copy of the generator and the decrease in impurity
+  // of that partition computed from scratch: every rule, one and two
+  // outputs, with and without case weights, on tied values.
+  std::mt19937_64 gen(23);
+  std::normal_distribution<double> normal;
+  bool gains = true, sides = true, none = true;
+  int offered = 0;
+  for (int trial = 0; trial < 4000; ++trial) {
+    const size_t n = 2 + gen() % 30, width = 1 + gen() % 2, min_leaf = 1 + gen() % 3;
+    const int rule_code = static_cast<int>(gen() % 3), n_class = 2 + static_cast<int>(gen() % 3);
+    const SplitRule rule = static_cast<SplitRule>(rule_code);
+    const bool weighted = gen() % 2 == 0, values = rule == SplitRule::kVariance;
+    const int n_distinct = 1 + static_cast<int>(gen() % 6);
+    std::vector<double> u(n), y(n * width), w(n, 1.0);
+    std::vector<int> classes(n * width);
+    for (size_t i = 0; i < n; ++i) {
+      u[i] = static_cast<double>(gen() % static_cast<uint64_t>(n_distinct)) * 0.7 - 1.0;
+      if (weighted) w[i] = 0.25 + static_cast<double>(gen() % 8) / 4.0;
+      for (size_t m = 0; m < width; ++m) {
+        y[i * width + m] = normal(gen);
+        // Each output's classes in their own range, as the trainer numbers them.
+        classes[i * width + m] = static_cast<int>(m) * n_class +
+                                 static_cast<int>(gen() % static_cast<uint64_t>(n_class));
+      }
+    }
+    for (size_t m = 0; m < width && values; ++m) {  // centred at the weighted node mean
+      double sum = 0.0, total = 0.0;
+      for (size_t i = 0; i < n; ++i) sum += w[i] * y[i * width + m], total += w[i];
+      for (size_t i = 0; i < n; ++i) y[i * width + m] -= sum / total;
+    }
+    // n times the impurity of a set of rows (weights as counts), averaged over outputs.
+    auto impurity = [&](const std::vector<size_t>& rows) {
+      double out = 0.0;
+      for (size_t m = 0; m < width; ++m) {
+        double total = 0.0, sum = 0.0;
+        std::vector<double> count(static_cast<size_t>(n_class) * width, 0.0);
+        for (size_t i : rows) {
+          total += w[i];
+          sum += w[i] * y[i * width + m];
+          count[static_cast<size_t>(classes[i * width + m])] += w[i];
+        }
+        if (values) {
+          for (size_t i : rows) {
+            const double d = y[i * width + m] - sum / total;
+            out += w[i] * d * d;
+          }
+        } else {
+          for (double c : count) {
+            if (!(c > 0.0)) continue;
+            out += rule == SplitRule::kEntropy ? -c * std::log(c / total) : c * (1.0 - c / total);
+          }
+        }
+      }
+      return out / static_cast<double>(width);
+    };
+    NodeTargets t;
+    t.classes = classes.data();
+    t.values = y.data();
+    t.weights = weighted ? w.data() : nullptr;
+    t.n = n;
+    t.width = width;
+    const EntropyTable table(n);
+    SplitSearch search(rule, values ? width : static_cast<size_t>(n_class) * width, &table);
+    search.set_node(t);
+    Rng rng(5, static_cast<uint64_t>(trial));
+    Rng twin = rng;
+    BestSplit best;
+    search.random_cut(u.data(), min_leaf, 3, rng, best);
+
+    const double lo = *std::min_element(u.begin(), u.end());
+    const double hi = *std::max_element(u.begin(), u.end());
+    std::vector<size_t> left, right, all;
+    if (lo < hi) {
+      const double cut = lo + twin.uniform() * (hi - lo);
+      for (size_t i = 0; i < n; ++i) (u[i] < cut ? left : right).push_back(i);
+    }
+    for (size_t i = 0; i < n; ++i) all.push_back(i);
+    if (left.size() < min_leaf || right.size() < min_leaf) {
+      none = none && best.direction < 0;
+      continue;
+    }
+    const double expected = impurity(all) - impurity(left) - impurity(right);
+    double left_max = -1e300, right_min = 1e300;
+    for (size_t i : left) left_max = std::max(left_max, u[i]);
+    for (size_t i : right) right_min = std::min(right_min, u[i]);
+    ++offered;
+    gains = gains && best.direction == 3 &&
+            std::abs(best.gain - expected) <= 1e-9 * (1.0 + impurity(all));
+    sides = sides && best.n_left == left.size() && best.lo == left_max && best.hi == right_min;
+  }
+  check(offered > 1000,
+        "random cuts were offered in most trials (" + std::to_string(offered) + ")");
+  check(gains,
+        "a random cut's gain is the decrease in impurity of its partition (every rule, weights)");
+  check(sides,
+        "a random cut keeps the rows below the draw left, its threshold between them and the rest");
+  check(none, "a random cut that breaks min_leaf, or a constant projection, offers nothing");
+
+  // The draw is uniform over the range: with values 0, 1 and 3 the cut falls
+  // between 0 and 1 a third of the time.
+  const std::vector<double> u = {3, 0, 1};
+  const std::vector<int> classes = {0, 1, 0};
+  NodeTargets t;
+  t.classes = classes.data();
+  t.n = 3;
+  t.width = 1;
+  const EntropyTable table(3);
+  SplitSearch search(SplitRule::kGini, 2, &table);
+  search.set_node(t);
+  Rng rng(9, 9);
+  int first_gap = 0;
+  const int draws = 30000;
+  for (int k = 0; k < draws; ++k) {
+    BestSplit best;
+    search.random_cut(u.data(), 1, 0, rng, best);
+    first_gap += best.n_left == 1;
+  }
+  check(std::abs(first_gap / static_cast<double>(draws) - 1.0 / 3.0) < 0.01,
+        "random cuts are uniform over the range (" + std::to_string(first_gap) +
+            " of 30000 in the first third)");
+}
+
 void test_projection_rows() {
   // project_rows() must give project_row()'s bits for every row, in the
   // vectorised blocks and the rows after them, under any compiler flags.
@@ -512,8 +636,13 @@ void test_forest() {
   ModelShape shape;
   shape.n_column = p;
   shape.n_class = {2};
-  for (Projection projection : {Projection::kCca, Projection::kRotation, Projection::kAxis}) {
-    const TreeOptions tree(4, 2, 1, 0, SplitRule::kEntropy, projection, true, false, true);
+  const std::pair<Projection, AxisCandidates> kinds[] = {
+      {Projection::kCca, AxisCandidates::kNone}, {Projection::kRotation, AxisCandidates::kNone},
+      {Projection::kAxis, AxisCandidates::kNone}, {Projection::kCca, AxisCandidates::kRandom},
+      {Projection::kCca, AxisCandidates::kSearch}};
+  for (const auto& [projection, axes] : kinds) {
+    const TreeOptions tree(4, 2, 1, 0, SplitRule::kEntropy, projection, true, false, true, 1e-4, 0,
+                           0, axes);
     const ForestOptions options(12, 99, tree);
     Runtime forward;
     Runtime backward;  // another schedule: trees grown in reverse order
@@ -549,7 +678,8 @@ void test_forest() {
     }
     check(wrong_leaf == 0, "training rows reach a leaf holding their class (" +
                                std::to_string(wrong_leaf) + " did not), projection " +
-                               std::to_string(static_cast<int>(projection)));
+                               std::to_string(static_cast<int>(projection)) + ", axes " +
+                               std::to_string(static_cast<int>(axes)));
 
     std::vector<double> prob(static_cast<size_t>(n) * 2, 0.0);
     PredictOptions po;
@@ -651,6 +781,7 @@ int main() {
   test_split_search();
   test_split_search_reference();
   test_split_search_values_reference();
+  test_random_cut_reference();
   test_projection_rows();
   test_coefficients();
   test_forest();
