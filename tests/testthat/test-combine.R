@@ -58,6 +58,17 @@ test_that("ranges combined in any order are the whole forest, importance include
   combined <- combine_forests(parts)
   expect_identical(combined$forest, whole$forest)
   expect_identical(predict(combined, x), predict(whole, x))
+  # Random axes draw their cuts from each tree's own stream, so ranges still add up.
+  whole <- ccforest(x, mtcars$mpg, n_tree = 10L, seed = 4, axis_candidates = "random")
+  combined <- combine_forests(
+    ccforest(x, mtcars$mpg, n_tree = 4L, seed = 4, axis_candidates = "random"),
+    ccforest(x, mtcars$mpg, n_tree = 6L, seed = 4, axis_candidates = "random", first_tree = 5)
+  )
+  expect_identical(combined$forest, whole$forest)
+  searched <- ccforest(x, mtcars$mpg, n_tree = 6L, seed = 4, axis_candidates = "search",
+                       first_tree = 5)
+  expect_error(combine_forests(whole, searched),
+               "different options: axis_candidates (\"search\" and \"random\")", fixed = TRUE)
 })
 
 test_that("combining bagged forests drops what needs the training data, and says so", {
