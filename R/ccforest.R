@@ -358,11 +358,13 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
     response <- prepare_response(y, y_arg, stat_rows = stat_rows)
   }
   variant <- check_choice(variant, "variant", c("ccforest", "paper"))
+  axis_choice <- resolve_axis_candidates(axis_candidates)
   if (variant == "paper") {
     check_paper_variant(
       given = list(max_directions = if (!missing(max_directions)) max_directions,
                    onehot_max_levels = if (!missing(onehot_max_levels)) onehot_max_levels,
-                   output_bins = output_bins, axis_candidates = axis_candidates)
+                   output_bins = output_bins,
+                   axis_candidates = if (axis_choice != "none") axis_candidates)
     )
     max_directions <- Inf
     onehot_max_levels <- Inf
@@ -400,7 +402,6 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
   if (output_bins > 0L && (task != "regression" || response$n_output != 1L)) {
     stop("`output_bins` is for regression with one numeric output.", call. = FALSE)
   }
-  axis_candidates <- resolve_axis_candidates(axis_candidates)
   bagging <- sampling == "bagging" || (sampling == "auto" && mtry >= n_feature)
   if (importance == "permutation" && !bagging) {
     stop("importance = \"permutation\" at fit time needs out-of-bag rows, so ",
@@ -415,7 +416,7 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
     projection = projection, importance = importance, na_action = na_action,
     case_weights = !is.null(case_weights), class_weights = class_weights,
     onehot_max_levels = onehot_max_levels, max_directions = max_directions,
-    output_bins = output_bins, axis_candidates = axis_candidates, variant = variant
+    output_bins = output_bins, axis_candidates = axis_choice, variant = variant
   )
   training <- training_set(matrix_x, blueprint, response, weights)
   core <- core_options(options, seed)
@@ -625,10 +626,7 @@ check_paper_variant <- function(given) {
     onehot_max_levels = !is.null(given$onehot_max_levels) &&
       !identical(given$onehot_max_levels, Inf),
     output_bins = !is.null(given$output_bins),
-    # A value that is not a valid choice gets resolve_axis_candidates()'s error.
-    axis_candidates = isTRUE(given$axis_candidates) ||
-      (is.character(given$axis_candidates) && length(given$axis_candidates) == 1L &&
-         given$axis_candidates %in% c("random", "search"))
+    axis_candidates = !is.null(given$axis_candidates)
   )
   if (!any(departs)) {
     return(invisible())
