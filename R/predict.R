@@ -147,15 +147,15 @@ imputes_at_random <- function(object) {
 
 #' The z-scored feature matrix of new data, through the stored blueprint
 #' @noRd
-predictor_matrix <- function(object, new_data, na_action = NULL) {
+predictor_matrix <- function(object, new_data, na_action = NULL, arg = "new_data") {
   if (!is.null(object$formula)) {
-    new_data <- formula_new_data(object$formula, new_data, arg = "new_data")
+    new_data <- formula_new_data(object$formula, new_data, arg = arg)
   }
   na_action <- na_action %||% switch(object$options$na_action,
     omit = "impute_random",
     object$options$na_action
   )
-  apply_blueprint(object$blueprint, new_data, na_action = na_action, arg = "new_data")
+  apply_blueprint(object$blueprint, new_data, na_action = na_action, arg = arg)
 }
 
 #' @noRd

@@ -182,6 +182,15 @@ test_that("bad features, grids and arguments are refused with clear messages", {
   empty$wt <- NA_real_
   expect_error(partial_dependence(reg, empty, "wt"),
                "`wt` has no non-missing values in `data` to make a grid from")
+
+  # Errors about the rows averaged over name `data`, the argument that holds them.
+  strict <- ccforest(mpg ~ wt + hp, data = mtcars, n_tree = 5, seed = 7, na_action = "fail")
+  holed <- mtcars
+  holed$hp[3] <- NA
+  expect_error(partial_dependence(strict, holed, "wt"),
+               "^`data` has missing values in column\\(s\\) `hp`")
+  expect_error(partial_dependence(strict, mtcars[c("wt", "mpg")], "wt"),
+               "`data` is missing column\\(s\\) `hp` used to fit the forest")
 })
 
 test_that("plot() draws every kind of result and returns it", {
