@@ -137,7 +137,7 @@ time_values <- function(col, kind, units = NULL) {
 }
 
 #' A kind as users know it: a date is a <Date>, and a factor whose levels
-#' were ordered by the outputs is still a <factor>
+#' were valued by the outputs is still a <factor>
 #' @noRd
 kind_label <- function(kind) {
   switch(kind, date = "Date", datetime = "POSIXct", scored = "factor", kind)
@@ -222,7 +222,8 @@ check_feature_frame <- function(x, arg) {
 #'   `onehot_max_levels` levels.
 #' @return A list of class "ccforest_blueprint": `feature_names`,
 #'   `feature_type`, `levels` (per feature), `scores` (per feature: the
-#'   numeric value of each level of a "scored" factor, else NULL), `units`
+#'   numeric values of each level of a "scored" factor, a matrix with one
+#'   column per axis, else NULL), `units`
 #'   (per feature: a difftime's units, else NULL), `column_names`,
 #'   `column_feature` (1-based feature of each column), `feature_start`
 #'   (0-based column offsets, length D + 1), `center`, `scale` (population
@@ -266,8 +267,8 @@ new_blueprint <- function(x, arg = "x", stat_rows = NULL, response = NULL, weigh
   feature_levels <- lapply(seq_along(columns), function(d) {
     if (kinds[[d]] %in% c("factor", "ordered")) levels(columns[[d]]) else character(0)
   })
-  # Factors with many levels are not expanded: their levels are ordered by
-  # the outputs and the factor becomes one numeric column (see level_scores()).
+  # Factors with many levels are not expanded: their levels are valued by
+  # the outputs, one numeric column per axis (see level_scores()).
   scores <- vector("list", length(columns))
   own_scores <- list()
   many <- which(kinds == "factor" & lengths(feature_levels) > onehot_max_levels)
@@ -284,10 +285,14 @@ new_blueprint <- function(x, arg = "x", stat_rows = NULL, response = NULL, weigh
   units <- lapply(seq_along(columns), function(d) {
     if (kinds[[d]] == "difftime") units(columns[[d]])
   })
-  width <- ifelse(kinds == "factor", lengths(feature_levels), 1L)
+  width <- vapply(seq_along(columns), function(d) {
+    switch(kinds[[d]], factor = length(feature_levels[[d]]), scored = ncol(scores[[d]]), 1L)
+  }, integer(1))
   column_names <- unlist(lapply(seq_along(columns), function(d) {
     if (kinds[[d]] == "factor") {
       paste0(feature_names[[d]], "=", feature_levels[[d]])
+    } else if (width[[d]] > 1L) {
+      paste0(feature_names[[d]], "[", seq_len(width[[d]]), "]")
     } else {
       feature_names[[d]]
     }
@@ -306,11 +311,12 @@ new_blueprint <- function(x, arg = "x", stat_rows = NULL, response = NULL, weigh
   stats <- lapply(seq_along(columns), function(d) {
     column <- columns[[d]]
     if (kinds[[d]] == "scored") {
-      column <- scores[[d]][as.integer(column)]
+      column <- scores[[d]][as.integer(column), , drop = FALSE]
     } else if (kinds[[d]] %in% c("date", "datetime", "difftime")) {
       column <- time_values(column, kinds[[d]])
     }
-    column_stats(if (is.null(stat_rows)) column else column[stat_rows], kinds[[d]], width[[d]])
+    if (!is.null(stat_rows)) column <- if (is.matrix(column)) column[stat_rows, , drop = FALSE] else column[stat_rows]
+    column_stats(column, kinds[[d]], width[[d]])
   })
   center <- unlist(lapply(stats, `[[`, "center"), use.names = FALSE)
   scale <- unlist(lapply(stats, `[[`, "scale"), use.names = FALSE)
@@ -345,7 +351,7 @@ new_blueprint <- function(x, arg = "x", stat_rows = NULL, response = NULL, weigh
 }
 
 #' The training rows as the core sees them: the blueprint applied, except
-#' that a factor ordered by the outputs gives each row the value of its level
+#' that a factor valued by the outputs gives each row the values of its level
 #' computed without that row
 #' @return The matrix, with the blueprint (its transient attribute removed)
 #'   as attribute "blueprint".
@@ -354,9 +360,11 @@ training_matrix <- function(bp, x, na_action, arg) {
   out <- apply_blueprint(bp, x, na_action = na_action, arg = arg)
   own <- attr(bp, "own_scores")
   for (d in which(!vapply(own, is.null, logical(1)))) {
-    j <- bp$feature_start[[d]] + 1L
-    rows <- !is.na(own[[d]])
-    out[rows, j] <- zscore(own[[d]][rows], bp$center[[j]], bp$scale[[j]])
+    rows <- !is.na(own[[d]][, 1L])
+    for (k in seq_len(ncol(own[[d]]))) {
+      j <- bp$feature_start[[d]] + k
+      out[rows, j] <- zscore(own[[d]][rows, k], bp$center[[j]], bp$scale[[j]])
+    }
   }
   attr(bp, "own_scores") <- NULL
   attr(out, "blueprint") <- bp
@@ -375,6 +383,11 @@ column_stats <- function(col, kind, width) {
     observed <- codes[!is.na(codes)]
     share <- tabulate(observed, nbins = width) / length(observed)
     return(list(center = share, scale = sqrt(share * (1 - share))))
+  }
+  if (is.matrix(col)) {
+    # A factor valued on several axes: one column each.
+    stats <- lapply(seq_len(ncol(col)), function(k) scaled_moments(col[, k]))
+    return(list(center = vapply(stats, `[[`, 0, "center"), scale = vapply(stats, `[[`, 0, "scale")))
   }
   values <- as.double(if (kind == "ordered") as.integer(col) else col)
   scaled_moments(values)
@@ -527,8 +540,13 @@ apply_blueprint <- function(bp, data,
     } else if (fitted_type == "scored") {
       codes <- level_codes(col, bp$levels[[d]])
       warn_unseen(attr(codes, "unseen"), name, "missing")
-      # A level absent from the training rows has no score: missing too.
-      values <- bp$scores[[d]][codes]
+      # A level absent from the training rows has no values: missing too.
+      values <- as.matrix(bp$scores[[d]])[codes, , drop = FALSE]
+      has_missing[[d]] <- anyNA(values)
+      for (k in seq_len(ncol(values))) {
+        out[, first + k] <- encode_values(values[, k], bp, first + k, na_action)
+      }
+      next
     } else if (fitted_type %in% c("date", "datetime", "difftime")) {
       values <- time_values(col, fitted_type, bp$units[[d]])
     } else {

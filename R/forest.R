@@ -26,6 +26,9 @@ training_set <- function(matrix_x, blueprint, response, weights = NULL) {
     weights = weights %||% numeric(0),
     uniform_weights = length(positive) > 0L && all(positive == positive[[1L]]),
     feature_start = as.integer(blueprint$feature_start),
+    # The core drops one redundant indicator of a one-hot factor per node; a
+    # factor valued on several axes has no redundant column.
+    indicators = as.integer(blueprint$feature_type == "factor"),
     y_class = if (task == "classification") response$codes else matrix(0L, nrow(matrix_x), 0L),
     n_class = if (task == "classification") as.integer(response$n_class) else integer(0),
     y_real = if (task == "regression") response$values else matrix(0, nrow(matrix_x), 0L),
@@ -79,7 +82,7 @@ grow_trees <- function(training, core, first_tree, n_tree, n_thread, verbose,
   }
   with_memory_advice(
     ccf_grow_cpp(
-      training$x, training$feature_start, training$y_class, training$n_class, training$y_real,
+      training$x, training$feature_start, training$indicators, training$y_class, training$n_class, training$y_real,
       training$weights, training$uniform_weights, core, training$shape, first_tree, n_tree,
       n_thread, verbose, limit
     ),

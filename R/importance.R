@@ -29,10 +29,11 @@
 #' coefficients: \eqn{|w_j|}{|w_j|} for a numeric column (every column has standard
 #' deviation 1 after z-scoring), and for a factor's indicator columns the norm
 #' of their coefficients, which unlike their sum does not grow with the
-#' number of levels. A factor with more than `onehot_max_levels` levels is one
-#' column ordered by the outputs, each training row valued without its own
-#' output (see [ccforest()]), so a factor of noise gets about the importance
-#' of a numeric variable of noise however many levels it has. A variable's
+#' number of levels. A factor with more than `onehot_max_levels` levels is
+#' valued by the outputs (one column, or one per axis with several classes),
+#' each training row without its own output (see [ccforest()]), so a factor
+#' of noise gets about the importance of a numeric variable of noise however
+#' many levels it has. A variable's
 #' importance is the sum of its shares over all the splits of the forest,
 #' divided by the number of trees. It needs no data and is computed while the
 #' trees grow; with `projection = "axis"` it is the usual impurity importance

@@ -2,30 +2,36 @@
 # level, and every canonical correlation analysis that samples it pays for
 # all of them; with thousands of levels that dominates the fit (and a noisy
 # factor with many levels over-fits the CCA). Such factors are instead
-# ordered by the outputs, once, before the trees are grown, and used as one
-# numeric column: the order-based treatment of categorical predictors of
-# Wright and Koenig (2019), which for one numeric output or two classes
-# contains the best split of the levels into two groups (Breiman et al.,
-# 1984; Fisher, 1958).
+# valued by the outputs, once, before the trees are grown: the order-based
+# treatment of categorical predictors of Wright and Koenig (2019), which for
+# one numeric output or two classes is one column whose order contains the
+# best split of the levels into two groups (Breiman et al., 1984; Fisher,
+# 1958). With more classes (or outputs) one order loses what the levels say
+# beyond it, so the factor gets one column per principal axis of its levels'
+# class shares (at most classes - 1): the CCA then sees, at the cost of a
+# few columns, the whole between-level structure that its one-hot columns
+# would show it at the root.
 
-#' The numeric value of each level of a factor, from the outputs
+#' The numeric values of each level of a factor, from the outputs
 #'
 #' Each level's mean output vector (class shares for classification, all
 #' outputs side by side; standardised values for regression), shrunk toward
 #' the overall mean by one pseudo-row so that rare levels do not get extreme
-#' values from a row or two, then projected on the first principal axis of
-#' those level means (weighted by the levels' weights); with one output
-#' column the level's mean itself. The axis's sign makes its largest loading
-#' positive, so the order does not flip with rounding.
+#' values from a row or two, then projected on the principal axes of those
+#' level means (weighted by the levels' weights) whose variance is not
+#' negligible; with one output column the level's mean itself. Each axis's
+#' sign makes its largest loading positive, so the values do not flip with
+#' rounding.
 #'
 #' @param codes Integer level codes of the training rows (NA: missing).
 #' @param n_level Number of levels.
 #' @param response The prepared outputs (prepare_response()).
 #' @param weights Row weights, or NULL.
 #' @param rows Rows that count (NULL: all).
-#' @return One value per level (NA for levels no counted row has), with
-#'   attribute "own": each row's value with the row itself left out of its
-#'   level's mean (NA for rows that do not count), for the training matrix.
+#' @return A matrix, one row per level (NA for levels no counted row has)
+#'   and one column per axis, with attribute "own": each row's values with
+#'   the row itself left out of its level's mean (NA for rows that do not
+#'   count), for the training matrix.
 #' @noRd
 level_scores <- function(codes, n_level, response, weights, rows) {
   targets <- if (response$task == "regression") {
@@ -50,28 +56,37 @@ level_scores <- function(codes, n_level, response, weights, rows) {
   sums[present, ] <- rowsum(targets * w, codes)
   means <- (sums + matrix(overall, n_level, ncol(targets), byrow = TRUE)) / (level_weight + 1)
   centred <- sweep(means, 2L, overall)
-  scores <- if (ncol(targets) == 1L) {
-    centred[, 1L]
-  } else {
-    covariance <- crossprod(centred * sqrt(level_weight))
-    axis <- eigen(covariance, symmetric = TRUE)$vectors[, 1L]
-    largest <- which.max(abs(axis) * (1 - 1e-9 * seq_along(axis)))
-    if (axis[[largest]] < 0) axis <- -axis
-    as.vector(centred %*% axis)
-  }
-  scores[level_weight == 0] <- NA_real_
-  scores <- unname(scores)
-  # Each training row's own value leaves the row out of its level's mean, so
-  # that a level's score never carries the row's own output: otherwise a
+  axes <- level_axes(centred, level_weight, length(present))
+  scores <- centred %*% axes
+  scores[level_weight == 0, ] <- NA_real_
+  dimnames(scores) <- NULL
+  # Each training row's own values leave the row out of its level's mean, so
+  # that a level's values never carry the row's own output: otherwise a
   # factor of pure noise with many small levels would look informative to
   # the trees grown on these rows (the leakage of target encoding).
-  own <- rep(NA_real_, length(keep))
-  own_rows <- which(keep)
-  axis_of <- if (ncol(targets) == 1L) 1 else axis
+  own <- matrix(NA_real_, length(keep), ncol(axes))
   loo <- (sums[codes, , drop = FALSE] - targets * w +
             matrix(overall, length(codes), ncol(targets), byrow = TRUE)) /
     (level_weight[codes] - w + 1)
-  own[own_rows] <- as.vector(sweep(loo, 2L, overall) %*% axis_of)
+  own[which(keep), ] <- sweep(loo, 2L, overall) %*% axes
   attr(scores, "own") <- own
   scores
+}
+
+#' The axes the level means are projected on: the identity for one output
+#' column; else the principal axes of the weighted level means, at most one
+#' fewer than the levels present, those whose variance exceeds 1e-9 of the
+#' largest (always the first), each signed so its largest loading is positive
+#' @noRd
+level_axes <- function(centred, level_weight, n_present) {
+  if (ncol(centred) == 1L) return(matrix(1))
+  eigen <- eigen(crossprod(centred * sqrt(level_weight)), symmetric = TRUE)
+  values <- pmax(eigen$values, 0)
+  n_axis <- max(1L, min(n_present - 1L, sum(values > 1e-9 * values[[1L]])))
+  axes <- eigen$vectors[, seq_len(n_axis), drop = FALSE]
+  for (k in seq_len(n_axis)) {
+    largest <- which.max(abs(axes[, k]) * (1 - 1e-9 * seq_len(nrow(axes))))
+    if (axes[largest, k] < 0) axes[, k] <- -axes[, k]
+  }
+  axes
 }

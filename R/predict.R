@@ -290,7 +290,8 @@ ccforest_problem <- function(object) {
   scored <- bp$feature_type == "scored"
   if (!is.list(bp$scores) || length(bp$scores) != n_feature ||
       !all(vapply(bp$scores[scored], is.numeric, logical(1))) ||
-      !all(lengths(bp$scores[scored]) == lengths(bp$levels[scored]))) {
+      !all(vapply(bp$scores[scored], NROW, 1L) == lengths(bp$levels[scored])) ||
+      !all(vapply(bp$scores[scored], NCOL, 1L) == diff(start)[scored])) {
     return("its blueprint's factor scores do not match its levels")
   }
   factor_width <- diff(start)[bp$feature_type == "factor"]

@@ -7,7 +7,7 @@ quantile_data <- function(fit, training, response, core, n_thread) {
   samples <- with_memory_advice(
     ccf_leaf_samples_cpp(
       fit$forest$trees, model_shape(fit), training$x, training$feature_start,
-      training$y_class, training$n_class, training$y_real, training$weights,
+      training$indicators, training$y_class, training$n_class, training$y_real, training$weights,
       training$uniform_weights, core$seed, fit$forest$first_tree - 1, core$bagging,
       core$impute_random, n_thread
     ),

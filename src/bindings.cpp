@@ -157,7 +157,8 @@ DecodedCache decoded_cache;
 // an error as soon as it would exceed `memory_limit` bytes.
 // [[Rcpp::export(rng = false)]]
 Rcpp::List ccf_grow_cpp(const Rcpp::NumericMatrix& x, const Rcpp::IntegerVector& feature_start,
-                        const Rcpp::IntegerMatrix& y_class, const Rcpp::IntegerVector& n_class,
+                        const Rcpp::IntegerVector& indicators, const Rcpp::IntegerMatrix& y_class,
+                        const Rcpp::IntegerVector& n_class,
                         const Rcpp::NumericMatrix& y_real, const Rcpp::NumericVector& weights,
                         bool uniform_weights, const Rcpp::List& options,
                         const Rcpp::List& shape, double first_tree, int n_tree, int n_thread,
@@ -167,7 +168,7 @@ Rcpp::List ccf_grow_cpp(const Rcpp::NumericMatrix& x, const Rcpp::IntegerVector&
   Rcpp::List trees = new_list(n_tree);
   Rcpp::NumericMatrix importance(
       Rcpp::Shield<SEXP>(alloc_matrix(REALSXP, static_cast<R_xlen_t>(n_feature), n_tree)));
-  const Data data = training_data(x, feature_start, y_class, n_class, y_real, weights,
+  const Data data = training_data(x, feature_start, indicators, y_class, n_class, y_real, weights,
                                   uniform_weights);
   const ForestOptions forest(n_tree, whole_number(list_value<double>(options, "seed"), "seed"),
                              tree_options(options), whole_number(first_tree, "first_tree"));
@@ -217,11 +218,12 @@ Rcpp::List ccf_grow_cpp(const Rcpp::NumericMatrix& x, const Rcpp::IntegerVector&
 // [[Rcpp::export(rng = false)]]
 Rcpp::List ccf_oob_cpp(const Rcpp::List& trees, const Rcpp::List& shape,
                        const Rcpp::NumericMatrix& x, const Rcpp::IntegerVector& feature_start,
-                       const Rcpp::IntegerMatrix& y_class, const Rcpp::IntegerVector& n_class,
+                       const Rcpp::IntegerVector& indicators, const Rcpp::IntegerMatrix& y_class,
+                       const Rcpp::IntegerVector& n_class,
                        const Rcpp::NumericMatrix& y_real, const Rcpp::NumericVector& weights,
                        bool uniform_weights, double seed, double first_tree, bool impute_random,
                        int n_thread, bool permutation_importance) {
-  const Data data = training_data(x, feature_start, y_class, n_class, y_real, weights,
+  const Data data = training_data(x, feature_start, indicators, y_class, n_class, y_real, weights,
                                   uniform_weights);
   const ModelShape model = model_shape(shape);
   const EncodedTrees encoded = guarded([&] { return encoded_trees(trees); }, "out of memory");
@@ -250,6 +252,7 @@ Rcpp::List ccf_oob_cpp(const Rcpp::List& trees, const Rcpp::List& shape,
 Rcpp::List ccf_leaf_samples_cpp(const Rcpp::List& trees, const Rcpp::List& shape,
                                 const Rcpp::NumericMatrix& x,
                                 const Rcpp::IntegerVector& feature_start,
+                                const Rcpp::IntegerVector& indicators,
                                 const Rcpp::IntegerMatrix& y_class,
                                 const Rcpp::IntegerVector& n_class,
                                 const Rcpp::NumericMatrix& y_real,
@@ -257,7 +260,7 @@ Rcpp::List ccf_leaf_samples_cpp(const Rcpp::List& trees, const Rcpp::List& shape
                                 double seed, double first_tree, bool bagging, bool impute_random,
                                 int n_thread) {
   Rcpp::List out = new_list(trees.size());
-  const Data data = training_data(x, feature_start, y_class, n_class, y_real, weights,
+  const Data data = training_data(x, feature_start, indicators, y_class, n_class, y_real, weights,
                                   uniform_weights);
   const ModelShape model = model_shape(shape);
   RHost host;

@@ -133,19 +133,22 @@ inline EncodedTrees encoded_trees(const Rcpp::List& trees) {
 }
 
 /**
- * Training data as the core sees it, over R's memory. `weights` holds one
- * case weight per row, or nothing for none; `uniform` says its positive
- * values are all equal.
+ * Training data as the core sees it, over R's memory. `indicators` flags
+ * (1) each feature whose columns are a factor's 1-of-K indicators;
+ * `weights` holds one case weight per row, or nothing for none; `uniform`
+ * says its positive values are all equal.
  */
 inline Data training_data(const Rcpp::NumericMatrix& x, const Rcpp::IntegerVector& feature_start,
+                          const Rcpp::IntegerVector& indicators,
                           const Rcpp::IntegerMatrix& y_class, const Rcpp::IntegerVector& n_class,
                           const Rcpp::NumericMatrix& y_real, const Rcpp::NumericVector& weights,
                           bool uniform) {
   if (weights.size() != 0 && weights.size() != x.nrow()) {
     Rcpp::stop("internal error: one weight per row is needed");
   }
-  return Data(map_matrix(x), Rcpp::as<std::vector<int>>(feature_start), map_int_matrix(y_class),
-              Rcpp::as<std::vector<int>>(n_class), map_matrix(y_real),
+  std::vector<char> flags(indicators.begin(), indicators.end());
+  return Data(map_matrix(x), Rcpp::as<std::vector<int>>(feature_start), std::move(flags),
+              map_int_matrix(y_class), Rcpp::as<std::vector<int>>(n_class), map_matrix(y_real),
               weights.size() == 0 ? nullptr : weights.begin(), uniform);
 }
 

@@ -52,20 +52,25 @@ inline std::vector<uint64_t> row_hashes(const MatrixMap& x) {
  *
  * Columns of `x` are grouped into features: feature d owns columns
  * [feature_start[d], feature_start[d + 1]). A 1-of-K encoded factor is one
- * feature of K columns, so it is sampled as a single feature. Missing values
- * are NaN.
+ * feature of K columns, so it is sampled as a single feature, and
+ * indicators[d] is 1 for it: its columns sum to one. Other features may
+ * have several columns too (a factor valued on several axes), which are
+ * linearly independent. Missing values are NaN.
  *
  * Outputs are either class codes (0-based, one column per output, output m
  * having n_class[m] classes) or real values (one column per output, already
  * standardised by the caller).
  */
 struct Data {
-  Data(MatrixMap x, std::vector<int> feature_start, IntMatrixMap y_class,
-       std::vector<int> n_class, MatrixMap y_real, const double* weight = nullptr,
-       bool uniform_weight = false)
-      : x(x), feature_start(std::move(feature_start)), y_class(y_class),
-        n_class(std::move(n_class)), y_real(y_real), weight(weight),
+  Data(MatrixMap x, std::vector<int> feature_start, std::vector<char> indicators,
+       IntMatrixMap y_class, std::vector<int> n_class, MatrixMap y_real,
+       const double* weight = nullptr, bool uniform_weight = false)
+      : x(x), feature_start(std::move(feature_start)), indicators(std::move(indicators)),
+        y_class(y_class), n_class(std::move(n_class)), y_real(y_real), weight(weight),
         uniform_weight(uniform_weight), row_hash(row_hashes(x)) {
+    if (this->feature_start.empty() || this->indicators.size() != this->feature_start.size() - 1) {
+      throw std::invalid_argument("one indicator flag per feature is needed");
+    }
     // Rows are int in node index arrays and 32-bit positions in sort keys;
     // R's matrices and data frames cannot have more rows anyway.
     if (x.rows() > kMaxRows) throw std::invalid_argument("the data has more than 2^31 - 1 rows");
@@ -88,6 +93,7 @@ struct Data {
 
   MatrixMap x;
   std::vector<int> feature_start;
+  std::vector<char> indicators;
   IntMatrixMap y_class;
   std::vector<int> n_class;
   std::vector<int> class_offset;

@@ -173,7 +173,8 @@ bool TreeTrainer::gather_feature(int feature, size_t begin, size_t end) {
   // turn on rounding, and rescaling another feature could change the tree.
   // Dropping the last present level fixes the choice; imputed missing values
   // break the dependency, so then all columns stay.
-  const int dropped = (last - first > 1 && !any_missing && n_varying >= 2) ? last_varying : -1;
+  const bool indicators = data_.indicators[static_cast<size_t>(feature)] != 0;
+  const int dropped = (indicators && !any_missing && n_varying >= 2) ? last_varying : -1;
   size_t kept = start;
   for (int column = first; column < last; ++column) {
     if (column == dropped) continue;

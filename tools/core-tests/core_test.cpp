@@ -631,8 +631,8 @@ void test_forest() {
     if (i % 17 == 0) x[2 * n + i] = std::nan("");
     y[i] = (raw[0] + raw[1] + raw[3] * raw[4] / 4 + static_cast<int>(gen() % 3)) % 2;
   }
-  const Data data(MatrixMap(x.data(), n, p), {0, 1, 2, 3, 4, 5, 6}, IntMatrixMap(y.data(), n, 1),
-                  {2}, MatrixMap(y_real.data(), n, 0));
+  const Data data(MatrixMap(x.data(), n, p), {0, 1, 2, 3, 4, 5, 6}, {0, 0, 0, 0, 0, 0},
+                  IntMatrixMap(y.data(), n, 1), {2}, MatrixMap(y_real.data(), n, 0));
   ModelShape shape;
   shape.n_column = p;
   shape.n_class = {2};
@@ -693,6 +693,59 @@ void test_forest() {
   }
 }
 
+void test_feature_groups() {
+  // One numeric feature and one feature of three independent columns, the
+  // class given by the group's last column. A factor's 1-of-K indicators sum
+  // to one, so a node leaves the last varying one out of its CCA; a group of
+  // independent columns (a factor valued on several axes) keeps them all.
+  std::mt19937_64 gen(5);
+  std::normal_distribution<double> normal;
+  const int n = 400, p = 4;
+  std::vector<double> x(n * p), y_real(0);
+  std::vector<int> y(n);
+  for (int i = 0; i < n; ++i) {
+    for (int j = 0; j < p; ++j) x[j * n + i] = normal(gen);
+    y[i] = x[3 * n + i] > 0;
+  }
+  ModelShape shape;
+  shape.n_column = p;
+  shape.n_class = {2};
+  const TreeOptions tree(2, 2, 1, 0, SplitRule::kEntropy, Projection::kCca, true, false, true, 1e-4,
+                         0, 0, AxisCandidates::kNone);
+  const ForestOptions options(5, 7, tree);
+  auto terms_on_last = [&](std::vector<char> indicators, int& splits) {
+    const Data data(MatrixMap(x.data(), n, p), {0, 1, 4}, std::move(indicators),
+                    IntMatrixMap(y.data(), n, 1), {2}, MatrixMap(y_real.data(), n, 0));
+    const Grown grown = grow(data, options, shape, Runtime());
+    const ForestModel model = decode_forest(grown.view(), shape, 0, grown.bytes.size());
+    int on_last = 0;
+    splits = 0;
+    for (size_t t = 0; t < model.n_tree(); ++t) {
+      const uint64_t* records = model.tree(t);
+      for (size_t at = 0; at < model.tree_words(t); at += ForestModel::record_words(records, static_cast<int32_t>(at))) {
+        const int32_t here = static_cast<int32_t>(at);
+        const SplitTerm* terms = ForestModel::terms(records, here);
+        ++splits;
+        for (int32_t e = 0; e < ForestModel::head(records, here).count; ++e) on_last += terms[e].column == 3;
+      }
+    }
+    return on_last;
+  };
+  int splits_onehot = 0, splits_axes = 0;
+  const int onehot = terms_on_last({0, 1}, splits_onehot), axes = terms_on_last({0, 0}, splits_axes);
+  check(splits_onehot > 0 && onehot == 0, "a 1-of-K group leaves its last varying column out of every split");
+  check(axes > 0, "a group of independent columns keeps all of them (" + std::to_string(axes) +
+                      " terms on the last of " + std::to_string(splits_axes) + " splits)");
+  bool refused = false;
+  try {
+    const Data bad(MatrixMap(x.data(), n, p), {0, 1, 4}, {0}, IntMatrixMap(y.data(), n, 1), {2},
+                   MatrixMap(y_real.data(), n, 0));
+  } catch (const std::invalid_argument&) {
+    refused = true;
+  }
+  check(refused, "data without one indicator flag per feature is refused");
+}
+
 void test_codec_damage() {
   std::vector<double> x(40), y_real(0);
   std::vector<int> y(20);
@@ -701,8 +754,8 @@ void test_codec_damage() {
     x[20 + i] = (i * 7) % 5;
     y[i] = i % 3 == 0;
   }
-  const Data data(MatrixMap(x.data(), 20, 2), {0, 1, 2}, IntMatrixMap(y.data(), 20, 1), {2},
-                  MatrixMap(y_real.data(), 20, 0));
+  const Data data(MatrixMap(x.data(), 20, 2), {0, 1, 2}, {0, 0}, IntMatrixMap(y.data(), 20, 1),
+                  {2}, MatrixMap(y_real.data(), 20, 0));
   ModelShape shape;
   shape.n_column = 2;
   shape.n_class = {2};
@@ -785,6 +838,7 @@ int main() {
   test_projection_rows();
   test_coefficients();
   test_forest();
+  test_feature_groups();
   test_codec_damage();
   test_exact_sum();
   std::printf("%d passed, %d failed\n", checks - failures, failures);

@@ -1,0 +1,160 @@
+#!/usr/bin/env Rscript
+# Factors with many levels (issue 14): ccforest's default treatment (levels
+# valued by the outputs when a factor has more than onehot_max_levels = 32
+# levels: one column per principal axis of the levels' mean outputs or class
+# shares, each training row valued without its own output) against the
+# paper's one-hot encoding (onehot_max_levels = Inf), against leaving the
+# factor out, and against ranger with respect.unordered.factors = "order"
+# (Wright and Koenig's ordering, ranger's treatment for such factors).
+#
+#   make install
+#   Rscript bench/factors.R                  # 3 repeats, 200 trees (~3 min)
+#   Rscript bench/factors.R --repeats 5 --output factors-5
+#   CCFOREST_LIB=/tmp/old Rscript bench/factors.R --output factors-old   # another build
+#
+# Tasks, all simulated so that the factor's role is known:
+#   classes   K = 2, 3 or 5 classes, four numeric features whose class means
+#             differ a little, and one factor of L = 40 or 100 levels that is
+#             either informative (each class has its own random profile over
+#             the levels) or noise (levels drawn uniformly)
+#   friedman1 mlbench's Friedman 1 (sd 1) with one factor of 50 levels that
+#             is noise, or shifts the output by a random amount per level
+# n training rows (300 or 1,000), 2,000 test rows. Error: % misclassified, or
+# test MSE as % of the test output's variance; mean over the repeats.
+#
+# Output: bench/results/<output>.md and .csv (default output: factors).
+
+script_path <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1L])
+source(file.path(dirname(script_path), "common.R"))
+
+args <- commandArgs(trailingOnly = TRUE)
+n_tree <- integer_option(args, "--trees", 200L)
+repeats <- integer_option(args, "--repeats", 3L)
+output <- if ("--output" %in% args) args[match("--output", args) + 1L] else "factors"
+n_thread <- 2L
+
+use_private_library()
+suppressPackageStartupMessages(library(ccforest))
+started_at <- Sys.time()
+machine <- machine_info()
+
+# A generator of rows for one task: the same class profiles and means for
+# training and test rows.
+class_task <- function(K, L, informative, seed) {
+  set.seed(seed)
+  profile <- matrix(stats::rexp(L * K), K)
+  mu <- matrix(stats::rnorm(K * 4, sd = 0.5), K)
+  function(m) {
+    cl <- sample(K, m, TRUE)
+    x <- as.data.frame(mu[cl, ] + matrix(stats::rnorm(m * 4), m))
+    level <- if (informative) {
+      vapply(cl, function(k) sample(L, 1L, prob = profile[k, ]), 1L)
+    } else {
+      sample(L, m, TRUE)
+    }
+    x$f <- factor(level, levels = seq_len(L))
+    x$y <- factor(cl)
+    x
+  }
+}
+friedman_task <- function(L, informative, seed) {
+  set.seed(seed)
+  shift <- stats::rnorm(L, sd = 2)
+  function(m) {
+    s <- mlbench::mlbench.friedman1(m, sd = 1)
+    level <- sample(L, m, TRUE)
+    x <- as.data.frame(s$x)
+    x$f <- factor(level, levels = seq_len(L))
+    x$y <- s$y + if (informative) shift[level] else 0
+    x
+  }
+}
+
+cells <- rbind(
+  expand.grid(task = "classes", K = c(2L, 3L, 5L), L = c(40L, 100L), n = c(300L, 1000L),
+              factor = c("informative", "noise"), stringsAsFactors = FALSE),
+  expand.grid(task = "friedman1", K = NA_integer_, L = 50L, n = c(300L, 1000L),
+              factor = c("informative", "noise"), stringsAsFactors = FALSE)
+)
+
+error_of <- function(pred, y) {
+  if (is.factor(y)) 100 * mean(pred != y) else 100 * mean((pred - y)^2) / mean((y - mean(y))^2)
+}
+rows <- list()
+for (i in seq_len(nrow(cells))) {
+  cell <- cells[i, ]
+  for (r in seq_len(repeats)) {
+    seed <- 1000L * i + r
+    gen <- if (cell$task == "classes") {
+      class_task(cell$K, cell$L, cell$factor == "informative", seed)
+    } else {
+      friedman_task(cell$L, cell$factor == "informative", seed)
+    }
+    train <- gen(cell$n)
+    test <- gen(2000L)
+    fit_ccf <- function(formula, onehot) {
+      t <- system.time(fit <- ccforest(formula, train, n_tree = n_tree, seed = seed,
+                                       n_thread = n_thread, onehot_max_levels = onehot))[["elapsed"]]
+      c(error_of(predict(fit, test), test$y), t)
+    }
+    t <- system.time(rf <- ranger::ranger(y ~ ., train, num.trees = n_tree, seed = seed,
+                                          num.threads = n_thread,
+                                          respect.unordered.factors = "order"))[["elapsed"]]
+    result <- rbind(valued = fit_ccf(y ~ ., 32), onehot = fit_ccf(y ~ ., Inf),
+                    without = fit_ccf(y ~ . - f, 32),
+                    ranger = c(error_of(predict(rf, test)$predictions, test$y), t))
+    rows[[length(rows) + 1L]] <- data.frame(cell[rep(1L, 4L), ], rep = r, learner = rownames(result),
+                                            error = result[, 1L], train_s = result[, 2L],
+                                            row.names = NULL)
+  }
+  cat(sprintf("[%s] %s K=%s L=%d n=%d %s\n", format(Sys.time(), "%H:%M:%S"), cell$task, cell$K,
+              cell$L, cell$n, cell$factor))
+}
+results <- do.call(rbind, rows)
+
+means <- stats::aggregate(error ~ task + K + L + n + factor + learner,
+                          transform(results, K = ifelse(is.na(K), 0L, K)), mean)
+wide <- stats::reshape(means, idvar = c("task", "K", "L", "n", "factor"), timevar = "learner",
+                       direction = "wide")
+names(wide) <- sub("^error\\.", "", names(wide))
+wide <- wide[order(wide$task, wide$factor, wide$K, wide$L, wide$n), ]
+geo <- function(a, b) exp(mean(log(a / b)))
+summary_rows <- unlist(lapply(split(wide, paste(wide$task, wide$factor)), function(w) {
+  sprintf("| %s | %s | %d | %.3f | %.3f | %.3f |", w$task[1L], w$factor[1L], nrow(w),
+          geo(w$valued, w$onehot), geo(w$valued, w$without), geo(w$valued, w$ranger))
+}))
+
+csv_file <- file.path(dirname(script_path), "results", paste0(output, ".csv"))
+md_file <- sub("\\.csv$", ".md", csv_file)
+utils::write.csv(results, csv_file, row.names = FALSE)
+report <- c(
+  report_header("Factors with many levels: valued by the outputs, one-hot, left out, and ranger",
+                "factors.R", args, started_at, csv_file, machine),
+  sprintf("| trees, repeats | %d trees; %d repeats per task; %d threads |", n_tree, repeats,
+          n_thread),
+  sprintf("| load at end | %s |", machine_info()$load),
+  "",
+  "valued: ccforest's default (a factor with more than 32 levels valued by the outputs);",
+  "one-hot: `onehot_max_levels = Inf` (the paper's encoding); without: the factor left out;",
+  "ranger: `respect.unordered.factors = \"order\"`. Errors: % misclassified (classes) or test",
+  "MSE as % of the test output's variance (friedman1), mean over the repeats.",
+  "",
+  "## Summary: geometric mean error ratios of valued to each other learner",
+  "",
+  "| task | factor | cells | valued / one-hot | valued / without | valued / ranger |",
+  "|---|---|---:|---:|---:|---:|",
+  summary_rows,
+  "",
+  "## Per task",
+  "",
+  "| task | factor | classes | levels | n | valued | one-hot | without | ranger |",
+  "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+  sprintf("| %s | %s | %s | %d | %d | %.2f | %.2f | %.2f | %.2f |", wide$task, wide$factor,
+          ifelse(wide$K == 0L, "–", wide$K), wide$L, wide$n, wide$valued, wide$onehot,
+          wide$without, wide$ranger),
+  "",
+  sprintf("Run time: %.1f min.", as.numeric(difftime(Sys.time(), started_at, units = "mins")))
+)
+writeLines(report, md_file)
+cat(report[-(1:12)], sep = "\n")
+cat("\nWritten to", md_file, "\n")
