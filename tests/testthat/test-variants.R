@@ -263,7 +263,7 @@ test_that("variant = \"paper\" is the paper's forest: all directions, every fact
   set.seed(11)
   d <- make_spiral(400, n_class = 4L)
   d$x3 <- d$x1 + rnorm(400, sd = 0.1)
-  # 40 levels: above onehot_max_levels' default, so the default orders them.
+  # 40 levels: above onehot_max_levels' default, so the default values them.
   d$f <- factor(sample(sprintf("l%02d", 1:40), 400, replace = TRUE))
   paper <- ccforest(class ~ ., d, n_tree = 5, seed = 1, variant = "paper")
   explicit <- ccforest(class ~ ., d, n_tree = 5, seed = 1, max_directions = Inf,
@@ -275,9 +275,10 @@ test_that("variant = \"paper\" is the paper's forest: all directions, every fact
   expect_identical(default$options$variant, "ccforest")
   expect_identical(paper$options$max_directions, 0L)
   expect_identical(paper$options$onehot_max_levels, Inf)
-  # The factor is 40 indicator columns in the paper's encoding, one column otherwise.
+  # The factor is 40 indicator columns in the paper's encoding, otherwise one
+  # column per principal axis of its levels' shares of the 4 classes.
   expect_identical(length(paper$blueprint$column_names), 3L + 40L)
-  expect_identical(length(default$blueprint$column_names), 3L + 1L)
+  expect_identical(length(default$blueprint$column_names), 3L + 3L)
   # Giving the paper's own values explicitly is allowed; the other variants
   # of the paper (here the random rotation forest) combine with it.
   expect_identical(
