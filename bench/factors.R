@@ -8,7 +8,7 @@
 # (Wright and Koenig's ordering, ranger's treatment for such factors).
 #
 #   make install
-#   Rscript bench/factors.R                  # 3 repeats, 200 trees (~3 min)
+#   Rscript bench/factors.R                  # 3 repeats, 200 trees (~5 min)
 #   Rscript bench/factors.R --repeats 5 --output factors-5
 #   CCFOREST_LIB=/tmp/old Rscript bench/factors.R --output factors-old   # another build
 #
@@ -22,7 +22,16 @@
 # n training rows (300 or 1,000), 2,000 test rows. Error: % misclassified, or
 # test MSE as % of the test output's variance; mean over the repeats.
 #
-# Output: bench/results/<output>.md and .csv (default output: factors).
+# Then twelve real regression tasks (nlme and MASS) whose factors have 6 to
+# 27 levels, mostly subjects measured repeatedly: fewer than 32 levels, so
+# one-hot by default. They test whether valuing such factors too would pay:
+# with every factor of more than two levels valued (onehot_max_levels = 2),
+# and with the rule "one-hot only while the levels are at most the square
+# root of the training rows" (onehot_max_levels = floor(sqrt(n))). Repeated
+# 5-fold cross-validation (--repeats times), test MSE as % of the test
+# fold's variance, paired Wilcoxon test against the default.
+#
+# Output: bench/results/<output>.md, .csv and -real.csv (default output: factors).
 
 script_path <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1L])
 source(file.path(dirname(script_path), "common.R"))
@@ -111,6 +120,80 @@ for (i in seq_len(nrow(cells))) {
               cell$L, cell$n, cell$factor))
 }
 results <- do.call(rbind, rows)
+geo <- function(a, b) exp(mean(log(a / b)))
+
+# Real tasks with grouping factors (see the header).
+unordered <- function(f) factor(as.character(f))
+nlme_data <- function(name) {
+  e <- new.env()
+  utils::data(list = name, package = "nlme", envir = e)
+  as.data.frame(get(name, envir = e))
+}
+real <- list(
+  orthodont = with(nlme_data("Orthodont"),
+                   data.frame(age, Sex = unordered(Sex), Subject = unordered(Subject), y = distance)),
+  bodyweight = with(nlme_data("BodyWeight"),
+                    data.frame(Time, Diet = unordered(Diet), Rat = unordered(Rat), y = weight)),
+  oxboys = with(nlme_data("Oxboys"), data.frame(age, Subject = unordered(Subject), y = height)),
+  dialyzer = with(nlme_data("Dialyzer"),
+                  data.frame(pressure, QB = unordered(QB), Subject = unordered(Subject), y = rate)),
+  earthquake = with(nlme_data("Earthquake"),
+                    data.frame(Richter, distance, soil, Quake = unordered(Quake), y = accel)),
+  pixel = with(nlme_data("Pixel"), data.frame(day, Side = unordered(Side), Dog = unordered(Dog), y = pixel)),
+  ovary = with(nlme_data("Ovary"), data.frame(Time, Mare = unordered(Mare), y = follicles)),
+  igf = with(nlme_data("IGF"), data.frame(age, Lot = unordered(Lot), y = conc)),
+  machines = with(nlme_data("Machines"),
+                  data.frame(Worker = unordered(Worker), Machine = unordered(Machine), y = score)),
+  rail = with(nlme_data("Rail"), data.frame(Rail = unordered(Rail), y = travel)),
+  petrol = with(MASS::petrol, data.frame(No = unordered(No), SG, VP, V10, EP, y = Y)),
+  immer = with(MASS::immer, data.frame(Loc = unordered(Loc), Var = unordered(Var), y = Y1))
+)
+real_rows <- list()
+for (name in names(real)) {
+  d <- real[[name]]
+  set.seed(7)
+  for (r in seq_len(repeats)) {
+    folds <- sample(rep(1:5, length.out = nrow(d)))
+    for (k in 1:5) {
+      train <- d[folds != k, ]
+      test <- d[folds == k, ]
+      seed <- 100L * r + k
+      mse <- function(pred) 100 * mean((pred - test$y)^2) / stats::var(test$y)
+      ccf <- function(onehot) {
+        mse(predict(ccforest(y ~ ., train, n_tree = n_tree, seed = seed, n_thread = n_thread,
+                             onehot_max_levels = onehot), test))
+      }
+      rf <- ranger::ranger(y ~ ., train, num.trees = n_tree, seed = seed, num.threads = n_thread,
+                           respect.unordered.factors = "order")
+      real_rows[[length(real_rows) + 1L]] <- data.frame(
+        dataset = name, rep = r, fold = k,
+        learner = c("default", "valued", "sqrt rule", "ranger"),
+        error = c(ccf(32), ccf(2), ccf(max(1, floor(sqrt(nrow(train))))),
+                  mse(predict(rf, test)$predictions)))
+    }
+  }
+  cat(sprintf("[%s] %s\n", format(Sys.time(), "%H:%M:%S"), name))
+}
+real_results <- do.call(rbind, real_rows)
+real_table <- do.call(rbind, lapply(names(real), function(name) {
+  d <- real_results[real_results$dataset == name, ]
+  base <- d$error[d$learner == "default"]
+  do.call(rbind, lapply(c("valued", "sqrt rule", "ranger"), function(l) {
+    e <- d$error[d$learner == l]
+    p <- if (any(abs(e - base) > 1e-9)) {
+      suppressWarnings(stats::wilcox.test(e, base, paired = TRUE, exact = FALSE)$p.value)
+    } else 1
+    data.frame(dataset = name, n = nrow(real[[name]]),
+               levels = paste(vapply(Filter(is.factor, real[[name]]), nlevels, 1L), collapse = ", "),
+               learner = l, default = mean(base), error = mean(e), p = p,
+               verdict = if (p >= 0.05) "tie" else if (mean(e) < mean(base)) "win" else "loss")
+  }))
+}))
+real_summary <- vapply(c("valued", "sqrt rule", "ranger"), function(l) {
+  t <- real_table[real_table$learner == l, ]
+  sprintf("| %s | %d | %d | %d | %.3f |", l, sum(t$verdict == "win"), sum(t$verdict == "loss"),
+          sum(t$verdict == "tie"), geo(t$error, t$default))
+}, character(1))
 
 means <- stats::aggregate(error ~ task + K + L + n + factor + learner,
                           transform(results, K = ifelse(is.na(K), 0L, K)), mean)
@@ -118,7 +201,6 @@ wide <- stats::reshape(means, idvar = c("task", "K", "L", "n", "factor"), timeva
                        direction = "wide")
 names(wide) <- sub("^error\\.", "", names(wide))
 wide <- wide[order(wide$task, wide$factor, wide$K, wide$L, wide$n), ]
-geo <- function(a, b) exp(mean(log(a / b)))
 summary_rows <- unlist(lapply(split(wide, paste(wide$task, wide$factor)), function(w) {
   sprintf("| %s | %s | %d | %.3f | %.3f | %.3f |", w$task[1L], w$factor[1L], nrow(w),
           geo(w$valued, w$onehot), geo(w$valued, w$without), geo(w$valued, w$ranger))
@@ -127,6 +209,7 @@ summary_rows <- unlist(lapply(split(wide, paste(wide$task, wide$factor)), functi
 csv_file <- file.path(dirname(script_path), "results", paste0(output, ".csv"))
 md_file <- sub("\\.csv$", ".md", csv_file)
 utils::write.csv(results, csv_file, row.names = FALSE)
+utils::write.csv(real_results, sub("\\.csv$", "-real.csv", csv_file), row.names = FALSE)
 report <- c(
   report_header("Factors with many levels: valued by the outputs, one-hot, left out, and ranger",
                 "factors.R", args, started_at, csv_file, machine),
@@ -152,6 +235,23 @@ report <- c(
   sprintf("| %s | %s | %s | %d | %d | %.2f | %.2f | %.2f | %.2f |", wide$task, wide$factor,
           ifelse(wide$K == 0L, "–", wide$K), wide$L, wide$n, wide$valued, wide$onehot,
           wide$without, wide$ranger),
+  "",
+  "## Real tasks with grouping factors of fewer than 32 levels (one-hot by default)",
+  "",
+  paste("Against the default: every factor of more than two levels valued",
+        "(`onehot_max_levels = 2`), the square-root rule (`onehot_max_levels = floor(sqrt(n))`),",
+        "and ranger (`respect.unordered.factors = \"order\"`). Test MSE as % of the test fold's",
+        sprintf("variance, %d x 5-fold; p: paired Wilcoxon test against the default.", repeats)),
+  "",
+  "| learner | wins | losses | ties | geometric mean error ratio to the default |",
+  "|---|---:|---:|---:|---:|",
+  real_summary,
+  "",
+  "| data set | n | factor levels | learner | default | learner's error | p | verdict |",
+  "|---|---:|---|---|---:|---:|---:|---|",
+  sprintf("| %s | %d | %s | %s | %.2f | %.2f | %.3g | %s |", real_table$dataset, real_table$n,
+          real_table$levels, real_table$learner, real_table$default, real_table$error, real_table$p,
+          real_table$verdict),
   "",
   sprintf("Run time: %.1f min.", as.numeric(difftime(Sys.time(), started_at, units = "mins")))
 )
