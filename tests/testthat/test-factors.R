@@ -220,3 +220,27 @@ test_that("with several classes a many-level factor keeps its levels' class stru
   expect_warning(p <- predict(fit, new, type = "prob"), "never seen")
   expect_equal(rowSums(p), rep(1, 3))
 })
+
+test_that("with several outputs a many-level factor gets an axis per output dimension", {
+  set.seed(9)
+  n <- 400
+  f <- factor(sample(sprintf("l%02d", 1:40), n, TRUE))
+  e1 <- rnorm(40)
+  e2 <- rnorm(40)
+  a <- rnorm(n)
+  d <- data.frame(f, a, y1 = e1[as.integer(f)] + a + rnorm(n, sd = 0.3),
+                  y2 = e2[as.integer(f)] - a + rnorm(n, sd = 0.3))
+  d$c1 <- cut(d$y1, 3, labels = c("lo", "mid", "hi"))
+  d$c2 <- factor(d$y2 > 0)
+  # Two numeric outputs: two axes, which together hold both level effects.
+  reg <- ccforest(cbind(y1, y2) ~ f + a, d, n_tree = 10, seed = 1)
+  expect_identical(reg$blueprint$column_names, c("f[1]", "f[2]", "a"))
+  scores <- reg$blueprint$scores[[1]]
+  expect_gt(summary(lm(e1 ~ scores))$r.squared, 0.9)
+  expect_gt(summary(lm(e2 ~ scores))$r.squared, 0.9)
+  expect_identical(dim(predict(reg, d[1:3, ])), c(3L, 2L))
+  # Three classes and two classes: (3 - 1) + (2 - 1) axes.
+  cls <- ccforest(cbind(c1, c2) ~ f + a, d, n_tree = 10, seed = 1)
+  expect_identical(cls$blueprint$column_names, c("f[1]", "f[2]", "f[3]", "a"))
+  expect_identical(names(predict(cls, d[1:2, ])), c("c1", "c2"))
+})
