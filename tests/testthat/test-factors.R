@@ -236,8 +236,11 @@ test_that("with several outputs a many-level factor gets an axis per output dime
   reg <- ccforest(cbind(y1, y2) ~ f + a, d, n_tree = 10, seed = 1)
   expect_identical(reg$blueprint$column_names, c("f[1]", "f[2]", "a"))
   scores <- reg$blueprint$scores[[1]]
-  expect_gt(summary(lm(e1 ~ scores))$r.squared, 0.9)
-  expect_gt(summary(lm(e2 ~ scores))$r.squared, 0.9)
+  # (The level means carry noise: about ten rows per level.)
+  expect_gt(summary(lm(e1 ~ scores))$r.squared, 0.8)
+  expect_gt(summary(lm(e2 ~ scores))$r.squared, 0.8)
+  one_axis <- c(summary(lm(e1 ~ scores[, 1]))$r.squared, summary(lm(e2 ~ scores[, 1]))$r.squared)
+  expect_lt(min(one_axis), 0.5)
   expect_identical(dim(predict(reg, d[1:3, ])), c(3L, 2L))
   # Three classes and two classes: (3 - 1) + (2 - 1) axes.
   cls <- ccforest(cbind(c1, c2) ~ f + a, d, n_tree = 10, seed = 1)
