@@ -178,16 +178,16 @@
 #'   with more levels is valued by the outputs instead, once, before the trees
 #'   are grown: each level's mean output, shrunk toward the overall mean, as
 #'   in Wright and Koenig (2019), is one numeric column for one numeric output
-#'   or two classes; with K > 2 classes (or several outputs) the levels' shrunk
-#'   class shares give one column per principal axis, at most K - 1, sampled
-#'   together as one feature, so that no class structure of the levels is lost
-#'   to a single order (on five classes and 40 levels: 48.6% error against
-#'   54.7% with one order and 49.5% one-hot, `tests/testthat/test-factors.R`).
-#'   Each training row is valued without its own output. The cost is then
-#'   that of at most K - 1 numeric columns whatever the number of levels, and
-#'   a noisy factor with many levels cannot over-fit the canonical
-#'   correlations through one column per level. See the section on data
-#'   handling.
+#'   or two classes; with K > 2 classes (or several outputs) the levels'
+#'   shrunk class shares give one column per principal axis (the strongest,
+#'   at most K - 1 and at most eight), sampled together as one feature, so
+#'   that the levels' class structure is not squeezed into a single order (on
+#'   five classes and 40 levels: 48.6% error against 54.7% with one order and
+#'   49.5% one-hot, `tests/testthat/test-factors.R`). Each training row is
+#'   valued without its own output. The cost is then that of at most eight
+#'   numeric columns whatever the number of levels, and a noisy factor with
+#'   many levels cannot over-fit the canonical correlations through one
+#'   column per level. See the section on data handling.
 #' @param variant `"ccforest"` (default) or `"paper"`: the algorithm of
 #'   Rainforth and Wood (2017) exactly, so that the paper's results can be
 #'   reproduced. It searches every canonical direction and expands every

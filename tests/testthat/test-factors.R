@@ -64,6 +64,11 @@ test_that("level scores are shrunk level means, or their principal axes", {
   # Two classes: their shares vary along one axis only.
   two <- ccforest:::prepare_response(factor(cls == "a"), "y")
   expect_identical(dim(ccforest:::level_scores(codes, 6L, two, NULL, NULL)), c(6L, 1L))
+  # Never more than eight axes (here 11 classes could give ten).
+  eleven <- ccforest:::prepare_response(factor(sample(letters[1:11], n, TRUE)), "y")
+  many <- ccforest:::level_scores(sample(1:30, n, TRUE), 30L, eleven, NULL, NULL)
+  expect_identical(dim(many), c(30L, 8L))
+  expect_identical(dim(attr(many, "own")), c(as.integer(n), 8L))
   # Never more axes than levels present, less one (and always one).
   expect_identical(ncol(ccforest:::level_scores(c(1L, 1L, 2L, 2L), 3L,
                                                 ccforest:::prepare_response(factor(c("a", "b", "c", "c")), "y"),
