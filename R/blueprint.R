@@ -315,7 +315,9 @@ new_blueprint <- function(x, arg = "x", stat_rows = NULL, response = NULL, weigh
     } else if (kinds[[d]] %in% c("date", "datetime", "difftime")) {
       column <- time_values(column, kinds[[d]])
     }
-    if (!is.null(stat_rows)) column <- if (is.matrix(column)) column[stat_rows, , drop = FALSE] else column[stat_rows]
+    if (!is.null(stat_rows)) {
+      column <- if (is.matrix(column)) column[stat_rows, , drop = FALSE] else column[stat_rows]
+    }
     column_stats(column, kinds[[d]], width[[d]])
   })
   center <- unlist(lapply(stats, `[[`, "center"), use.names = FALSE)
@@ -387,7 +389,8 @@ column_stats <- function(col, kind, width) {
   if (is.matrix(col)) {
     # A factor valued on several axes: one column each.
     stats <- lapply(seq_len(ncol(col)), function(k) scaled_moments(col[, k]))
-    return(list(center = vapply(stats, `[[`, 0, "center"), scale = vapply(stats, `[[`, 0, "scale")))
+    return(list(center = vapply(stats, `[[`, 0, "center"),
+                scale = vapply(stats, `[[`, 0, "scale")))
   }
   values <- as.double(if (kind == "ordered") as.integer(col) else col)
   scaled_moments(values)

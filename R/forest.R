@@ -82,9 +82,9 @@ grow_trees <- function(training, core, first_tree, n_tree, n_thread, verbose,
   }
   with_memory_advice(
     ccf_grow_cpp(
-      training$x, training$feature_start, training$indicators, training$y_class, training$n_class, training$y_real,
-      training$weights, training$uniform_weights, core, training$shape, first_tree, n_tree,
-      n_thread, verbose, limit
+      training$x, training$feature_start, training$indicators, training$y_class,
+      training$n_class, training$y_real, training$weights, training$uniform_weights, core,
+      training$shape, first_tree, n_tree, n_thread, verbose, limit
     ),
     doing = sprintf("grow this forest of %s trees", format(n_tree, big.mark = ",")),
     advice = "Reduce `n_tree`, or grow smaller trees with a larger `min_leaf` or a `max_depth`."

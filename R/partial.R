@@ -339,7 +339,8 @@ pd_values <- function(object, data, points, ice, n_tree, n_thread, chunk_rows) {
     for (f in features) {
       copies[[f]] <- rep(points[[f]][index], each = n)
     }
-    values <- predict_values(object, predictor_matrix(object, copies, arg = "data"), n_tree, n_thread)
+    values <- predict_values(object, predictor_matrix(object, copies, arg = "data"), n_tree,
+                             n_thread)
     if (ice) values else rowsum(values, rep(seq_along(index), each = n), reorder = FALSE) / n
   })
   values <- do.call(rbind, pieces)

@@ -722,18 +722,23 @@ void test_feature_groups() {
     splits = 0;
     for (size_t t = 0; t < model.n_tree(); ++t) {
       const uint64_t* records = model.tree(t);
-      for (size_t at = 0; at < model.tree_words(t); at += ForestModel::record_words(records, static_cast<int32_t>(at))) {
+      size_t at = 0;
+      while (at < model.tree_words(t)) {
         const int32_t here = static_cast<int32_t>(at);
         const SplitTerm* terms = ForestModel::terms(records, here);
         ++splits;
-        for (int32_t e = 0; e < ForestModel::head(records, here).count; ++e) on_last += terms[e].column == 3;
+        for (int32_t e = 0; e < ForestModel::head(records, here).count; ++e) {
+          on_last += terms[e].column == 3;
+        }
+        at += ForestModel::record_words(records, here);
       }
     }
     return on_last;
   };
   int splits_onehot = 0, splits_axes = 0;
   const int onehot = terms_on_last({0, 1}, splits_onehot), axes = terms_on_last({0, 0}, splits_axes);
-  check(splits_onehot > 0 && onehot == 0, "a 1-of-K group leaves its last varying column out of every split");
+  check(splits_onehot > 0 && onehot == 0,
+        "a 1-of-K group leaves its last varying column out of every split");
   check(axes > 0, "a group of independent columns keeps all of them (" + std::to_string(axes) +
                       " terms on the last of " + std::to_string(splits_axes) + " splits)");
   bool refused = false;
