@@ -40,13 +40,11 @@ training_set <- function(matrix_x, blueprint, response, weights = NULL) {
   )
 }
 
-#' A fit's axis_candidates as a mode; fits made before the modes stored a flag
+#' A fit's axis_candidates as a mode; fits made before the modes stored a flag,
+#' and earlier ones nothing
 #' @noRd
 axis_mode <- function(axis_candidates) {
-  if (is.logical(axis_candidates)) {
-    return(if (isTRUE(axis_candidates)) "search" else "none")
-  }
-  axis_candidates %||% "none"
+  resolve_axis_candidates(axis_candidates %||% "none")
 }
 
 #' The options as the core reads them

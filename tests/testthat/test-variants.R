@@ -204,6 +204,14 @@ test_that("axis_candidates chooses no axes, randomly cut axes or searched ones",
   expect_identical(mode_of(mpg ~ ., mtcars, axis_candidates = TRUE), "search")
   expect_identical(mode_of(Species ~ ., iris, axis_candidates = "random"), "random")
   expect_identical(mode_of(cbind(mpg, qsec) ~ ., mtcars, axis_candidates = "random"), "random")
+  # Fits saved before the modes stored a flag, and earlier ones nothing.
+  searched <- ccforest(mpg ~ ., mtcars, n_tree = 3, seed = 1, axis_candidates = "search")
+  legacy <- searched
+  legacy$options$axis_candidates <- TRUE
+  expect_output(print(legacy), "axis_candidates = \"search\"")
+  legacy$options$axis_candidates <- NULL
+  expect_identical(ccforest:::axis_mode(legacy$options$axis_candidates), "none")
+  expect_identical(ccforest:::axis_mode(FALSE), "none")
   trees_of <- function(...) ccforest(mpg ~ ., mtcars, n_tree = 20, seed = 3, ...)$forest$trees
   default <- trees_of()
   random <- trees_of(axis_candidates = "random")
