@@ -96,7 +96,7 @@ combine_forests <- function(...) {
   importance <- exact_row_sums(do.call(cbind, parts))
   fit <- reference
   fit$forest <- list(
-    format = 2L,
+    format = reference$forest$format,
     trees = unlist(lapply(forests, function(f) f$forest$trees), recursive = FALSE,
                    use.names = FALSE),
     first_tree = reference$forest$first_tree,

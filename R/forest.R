@@ -1,7 +1,8 @@
 # The forest inside a fitted object, and the calls that grow and read it.
 #
 # fit$forest is plain data:
-#   format      2L: the stored tree format (see src/core/TreeCodec.h)
+#   format      3L: the stored tree format (see src/core/TreeCodec.h); 2L
+#               for forests grown by ccforest 0.2.0, still read
 #   trees       a list with one raw vector per tree, in tree order
 #   first_tree  the global number of trees[[1]] (1 unless the forest is a
 #               range of a larger one, see `first_tree` in ccforest())
@@ -94,7 +95,7 @@ grow_trees <- function(training, core, first_tree, n_tree, n_thread, verbose,
 new_forest <- function(grown, first_tree, training) {
   importance <- exact_row_sums(grown$importance)
   list(
-    format = 2L,
+    format = 3L,
     trees = grown$trees,
     first_tree = as.integer(first_tree),
     importance = importance$sum,
@@ -165,7 +166,7 @@ forest_problem <- function(forest, n_feature) {
   if (is.null(forest$format) && !is.null(forest$node_start)) {
     return(NULL)  # the 0.1.0 format, reported by check_ccforest()
   }
-  if (!identical(forest$format, 2L)) {
+  if (!(identical(forest$format, 2L) || identical(forest$format, 3L))) {
     return("its forest has an unknown format")
   }
   trees <- forest$trees

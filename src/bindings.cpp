@@ -420,57 +420,47 @@ Rcpp::List ccf_tree_sizes_cpp(const Rcpp::List& trees, const Rcpp::List& shape) 
   return named_list({{"leaves", leaves}, {"depth", depth}});
 }
 
-// One stored tree as a table of its nodes (0-based ids, breadth first).
+// One stored tree as a table of its nodes (0-based ids, breadth first: the
+// stored order, in which the k-th split's children are nodes 2k + 1 and 2k + 2).
 // [[Rcpp::export(rng = false)]]
 Rcpp::List ccf_tree_table_cpp(const Rcpp::RawVector& tree, const Rcpp::List& shape) {
   const ModelShape model = model_shape(shape);
   return guarded([&] {
-    ForestModel decoded;
-    decoded.shape = model;
-    decode_tree(tree.begin(), static_cast<size_t>(tree.size()), decoded);
-    const uint64_t* records = decoded.tree(0);
-    // Nodes in breadth-first order (the stored order): a queue of child
-    // references, split positions or complemented leaf numbers.
-    std::vector<int32_t> at{decoded.root(0)};
-    std::unordered_map<int32_t, int> id;
-    for (size_t j = 0; j < at.size(); ++j) {
-      id[at[j]] = static_cast<int>(j);
-      if (is_leaf(at[j])) continue;
-      at.push_back(ForestModel::head(records, at[j]).left);
-      at.push_back(ForestModel::head(records, at[j]).right);
-    }
-    const R_xlen_t n = static_cast<R_xlen_t>(at.size());
+    const Tree parsed = parse_tree(tree.begin(), static_cast<size_t>(tree.size()), model);
+    const R_xlen_t n = static_cast<R_xlen_t>(parsed.n_nodes());
     Rcpp::IntegerVector node = new_integer(n), left = new_integer(n), right = new_integer(n);
     Rcpp::LogicalVector terminal = new_logical(n);
     Rcpp::NumericVector threshold = new_numeric(n);
     Rcpp::List columns = new_list(n), coefficients = new_list(n), values = new_list(n),
                value_index = new_list(n);
-    for (R_xlen_t j = 0; j < n; ++j) {
-      const int32_t a = at[static_cast<size_t>(j)];
+    for (R_xlen_t j = 0, s = 0, l = 0; j < n; ++j) {
       node[j] = static_cast<int>(j);
-      terminal[j] = is_leaf(a);
+      terminal[j] = parsed.is_split[static_cast<size_t>(j)] == 0;
       left[j] = right[j] = NA_INTEGER;
       threshold[j] = NA_REAL;
-      if (!is_leaf(a)) {
-        const NodeHead& head = ForestModel::head(records, a);
-        left[j] = id[head.left];
-        right[j] = id[head.right];
-        threshold[j] = head.threshold;
-        const SplitTerm* term = ForestModel::terms(records, a);
-        Rcpp::IntegerVector column = new_integer(head.count);
-        Rcpp::NumericVector coef = new_numeric(head.count);
-        for (int32_t e = 0; e < head.count; ++e) {
-          column[e] = term[e].column;
-          coef[e] = term[e].coef;
+      if (!terminal[j]) {
+        left[j] = static_cast<int>(2 * s + 1);
+        right[j] = static_cast<int>(2 * s + 2);
+        threshold[j] = parsed.threshold[static_cast<size_t>(s)];
+        // A column's terms are consecutive (hi and lo at double precision).
+        std::vector<int> column;
+        std::vector<double> coef;
+        for (int e = parsed.split_begin[s]; e < parsed.split_begin[s + 1]; ++e) {
+          if (column.empty() || column.back() != parsed.column[e]) {
+            column.push_back(parsed.column[e]);
+            coef.push_back(0.0);
+          }
+          coef.back() += static_cast<double>(parsed.coef[e]);
         }
-        columns[j] = column;
-        coefficients[j] = coef;
+        columns[j] = integer_of(column.begin(), column.end());
+        coefficients[j] = numeric_of(coef.begin(), coef.end());
+        ++s;
       } else {
-        const int32_t* index = decoded.leaf_index(0, ~a);
-        const double* value = decoded.leaf_values(0, ~a);
-        const int32_t count = decoded.leaf(0, ~a).count;
-        value_index[j] = integer_of(index, index + count);
-        values[j] = numeric_of(value, value + count);
+        const auto first = static_cast<size_t>(parsed.leaf_begin[l]);
+        const auto last = static_cast<size_t>(parsed.leaf_begin[l + 1]);
+        value_index[j] = integer_of(parsed.leaf_index.begin() + first, parsed.leaf_index.begin() + last);
+        values[j] = numeric_of(parsed.leaf_value.begin() + first, parsed.leaf_value.begin() + last);
+        ++l;
       }
     }
     return named_list({{"node", node}, {"left", left}, {"right", right}, {"terminal", terminal},

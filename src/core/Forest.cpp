@@ -29,9 +29,12 @@ std::vector<double> tree_projection_importance(const Tree& tree, const Data& dat
   std::vector<std::pair<int, double>> weight;  // (feature, sum of w^2), columns increase
   for (size_t s = 0; s < tree.n_splits(); ++s) {
     weight.clear();
-    for (int e = tree.split_begin[s]; e < tree.split_begin[s + 1]; ++e) {
-      const double c = decode_coefficient(tree.coef_code[e]);
-      const int d = feature_of[static_cast<size_t>(tree.column[e])];
+    // A column's terms are consecutive (two of them at double precision).
+    for (int e = tree.split_begin[s]; e < tree.split_begin[s + 1];) {
+      const int column = tree.column[e];
+      double c = 0.0;
+      for (; e < tree.split_begin[s + 1] && tree.column[e] == column; ++e) c += tree.coef[e];
+      const int d = feature_of[static_cast<size_t>(column)];
       if (weight.empty() || weight.back().first != d) weight.emplace_back(d, 0.0);
       weight.back().second += c * c;
     }

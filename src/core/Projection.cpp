@@ -84,6 +84,27 @@ uint16_t encode_coefficient(double c) {
   return static_cast<uint16_t>((c < 0.0 ? 0x8000 : 0) | (e << 10) | static_cast<int>(m));
 }
 
+bool round_coefficient(double c, Precision precision, float& hi, float& lo) {
+  lo = 0.0f;
+  const double a = std::abs(c);
+  switch (precision) {
+    case Precision::kShort:
+      if (!(a >= kSmallestCoefficient)) return false;
+      hi = decode_coefficient(encode_coefficient(c));
+      return true;
+    case Precision::kSingle:
+      hi = static_cast<float>(c);
+      return std::isnormal(hi);
+    case Precision::kDouble:
+      hi = static_cast<float>(c);
+      if (!std::isnormal(hi)) return false;
+      lo = static_cast<float>(c - static_cast<double>(hi));
+      if (!std::isnormal(lo)) lo = 0.0f;
+      return true;
+  }
+  return false;
+}
+
 float decode_coefficient(uint16_t code) {
   // (1 + m / 1024) 2^-e with e <= 31 is a normal float: its bits are the
   // code's sign, the biased exponent 127 - e and m as the top mantissa bits.

@@ -45,11 +45,55 @@ void project_rows(const SplitTerm* term, int k, const double* base, std::ptrdiff
                   size_t n, double* out);
 
 /**
- * Split directions are stored with 16-bit coefficients: the direction is
+ * How precisely a split's coefficients are stored. Most splits need little:
+ * 16-bit codes (kShort, below) move each row's projection by a tiny fraction
+ * of the projections' spread. Where features are nearly collinear, the
+ * direction that separates the classes is a small difference of large
+ * coefficients, and that rounding would swamp it: those splits keep each
+ * coefficient as a float (kSingle), or as the sum of two floats (kDouble,
+ * two terms per column, hi then lo, about 48 significant bits), whichever is
+ * the least that keeps the canonical correlation analysis's affine
+ * invariance (see choose_precision()). Every stored term is a float, so
+ * decoded splits keep one layout whatever their precision.
+ */
+enum class Precision : uint8_t { kShort = 0, kSingle = 1, kDouble = 2 };
+
+/** Stored terms per coefficient: two (hi, lo) for kDouble, else one. */
+inline int terms_per_coefficient(Precision precision) {
+  return precision == Precision::kDouble ? 2 : 1;
+}
+
+/**
+ * The stored form of coefficient c (|c| <= 1: directions are scaled so that
+ * their largest coefficient is exactly 1) at a precision: `hi` (and `lo` for
+ * kDouble; 0 otherwise), the stored value being hi + lo. Returns false when
+ * c is too small to be stored at that precision (the coefficient is then
+ * dropped: its whole value is the rounding error).
+ */
+bool round_coefficient(double c, Precision precision, float& hi, float& lo);
+
+/**
+ * Whether a direction rounded to some precision is precise enough: the
+ * rounding moves the projection of any row by at most `error` in spread
+ * (sum_j |stored_j - exact_j| sd_j over the node's columns j, an upper bound
+ * of the standard deviation of the change), and this must stay below
+ * kPrecisionTolerance of the spread of the projections themselves, `spread`
+ * (their standard deviation at the node), so that the rounded direction
+ * orders the node's rows as the exact one does, up to rows closer than that
+ * fraction of the spread.
+ */
+constexpr double kPrecisionTolerance = 0x1.0p-10;
+inline bool precise_enough(double error, double spread) {
+  return error <= kPrecisionTolerance * (spread - error);
+}
+
+/**
+ * Split directions are stored with 16-bit coefficients by default: the direction is
  * scaled so that its largest coefficient is exactly 1, and every other one is
  * rounded to 11 significant bits (a relative error below 2^-11) with a
- * binary exponent down to 2^-31. Trees project their training rows with the
- * rounded coefficients, so what is stored is exactly what was used.
+ * binary exponent down to 2^-31 (kShort). Trees project their training rows
+ * with the stored coefficients, whatever their precision, so what is stored
+ * is exactly what was used.
  *
  * Every such value is exactly a float, so decoded trees keep coefficients as
  * floats, and project_row() widens them exactly.

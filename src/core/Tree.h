@@ -14,19 +14,21 @@ namespace ccforest {
  * shape is the sequence of split flags alone.
  *
  * A split sends rows with sum_e coef[e] * x[column[e]] <= threshold to its
- * first child. Its columns are increasing, its coefficients are stored as
- * 16-bit codes (see Projection.h) and the largest is exactly 1. A leaf holds
- * its non-zero values: (class index over all outputs, proportion) or
- * (output, mean).
+ * first child. Its columns are increasing and its largest coefficient is
+ * exactly 1; the coefficients are rounded to the split's precision (see
+ * Precision in Projection.h), and with kDouble each column has two terms,
+ * hi then lo. A leaf holds its non-zero values: (class index over all
+ * outputs, proportion) or (output, mean).
  */
 struct Tree {
   std::vector<uint8_t> is_split;
 
   std::vector<double> threshold;        // per split node
   std::vector<double> gain;             // per split: rows times impurity decrease
-  std::vector<int> split_begin{0};      // entries of split s: [split_begin[s], split_begin[s + 1])
+  std::vector<uint8_t> precision;       // per split node, a Precision
+  std::vector<int> split_begin{0};      // terms of split s: [split_begin[s], split_begin[s + 1])
   std::vector<int> column;
-  std::vector<uint16_t> coef_code;
+  std::vector<float> coef;
 
   std::vector<int> leaf_begin{0};       // values of leaf l: [leaf_begin[l], leaf_begin[l + 1])
   std::vector<int> leaf_index;

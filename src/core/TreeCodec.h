@@ -12,35 +12,46 @@
 namespace ccforest {
 
 /**
- * The compact stored form of a tree (format 2). Fields of one kind are kept
- * together, and the bytes of multi-byte numbers are split into planes
- * (all most significant bytes first, then the next, ...), so that
- * general-purpose compression such as saveRDS()'s gzip finds the regularity
- * in exponents, signs and short thresholds:
+ * The compact stored form of a tree (format 3). Fields of one kind are kept
+ * together, and multi-byte numbers are split into byte planes (see Bytes.h),
+ * so that general-purpose compression such as saveRDS()'s gzip finds the
+ * regularity in exponents, signs and short thresholds:
  *
- *   u8 format (2); varint n_nodes;
+ *   u8 format (3); varint n_nodes;
  *   split flags, one bit per node (least significant bit first);
- *   per split: varint number of entries k;
- *   per split entry: varint column step (the first column, then the gap to
+ *   per split: varint number of columns k;
+ *   per split: its Precision, two bits (four splits a byte, least
+ *     significant first);
+ *   per split column: varint column step (the first column, then the gap to
  *     the previous one minus one: columns increase);
- *   coefficient codes: high bytes, then low bytes;
+ *   the coefficients of kShort splits as 16-bit codes: high bytes, then low
+ *     bytes;
+ *   the terms of the other splits as float32, 4 byte planes: one per column
+ *     (kSingle) or two, hi then lo (kDouble);
  *   thresholds: 8 byte planes;
- *   classification: per leaf and output, varint 0 (several classes) or
- *     class + 1; then per mixed (leaf, output): varint number of classes c and
- *     c class steps; then their proportions as float32, 4 byte planes
- *     (decoding divides them by their sum, which must be 1 within float
- *     rounding, so that a leaf's probabilities sum to 1);
- *   regression: per leaf and output, the mean as 8 byte planes.
+ *   the leaves, by the shape's leaf codec (LeafCodec.h).
  *
- * Numbers are written byte by byte, so the format is the same on every
- * platform.
+ * Format 2 (ccforest 0.2.0) is format 3 without the precisions, every split
+ * kShort; it is still read.
  */
 std::vector<uint8_t> encode_tree(const Tree& tree, const ModelShape& shape);
 
 /**
- * Decodes one encoded tree and appends it to `model`, checking every count,
- * index and value against `model.shape`; throws DamagedModel otherwise.
+ * Parses one encoded tree (format 2 or 3) into the trainer's form, checking
+ * every count, index and value against `shape`, and the structure: a binary
+ * tree, increasing columns, finite coefficients whose largest is 1, finite
+ * thresholds; throws DamagedModel otherwise. Split gains are not stored, so
+ * `gain` is left empty.
  */
+Tree parse_tree(const uint8_t* bytes, size_t size, const ModelShape& shape);
+
+/**
+ * Lays a parsed tree out for prediction (see ForestModel) and appends it to
+ * `model`: split records breadth first, children after their parents.
+ */
+void layout_tree(const Tree& tree, ForestModel& model);
+
+/** parse_tree() then layout_tree(). */
 void decode_tree(const uint8_t* bytes, size_t size, ForestModel& model);
 
 /** Decodes trees [begin, end) of `trees` into a new model of the given shape. */

@@ -143,6 +143,8 @@ bool TreeTrainer::gather_feature(int feature, size_t begin, size_t end) {
   const int first = data_.feature_start[feature], last = data_.feature_start[feature + 1];
   bool any_missing = false;
   int last_varying = -1, n_varying = 0;
+  feature_sds_.resize(static_cast<size_t>(last - first));
+  double* sd_of = feature_sds_.data();
   // Grown, never shrunk or cleared: resizing down and up again would zero-fill.
   const size_t needed = start + n * static_cast<size_t>(last - first);
   if (xs_.size() < needed) xs_.resize(needed);
@@ -160,7 +162,17 @@ bool TreeTrainer::gather_feature(int feature, size_t begin, size_t end) {
         out[i] = raw;
       }
     }
-    for (size_t i = 1; i < n && !varies; ++i) varies = out[i] != out[0];
+    // The spread of the column, shifted by its first value for accuracy;
+    // it bounds how far rounding a coefficient moves the projections.
+    double sum = 0.0, sum_squares = 0.0;
+    for (size_t i = 1; i < n; ++i) {
+      const double d = out[i] - out[0];
+      varies |= d != 0.0;
+      sum += d;
+      sum_squares += d * d;
+    }
+    const double count = static_cast<double>(n);
+    sd_of[column - first] = std::sqrt(std::max(0.0, (sum_squares - sum * sum / count) / count));
     if (varies) {
       last_varying = column;
       ++n_varying;
@@ -184,6 +196,7 @@ bool TreeTrainer::gather_feature(int feature, size_t begin, size_t end) {
     }
     kept += n;
     columns_.push_back(column);
+    column_sd_.push_back(sd_of[column - first]);
   }
   xs_used_ = kept;
   return true;
@@ -195,6 +208,7 @@ TreeTrainer::FeatureSet TreeTrainer::select_features(const NodeTask& task) {
   const size_t mtry = static_cast<size_t>(options_.mtry);
   selected_.clear();
   columns_.clear();
+  column_sd_.clear();
   dropped_.clear();
   xs_used_ = 0;
 
@@ -470,20 +484,30 @@ size_t TreeTrainer::round_directions(const MatrixXd& directions) {
     while (std::abs(a(pivot)) < largest * (1.0 - 1e-9)) ++pivot;
     const double scale = a(pivot);
     Direction& out = directions_[kept];
-    out.position.clear();
-    out.code.clear();
-    out.term.clear();
+    out.exact.clear();
     for (const auto& column_position : order_) {
       const double c = a(column_position.second) / scale;
-      if (!(std::abs(c) >= kSmallestCoefficient)) continue;
-      const uint16_t code = encode_coefficient(c);
-      out.position.push_back(static_cast<int>(column_position.second));
-      out.code.push_back(code);
-      out.term.push_back({static_cast<int32_t>(column_position.second), decode_coefficient(code)});
+      if (c != 0.0) out.exact.emplace_back(static_cast<int>(column_position.second), c);
     }
+    store_direction(out, Precision::kShort);
     ++kept;
   }
   return kept;
+}
+
+void TreeTrainer::store_direction(Direction& direction, Precision precision) const {
+  direction.precision = precision;
+  direction.term.clear();
+  direction.error = 0.0;
+  for (const auto& [position, c] : direction.exact) {
+    float hi = 0.0f, lo = 0.0f;
+    const bool stored = round_coefficient(c, precision, hi, lo);
+    const double value = stored ? static_cast<double>(hi) + static_cast<double>(lo) : 0.0;
+    direction.error += std::abs(value - c) * column_sd_[static_cast<size_t>(position)];
+    if (!stored) continue;
+    direction.term.push_back({static_cast<int32_t>(position), hi});
+    if (precision == Precision::kDouble) direction.term.push_back({static_cast<int32_t>(position), lo});
+  }
 }
 
 const double* TreeTrainer::axis_column(const Direction& axis, size_t n) const {
@@ -498,6 +522,31 @@ void TreeTrainer::project(const Direction& direction, size_t n, double* u) const
   const double* xs = xs_.data();
   const std::ptrdiff_t stride = static_cast<std::ptrdiff_t>(n);
   project_rows(direction.term.data(), k, xs, stride, n, u);
+}
+
+namespace {
+
+/** The standard deviation of u[0..n), shifted by its first value for accuracy. */
+double spread_of(const double* u, size_t n) {
+  double sum = 0.0, sum_squares = 0.0;
+  for (size_t i = 1; i < n; ++i) {
+    const double d = u[i] - u[0];
+    sum += d;
+    sum_squares += d * d;
+  }
+  const double count = static_cast<double>(n);
+  return std::sqrt(std::max(0.0, (sum_squares - sum * sum / count) / count));
+}
+
+}  // namespace
+
+void TreeTrainer::project_precisely(Direction& direction, size_t n, double* u) const {
+  project(direction, n, u);
+  while (direction.precision != Precision::kDouble && direction.error > 0.0 &&
+         !precise_enough(direction.error, spread_of(u, n))) {
+    store_direction(direction, static_cast<Precision>(static_cast<int>(direction.precision) + 1));
+    project(direction, n, u);
+  }
 }
 
 void TreeTrainer::grow_node(const NodeTask& task, std::vector<NodeTask>& next) {
@@ -553,7 +602,7 @@ void TreeTrainer::grow_node(const NodeTask& task, std::vector<NodeTask>& next) {
       // is copied to the projections only if its cut wins, for the partition.
       search_.random_cut(axis_column(directions_[d], n), min_leaf, static_cast<int>(d), rng_, best);
     } else {
-      project(directions_[d], n, u);
+      project_precisely(directions_[d], n, u);
       search_.sweep(u, min_leaf, static_cast<int>(d), rng_, best);
     }
   }
@@ -567,9 +616,10 @@ void TreeTrainer::grow_node(const NodeTask& task, std::vector<NodeTask>& next) {
   tree_.is_split.push_back(1);
   tree_.threshold.push_back(threshold);
   tree_.gain.push_back(best.gain);
-  for (size_t e = 0; e < chosen.position.size(); ++e) {
-    tree_.column.push_back(columns_[static_cast<size_t>(chosen.position[e])]);
-    tree_.coef_code.push_back(chosen.code[e]);
+  tree_.precision.push_back(static_cast<uint8_t>(chosen.precision));
+  for (const SplitTerm& term : chosen.term) {
+    tree_.column.push_back(columns_[static_cast<size_t>(term.column)]);
+    tree_.coef.push_back(term.coef);
   }
   tree_.split_begin.push_back(static_cast<int>(tree_.column.size()));
 

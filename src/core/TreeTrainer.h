@@ -44,11 +44,17 @@ class TreeTrainer {
     int depth;
     FeatureSet features;
   };
-  /** A candidate direction as stored: increasing columns, rounded coefficients. */
+  /**
+   * A candidate direction: exact (scaled so that its largest coefficient is
+   * exactly 1), and as stored, at the least precision that keeps it (see
+   * Precision in Projection.h). Columns are those of xs_, in increasing
+   * order of the data's columns.
+   */
   struct Direction {
-    std::vector<int> position;          // column of xs_
-    std::vector<uint16_t> code;
-    std::vector<SplitTerm> term;        // position and the code's value
+    std::vector<std::pair<int, double>> exact;  // (column of xs_, coefficient)
+    Precision precision = Precision::kShort;
+    std::vector<SplitTerm> term;                // column of xs_ and stored value
+    double error = 0.0;  // bound on the rounding's change of the projections (see precise_enough())
   };
 
   void grow_node(const NodeTask& task, std::vector<NodeTask>& next);
@@ -64,7 +70,14 @@ class TreeTrainer {
   size_t round_directions(const Eigen::MatrixXd& directions);
   template <typename NodeRow>
   bool quantile_bins(Eigen::Index n, NodeRow node_row);
+  /** Stores `direction` at `precision`: its terms and their rounding error. */
+  void store_direction(Direction& direction, Precision precision) const;
   void project(const Direction& direction, size_t n, double* u) const;
+  /**
+   * Projects the node's rows on `direction` into u, raising its precision
+   * until the rounding is negligible against the projections' spread.
+   */
+  void project_precisely(Direction& direction, size_t n, double* u) const;
   /** An axis direction's values at the node: its column of xs_, unprojected. */
   const double* axis_column(const Direction& axis, size_t n) const;
   double value(size_t row, int column) const;
@@ -86,6 +99,8 @@ class TreeTrainer {
   std::vector<double> node_mean_;   // node means of the outputs (regression)
   std::vector<int> selected_;       // features sampled at the node
   std::vector<int> columns_;        // their matrix columns
+  std::vector<double> column_sd_;   // the standard deviation of each column of xs_ at the node
+  std::vector<double> feature_sds_;  // those of the feature being gathered
   std::vector<int> dropped_;        // features found constant at the node
   Buffer<double> xs_;               // node rows x selected columns, column-major
   size_t xs_used_ = 0;              // entries of xs_ in use

@@ -245,6 +245,19 @@ hostile_tree_layout <- function(bytes, n_class = integer(0), n_output = 1L) {
     out$count_at[[s]] <- pos
     out$counts[[s]] <- varint()
   }
+  # Format 3: each split's precision, two bits (0: 16-bit codes, 1: one
+  # float per column, 2: two floats per column, hi and lo); format 2 has none.
+  out$precisions <- integer(n_split)
+  if (out$format == 3L) {
+    out$precision_at <- pos
+    n_precision_bytes <- ceiling(n_split / 4)
+    bits <- as.integer(rawToBits(bytes[pos + seq_len(n_precision_bytes) - 1L]))
+    out$precisions <- vapply(seq_len(n_split), function(s) {
+      bits[[2L * s - 1L]] + 2L * bits[[2L * s]]
+    }, integer(1))
+    pos <- pos + n_precision_bytes
+  }
+  # Entries are columns (one coefficient each, whatever its precision).
   n_entries <- sum(out$counts)
   out$n_entries <- n_entries
   out$split_of_entry <- rep(seq_len(n_split), out$counts)
@@ -260,12 +273,34 @@ hostile_tree_layout <- function(bytes, n_class = integer(0), n_output = 1L) {
       previous <- out$columns[[e]]
     }
   }
+  precision_of_entry <- out$precisions[out$split_of_entry]
+  n_short <- sum(precision_of_entry == 0L)
+  n_float <- sum(ifelse(precision_of_entry == 0L, 0L, precision_of_entry))
   out$coef_at <- pos
-  codes <- as.integer(bytes[pos + seq_len(n_entries) - 1L]) * 256L +
-    as.integer(bytes[pos + n_entries + seq_len(n_entries) - 1L])
+  codes <- as.integer(bytes[pos + seq_len(n_short) - 1L]) * 256L +
+    as.integer(bytes[pos + n_short + seq_len(n_short) - 1L])
   sign <- ifelse(codes >= 32768L, -1, 1)
-  out$coefficients <- sign * (1 + (codes %% 1024L) / 1024) * 2^-((codes %/% 1024L) %% 32L)
-  pos <- pos + 2L * n_entries
+  short <- sign * (1 + (codes %% 1024L) / 1024) * 2^-((codes %/% 1024L) %% 32L)
+  pos <- pos + 2L * n_short
+  out$float_at <- pos
+  floats <- vapply(seq_len(n_float), function(i) {
+    hostile_read_word(bytes, pos, n_float, i, 4L)
+  }, numeric(1))
+  pos <- pos + 4L * n_float
+  out$n_floats <- n_float
+  out$coefficients <- numeric(n_entries)
+  next_short <- 0L
+  next_float <- 0L
+  for (e in seq_len(n_entries)) {
+    p <- precision_of_entry[[e]]
+    if (p == 0L) {
+      next_short <- next_short + 1L
+      out$coefficients[[e]] <- short[[next_short]]
+    } else {
+      out$coefficients[[e]] <- sum(floats[next_float + seq_len(p)])
+      next_float <- next_float + p
+    }
+  }
   out$threshold_at <- pos
   out$thresholds <- vapply(seq_len(n_split), function(s) {
     hostile_read_word(bytes, pos, n_split, s, 8L)

@@ -244,7 +244,7 @@ hostile_damage_cases <- function() {
   varint <- function(at, value) tree_edit(function(b) hostile_replace_varint(b, at, value))
   damage <- list(
     # The forest's structure, checked in R.
-    format_unknown = function(f) { f$forest$format <- 3L; f },
+    format_unknown = function(f) { f$forest$format <- 4L; f },
     format_character = function(f) { f$forest$format <- "2"; f },
     format_missing = function(f) { f$forest$format <- NULL; f },
     forest_unnamed = function(f) { f$forest <- unname(f$forest); f },
@@ -278,7 +278,7 @@ hostile_damage_cases <- function() {
     tree_truncated_half = tree_edit(function(b) b[seq_len(length(b) %/% 2)]),
     tree_trailing_byte = tree_edit(function(b) c(b, as.raw(0))),
     tree_trailing_bytes = tree_edit(function(b) c(b, b)),
-    tree_format_byte = tree_edit(function(b) { b[1] <- as.raw(3); b }),
+    tree_format_byte = tree_edit(function(b) { b[1] <- as.raw(4); b }),
     tree_all_zero = tree_edit(function(b) raw(length(b))),
     tree_all_ff = tree_edit(function(b) as.raw(rep(0xff, length(b)))),
     all_trees_empty = function(f) { f$forest$trees[] <- list(raw(0)); f },
@@ -300,6 +300,19 @@ hostile_damage_cases <- function() {
     split_count_zero = varint(layout$count_at[[1]], 0),
     split_count_beyond_columns = varint(layout$count_at[[1]], n_column + 1),
     column_out_of_range = varint(layout$column_at[[1]], n_column),
+    precision_unknown = tree_edit(function(b) {
+      b[layout$precision_at] <- as.raw(bitwOr(as.integer(b[layout$precision_at]), 3L))
+      b
+    }),
+    # The first split's coefficient of 1 (code 0) halved: its largest is no longer 1.
+    largest_coefficient_not_one = tree_edit(function(b) {
+      stopifnot(layout$precisions[[1]] == 0L)
+      n_short <- sum(layout$precisions[layout$split_of_entry] == 0L)
+      one <- which(layout$split_of_entry == 1L & layout$coefficients == 1)[[1]]
+      b[layout$coef_at + one - 1L] <- as.raw(0x04)
+      b[layout$coef_at + n_short + one - 1L] <- as.raw(0x00)
+      b
+    }),
     threshold_nan = threshold(NaN),
     threshold_na = threshold(NA_real_),
     threshold_inf = threshold(Inf),
@@ -381,13 +394,15 @@ hostile_damage_cases <- function() {
     valid_trees_reversed = function(f) { f$forest$trees <- rev(f$forest$trees); f },
     valid_first_tree_moved = function(f) { f$forest$first_tree <- 1000L; f },
     valid_importance_changed = function(f) { f$forest$importance <- c(0, 0, 1, 2); f },
-    # Every 16-bit code is a finite coefficient: any codes give a valid split.
-    valid_coefficients_ff = tree_edit(function(b) {
-      b[layout$coef_at + seq_len(2L * layout$n_entries) - 1L] <- as.raw(0xff)
-      b
-    }),
+    # Every 16-bit code is a finite coefficient, and code 0 is 1: all-zero
+    # codes give valid splits (each coefficient 1, the largest 1).
     valid_coefficients_zero = tree_edit(function(b) {
       b[layout$coef_at + seq_len(2L * layout$n_entries) - 1L] <- as.raw(0)
+      b
+    }),
+    # Codes 0xffff are all -(2 - 2^-10) 2^-31: no split's largest coefficient is 1.
+    coefficients_ff = tree_edit(function(b) {
+      b[layout$coef_at + seq_len(2L * layout$n_entries) - 1L] <- as.raw(0xff)
       b
     }),
     valid_threshold_huge = threshold(1e300),
@@ -452,7 +467,10 @@ test_that("damaged tree bytes are refused: truncation, trailing bytes, counts, f
     split_count_zero = "no coefficients", split_count_beyond_columns = "out of range",
     column_out_of_range = "column out of range", leaf_class_out_of_range = "out of range",
     mixed_class_count_one = "class counts", mixed_class_count_beyond = "out of range",
-    mixed_class_out_of_range = "class out of range", reg_tree_truncated = "truncated"
+    mixed_class_out_of_range = "class out of range", reg_tree_truncated = "truncated",
+    precision_unknown = "unknown precision",
+    largest_coefficient_not_one = "largest coefficient is not 1",
+    coefficients_ff = "largest coefficient is not 1"
   )
   hostile_expect_damage_refused(names(cases), cases)
 })
@@ -479,7 +497,7 @@ test_that("edits that leave a valid forest give valid predictions", {
   skip_on_cran()
   outcome <- hostile_damage_outcome()
   valid <- grep("^valid_", names(outcome$results), value = TRUE)
-  expect_length(valid, 9L)
+  expect_length(valid, 8L)
   for (name in valid) {
     expect_identical(outcome$results[[name]], "ok", label = name)
   }
@@ -526,6 +544,7 @@ test_that("every damage case is checked by one of the tests above", {
     "tree_all_ff", "all_trees_empty", "last_tree_truncated", "split_flag_flipped",
     "split_before_its_parent",
     "split_count_zero", "split_count_beyond_columns", "column_out_of_range",
+    "precision_unknown", "largest_coefficient_not_one", "coefficients_ff",
     "leaf_class_out_of_range", "mixed_class_count_one", "mixed_class_count_beyond",
     "mixed_class_out_of_range", "reg_tree_truncated",
     "threshold_nan", "threshold_na", "threshold_inf", "threshold_negative_inf",

@@ -86,7 +86,7 @@ test_that("the fitted object holds plain data only", {
   )
   expect_identical(nrow(fit$forest$exact_remainder), 4L)
   expect_match(fit$forest$data_hash, "^[0-9a-f]{16}$")
-  expect_identical(fit$forest$format, 2L)
+  expect_identical(fit$forest$format, 3L)
   expect_identical(fit$forest$first_tree, 1L)
   expect_length(fit$forest$trees, 8L)
   expect_true(all(vapply(fit$forest$trees, is.raw, logical(1))))
@@ -112,7 +112,7 @@ test_that("a damaged forest gives an R error saying so, never a crash", {
   new <- iris[1:20, ]
   damage <- list(
     format_unknown = function(f) {
-      f$forest$format <- 3L
+      f$forest$format <- 4L
       f
     },
     format_double = function(f) {
@@ -234,7 +234,7 @@ test_that("the documented byte layout of a tree is what tree_info() reads", {
       layout <- hostile_tree_layout(bytes, n_class, response$n_output)
       info <- tree_info(fit, t)
       label <- paste(name, "tree", t)
-      expect_identical(layout$format, 2L, label = label)
+      expect_identical(layout$format, 3L, label = label)
       expect_identical(layout$end, length(bytes) + 1, label = label)
       expect_identical(as.integer(layout$n_nodes), nrow(info), label = label)
       expect_identical(layout$is_split, !info$terminal, label = label)
@@ -322,15 +322,15 @@ serial_huge_counts <- function() {
   }
   ff <- as.raw(rep(0xff, 9))
   list(
-    node_count_2_64_alone = with_tree(c(as.raw(2), ff, as.raw(0x01))),
-    node_count_2_64 = with_tree(c(as.raw(2), ff, as.raw(0x01), body)),
-    node_count_overlong = with_tree(c(as.raw(2), ff, as.raw(0xff), as.raw(0x01), body)),
-    node_count_2_62 = with_tree(c(as.raw(2), hostile_varint_bytes(2^62), body)),
-    node_count_2_40 = with_tree(c(as.raw(2), hostile_varint_bytes(2^40), body)),
-    node_count_int_max = with_tree(c(as.raw(2), hostile_varint_bytes(2^31 - 1), body)),
-    node_count_eight_per_byte = with_tree(c(as.raw(2), hostile_varint_bytes(8 * length(body)),
+    node_count_2_64_alone = with_tree(c(as.raw(3), ff, as.raw(0x01))),
+    node_count_2_64 = with_tree(c(as.raw(3), ff, as.raw(0x01), body)),
+    node_count_overlong = with_tree(c(as.raw(3), ff, as.raw(0xff), as.raw(0x01), body)),
+    node_count_2_62 = with_tree(c(as.raw(3), hostile_varint_bytes(2^62), body)),
+    node_count_2_40 = with_tree(c(as.raw(3), hostile_varint_bytes(2^40), body)),
+    node_count_int_max = with_tree(c(as.raw(3), hostile_varint_bytes(2^31 - 1), body)),
+    node_count_eight_per_byte = with_tree(c(as.raw(3), hostile_varint_bytes(8 * length(body)),
                                             body)),
-    node_count_zero = with_tree(c(as.raw(2), as.raw(0), body)),
+    node_count_zero = with_tree(c(as.raw(3), as.raw(0), body)),
     split_count_2_63 = with_tree(hostile_replace_varint(bytes, layout$count_at[[1]], 2^63)),
     column_step_2_63 = with_tree(hostile_replace_varint(bytes, layout$column_at[[1]], 2^63)),
     leaf_code_2_63 = with_tree(hostile_replace_varint(bytes, layout$code_at[[1]], 2^63))
@@ -401,4 +401,16 @@ test_that("objects saved by ccforest 0.1.0 (old model format) are refused with w
       expect_error(importance(old, new_data = iris), message, label = file)
     }
   }
+})
+
+test_that("objects saved by ccforest 0.2.0 (tree format 2) still predict as they did", {
+  old <- readRDS(test_path("fixtures", "iris-0.2.0.rds"))
+  expect_identical(old$fit$version, "0.2.0")
+  expect_identical(old$fit$forest$format, 2L)
+  expect_identical(predict(old$fit, old$new_data, type = "prob"), old$prob)
+  expect_s3_class(tree_info(old$fit, 3), "data.frame")
+  expect_output(print(old$fit), "ccforest")
+  bagged <- readRDS(test_path("fixtures", "mtcars-bagged-0.2.0.rds"))
+  expect_identical(predict(bagged$fit, bagged$new_data), bagged$pred)
+  expect_true(all(is.finite(importance(bagged$fit, new_data = mtcars, type = "permutation"))))
 })

@@ -1,0 +1,34 @@
+#ifndef CCFOREST_LEAF_CODEC_H_
+#define CCFOREST_LEAF_CODEC_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "Bytes.h"
+#include "Model.h"
+#include "Tree.h"
+
+namespace ccforest {
+
+/**
+ * How one kind of leaf is stored: the leaves of a tree, all together, after
+ * its splits (see TreeCodec.h). A new kind of leaf (a new task) is one more
+ * codec here and one more case in leaf_codec().
+ *
+ * encode() appends the leaves [0, n_leaves) of `tree` (entries leaf_begin,
+ * leaf_index, leaf_value; see Tree.h). decode() reads n_leaf leaves back into
+ * the same entries of `tree`, checking every count, index and value against
+ * `shape` (DamagedModel otherwise).
+ */
+struct LeafCodec {
+  void (*encode)(const Tree& tree, const ModelShape& shape, std::vector<uint8_t>& out);
+  void (*decode)(Reader& in, const ModelShape& shape, size_t n_leaf, Tree& tree);
+};
+
+/** The codec of the shape's leaves: class shares, or output means. */
+const LeafCodec& leaf_codec(const ModelShape& shape);
+
+}  // namespace ccforest
+
+#endif  // CCFOREST_LEAF_CODEC_H_
