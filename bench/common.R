@@ -242,6 +242,14 @@ ensure_competitors <- function(pkgs, lib = competitor_library()) {
 
 BENCH_COMPETITORS <- new.env()
 
+# ranger learns where missing feature values go since 0.16.0 (its default
+# na.action = "na.learn"); before, it refused them and the scripts imputed.
+ranger_learns_na <- function() {
+  version <- if (isNamespaceLoaded("ranger")) getNamespaceVersion("ranger") else
+    version_on_path("ranger", .libPaths())
+  !is.na(version) && package_version(version) >= "0.16.0"
+}
+
 # Installs what is needed (ensure_competitors()), loads ccforest from its own
 # library, then puts bench/lib on the library path, after CCFOREST_LIB and
 # before the machine's libraries. Prints one line per competitor and returns
@@ -255,7 +263,7 @@ use_competitors <- function(pkgs, install = TRUE) {
   if (requireNamespace("ccforest", quietly = TRUE)) invisible(loadNamespace("ccforest"))
   .libPaths(c(ccforest_libraries(), competitor_library(), machine_libraries()))
   for (p in pkgs) cat("bench:", versions_text(p), "\n")
-  pkgs[!is.na(status$installed)]
+  invisible(pkgs[!is.na(status$installed)])
 }
 
 # "ranger 0.18.0 (bench/lib = current CRAN; the machine's library has 0.14.1,
