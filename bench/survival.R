@@ -63,7 +63,8 @@
 #            score weighted by the inverse probability of censoring (Graf et
 #            al. 1999): (1/n) sum_i [ S_i(t)^2 1{T_i <= t, d_i = 1} / G(T_i-)
 #            + (1 - S_i(t))^2 1{T_i > t} / G(t) ], G the reverse Kaplan-Meier
-#            estimate of the censoring distribution on the training split.
+#            estimate of the censoring distribution on the training split
+#            (events before censorings at tied times).
 #            IPA = 1 - IBS / IBS of the training split's Kaplan-Meier curve
 #            (the null model; larger is better, 0 = no better than KM).
 #            bench/survival-check.R checks these against riskRegression.
@@ -180,9 +181,19 @@ split_rows <- function(strata, seed) {
 
 # The censoring distribution's survival function G, by the reverse
 # Kaplan-Meier estimator (censorings are the events), as a step function.
+# Where an event and a censoring share a time the event comes first, so the
+# rows with an event at t are no longer at risk of censoring at t:
+# G(t) = prod_{s <= t} (1 - c(s) / (r(s) - e(s))), r = rows with time >= s,
+# c and e the censorings and events at s (prodlim's reverse = TRUE does the
+# same; survfit(Surv(time, 1 - status)) would keep the events at risk).
 censoring_survival <- function(time, status) {
-  fit <- survival::survfit(survival::Surv(time, 1 - status) ~ 1)
-  list(time = fit$time, surv = fit$surv)
+  u <- sort(unique(time))
+  censored <- tabulate(match(time[status == 0], u), length(u))
+  events <- tabulate(match(time[status == 1], u), length(u))
+  at_risk <- rev(cumsum(rev(tabulate(match(time, u), length(u)))))
+  free <- at_risk - events
+  factor <- ifelse(free > 0, 1 - censored / pmax(free, 1), 1)
+  list(time = u, surv = cumprod(factor))
 }
 
 # G(t), or its left limit G(t-) (no jump at t itself).
