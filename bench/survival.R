@@ -542,7 +542,7 @@ main <- function() {
       ibs_km <- integrate_mean(ipcw_brier(km_surv, test$time, test$status, times, G), times)
       spec <- list(task = "survival", train = train, test = test, times = times,
                    event_times = event_times, n_tree = n_tree, n_thread = N_THREAD,
-                   seed = 1000L * di + s)
+                   seed = 1000L * match(name, SURV_SETS) + s)
       for (learner in learners) {
         res <- tryCatch(run_learner(learner, spec), error = function(e) {
           cat(sprintf("  %s split %d %s failed: %s\n", name, s, learner,
