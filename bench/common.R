@@ -228,9 +228,14 @@ ensure_competitors <- function(pkgs, lib = competitor_library()) {
     .libPaths(c(lib, machine_libraries()))
     if (is.na(old_make)) Sys.setenv(MAKEFLAGS = "-j2")
     # dependencies = FALSE: the plan already holds exactly what is missing or too old
-    tryCatch(utils::install.packages(plan, lib = lib, repos = cran_repos(), dependencies = FALSE,
-                                     quiet = TRUE),
-             warning = function(w) cat("bench: install warning:", conditionMessage(w), "\n"))
+    # A package that fails to build must not stop the others: report and go on.
+    withCallingHandlers(
+      utils::install.packages(plan, lib = lib, repos = cran_repos(), dependencies = FALSE,
+                              quiet = TRUE),
+      warning = function(w) {
+        cat("bench: install warning:", conditionMessage(w), "\n")
+        invokeRestart("muffleWarning")
+      })
   }
   status$installed <- in_lib()
   status$note[usable & is.na(status$installed)] <- "did not install (see the messages above)"
