@@ -2,8 +2,8 @@
 # Speed and size of ccforest next to ranger and aorsf, measured in the same run.
 #
 #   make install
-#   Rscript bench/speed.R            # full run: ~5 min on 2 idle cores, 10-20 min on a busy machine
-#   Rscript bench/speed.R --quick    # smaller data, one repetition, < 1 min
+#   Rscript bench/speed.R            # full run: 12-18 min on 2 idle cores, more on a busy machine
+#   Rscript bench/speed.R --quick    # smaller data, one repetition, about 2 min
 #   Rscript bench/speed.R --reps=5   # more repetitions of every fit
 #
 # Competitors: ranger and aorsf at their current CRAN versions, installed by
