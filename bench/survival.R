@@ -26,7 +26,10 @@
 #             (its defaults)
 #   randomForestSRC  rfsrc(Surv(time, status) ~ ., data, ntree, seed), with
 #             options(rf.cores = 2); only where CRAN's current version
-#             installs (it needs R >= 4.3.0, so not on R 4.2)
+#             installs (it needs R >= 4.3.0, so not on R 4.2). Its code here
+#             follows its documentation and has not run yet: its curves are
+#             at its own time grid (ntime = 150 by default), read as step
+#             functions at the times needed.
 # ranger, aorsf and randomForestSRC are CRAN's current versions, installed by
 # bench/common.R into the git-ignored bench/lib/ on the first run; the report
 # names every version and library.
