@@ -26,8 +26,13 @@
 # data set. Mean and sd are over all folds of all repeats (as in the paper,
 # whose sd is over its 15 x 10 = 150 test folds).
 #
-# Data handling: ccforest gets factors and missing values as they are. ranger
-# (0.14) refuses missing values, so for ranger each fold's missing feature
+# ranger is CRAN's current version, installed by bench/common.R into
+# bench/lib/ on the first run (results up to 2026-11-26 used Debian's ranger
+# 0.14.1); the report names the versions and libraries.
+#
+# Data handling: ccforest gets factors and missing values as they are, and so
+# does ranger from version 0.16.0 on (its default na.action = "na.learn").
+# Older ranger refuses missing values, so for it each fold's missing feature
 # values are imputed with the training fold's median (numeric) or most
 # frequent level (factor); no rows are dropped. Rows with a missing response
 # (Ozone) are dropped for every learner.
@@ -47,6 +52,7 @@
 source(file.path(dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1L])),
                  "common.R"))
 
+use_competitors("ranger")
 suppressPackageStartupMessages({
   library(ccforest)
   library(ranger)
@@ -195,8 +201,9 @@ make_folds <- function(y, k, seed) {
   fold
 }
 
-# Impute for ranger: training-fold median / most frequent level.
+# Impute for ranger before 0.16: training-fold median / most frequent level.
 impute_for_ranger <- function(train, test) {
+  if (ranger_learns_na()) return(list(train = train, test = test))
   for (j in seq_along(train)) {
     if (!anyNA(train[[j]]) && !anyNA(test[[j]])) next
     col <- train[[j]]
@@ -444,8 +451,13 @@ main <- function() {
     "  the authors' generator (3 arms, radius noise sd 1/3); D = 2 so ccforest uses bagging.",
     "- ozone (regression, not in the paper): 5 rows with missing response dropped; 203 missing",
     "  feature values go to ccforest as they are.",
-    "- ranger gets missing feature values imputed per fold (training median / most frequent",
-    "  level): breastcancer and ozone only.")
+    if (ranger_learns_na()) {
+      c("- ranger gets missing feature values as they are (breastcancer and ozone; its default",
+        "  `na.action = \"na.learn\"`); results up to 2026-11-26, with ranger 0.14.1, imputed them.")
+    } else {
+      c("- ranger gets missing feature values imputed per fold (training median / most frequent",
+        "  level): breastcancer and ozone only.")
+    })
   if (any(sets %in% c("letter", "waveform", "spirals", "satellite", "vowel"))) {
     lines <- c(lines, "",
       "Run-time budget: the data sets use fewer repeats than the paper's 15 x 10-fold (see",

@@ -5,7 +5,7 @@ use_private_library <- function() {
   if (nzchar(lib)) .libPaths(c(strsplit(lib, .Platform$path.sep, fixed = TRUE)[[1L]], .libPaths()))
 }
 
-`%||%` <- function(a, b) if (is.null(a)) b else a
+`%||%` <- function(a, b) if (is.null(a) || (length(a) == 1L && is.na(a))) b else a
 
 # The integer after `name` in `args` ("--trees 200"), or `default`.
 integer_option <- function(args, name, default) {
@@ -49,7 +49,9 @@ machine_info <- function() {
 
 # The opening lines of every benchmark report: title, provenance table up
 # to the package versions (each script adds its own rows after them).
-report_header <- function(title, script, raw_args, started_at, csv_file, machine) {
+# `packages`: those whose version and library the report names.
+report_header <- function(title, script, raw_args, started_at, csv_file, machine,
+                          packages = c("ccforest", "ranger", "mlbench")) {
   lib <- Sys.getenv("CCFOREST_LIB")
   c(
     paste("#", title),
@@ -64,9 +66,244 @@ report_header <- function(title, script, raw_args, started_at, csv_file, machine
     sprintf("| machine | %s cores (nproc), %s; load average at start: %s |",
             machine$nproc, machine$cpu, machine$load),
     sprintf("| R | %s |", R.version.string),
-    sprintf("| versions | ccforest %s, ranger %s, mlbench %s |", utils::packageVersion("ccforest"),
-            utils::packageVersion("ranger"), utils::packageVersion("mlbench"))
+    sprintf("| versions | %s |", paste(versions_text(packages), collapse = "; "))
   )
+}
+
+# ---------------------------------------------------------------------------
+# Competitors at their current CRAN versions.
+#
+# The machine's library holds Debian's builds of the competitors (ranger
+# 0.14.1 on bookworm) while users install CRAN's, and the test suite must keep
+# using the machine's library. So the benchmarks keep the competitors in a
+# library of their own, bench/lib/ (git-ignored; CCFOREST_BENCH_LIB moves it),
+# which use_competitors() creates and fills from CRAN on first use and brings
+# up to CRAN's current version on later runs: a fresh machine reproduces it.
+# Only what the competitors lack is installed there (the competitor itself, and
+# any dependency that is missing or older than the competitor requires);
+# nothing in the machine's library is replaced. ccforest and its imports are
+# loaded from the machine's library (or CCFOREST_LIB) before bench/lib joins
+# the library path, so they never come from it. CCFOREST_BENCH_UPDATE=0 skips
+# the look-up on CRAN when every competitor is already in bench/lib (offline).
+
+bench_dir <- function() {
+  f <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))
+  if (length(f)) dirname(normalizePath(f[1L])) else normalizePath("bench", mustWork = FALSE)
+}
+
+competitor_library <- function() {
+  lib <- Sys.getenv("CCFOREST_BENCH_LIB")
+  if (!nzchar(lib)) lib <- file.path(bench_dir(), "lib")
+  normalizePath(lib, mustWork = FALSE)
+}
+
+ccforest_libraries <- function() {
+  lib <- Sys.getenv("CCFOREST_LIB")
+  if (nzchar(lib)) normalizePath(strsplit(lib, .Platform$path.sep, fixed = TRUE)[[1L]],
+                                 mustWork = FALSE) else character(0)
+}
+
+# The machine's libraries: the library path without CCFOREST_LIB and bench/lib.
+machine_libraries <- function() {
+  setdiff(normalizePath(.libPaths(), mustWork = FALSE),
+          c(ccforest_libraries(), competitor_library()))
+}
+
+# Library paths for a child process that runs one learner: a competitor sees
+# bench/lib first, ccforest never sees it.
+learner_lib_paths <- function(learner) {
+  if (identical(learner, "ccforest")) c(ccforest_libraries(), machine_libraries())
+  else c(competitor_library(), machine_libraries())
+}
+
+cran_repos <- function() {
+  repos <- getOption("repos")
+  if (is.null(repos) || !nzchar(repos[["CRAN"]] %||% "") || repos[["CRAN"]] == "@CRAN@") {
+    repos <- c(CRAN = "https://cloud.r-project.org")
+  }
+  repos
+}
+
+# "pkg (>= 1.2), other" -> data frame of name, op, version.
+parse_requirements <- function(field) {
+  none <- data.frame(name = character(0), op = character(0), version = character(0))
+  if (is.null(field) || is.na(field) || !nzchar(trimws(field))) return(none)
+  parts <- trimws(strsplit(gsub("\\s+", " ", field), ",", fixed = TRUE)[[1L]])
+  parts <- parts[nzchar(parts)]
+  if (!length(parts)) return(none)
+  versioned <- grepl("(", parts, fixed = TRUE)
+  data.frame(
+    name = trimws(sub("\\(.*$", "", parts)),
+    op = ifelse(versioned, sub("^[^(]*\\(\\s*([<>=]+).*$", "\\1", parts), NA_character_),
+    version = ifelse(versioned, sub("^[^(]*\\(\\s*[<>=]+\\s*([^) ]+).*$", "\\1", parts), NA_character_),
+    stringsAsFactors = FALSE
+  )
+}
+
+meets <- function(have, op, want) {
+  if (is.na(op)) return(TRUE)
+  do.call(op, list(package_version(have), package_version(want)))
+}
+
+# Version of `pkg` that a process with library path `libs` would load, or NA.
+version_on_path <- function(pkg, libs) {
+  dir <- find.package(pkg, lib.loc = libs, quiet = TRUE)
+  if (!length(dir)) return(NA_character_)
+  unname(read.dcf(file.path(dir[1L], "DESCRIPTION"), fields = "Version")[1L, 1L])
+}
+
+# What must be installed into `lib` so that `pkgs` at CRAN's current versions
+# load with library path c(lib, machine libraries): the packages themselves
+# where bench/lib has another version, and every dependency (Depends,
+# Imports, LinkingTo, recursively) that is missing or older than required.
+install_plan <- function(pkgs, avail, lib) {
+  libs <- c(lib, machine_libraries())
+  base <- c("R", rownames(utils::installed.packages(priority = "base")))
+  plan <- character(0)
+  queue <- pkgs[vapply(pkgs, function(p) !identical(version_on_path(p, lib), avail[p, "Version"]),
+                       logical(1))]
+  while (length(queue)) {
+    p <- queue[1L]
+    queue <- queue[-1L]
+    if (p %in% plan) next
+    plan <- c(plan, p)
+    reqs <- do.call(rbind, lapply(c("Depends", "Imports", "LinkingTo"),
+                                  function(f) parse_requirements(avail[p, f])))
+    for (i in seq_len(nrow(reqs))) {
+      d <- reqs$name[i]
+      if (d %in% base || d %in% plan) next
+      have <- version_on_path(d, libs)
+      if (is.na(have) || !meets(have, reqs$op[i], reqs$version[i])) {
+        if (!d %in% rownames(avail)) stop(sprintf("%s needs %s, which CRAN does not offer", p, d))
+        queue <- c(queue, d)
+      }
+    }
+  }
+  rev(plan)  # dependencies last in discovery order; install.packages orders them anyway
+}
+
+# Makes sure the current CRAN version of each of `pkgs` is installed in
+# bench/lib, and returns one row per package: the version installed there,
+# CRAN's current version, and a note where it could not be had (a package
+# whose current version needs a newer R than this one is left out, as is one
+# that fails to install: the scripts skip it and say so).
+ensure_competitors <- function(pkgs, lib = competitor_library()) {
+  dir.create(lib, recursive = TRUE, showWarnings = FALSE)
+  lib <- normalizePath(lib)
+  in_lib <- function() vapply(pkgs, version_on_path, character(1), libs = lib)
+  skip_lookup <- identical(Sys.getenv("CCFOREST_BENCH_UPDATE"), "0") && !anyNA(in_lib())
+  avail <- if (skip_lookup) NULL else tryCatch(
+    suppressWarnings(utils::available.packages(repos = cran_repos(),
+                                               filters = c("OS_type", "subarch", "duplicates"))),
+    error = function(e) NULL)
+  status <- data.frame(package = pkgs, installed = in_lib(), cran = NA_character_,
+                       note = "", stringsAsFactors = FALSE)
+  if (is.null(avail) || !nrow(avail)) {
+    status$note <- if (skip_lookup) "CRAN not asked (CCFOREST_BENCH_UPDATE=0)" else "CRAN not reached"
+    status$note[is.na(status$installed)] <- "not installed, CRAN not reached"
+    return(status)
+  }
+  status$cran <- unname(avail[match(pkgs, rownames(avail)), "Version"])
+  usable <- !is.na(status$cran)
+  status$note[!usable] <- "not on CRAN"
+  for (i in which(usable)) {
+    r <- parse_requirements(avail[pkgs[i], "Depends"])
+    r <- r[r$name == "R", , drop = FALSE]
+    if (nrow(r) && !meets(as.character(getRversion()), r$op[1L], r$version[1L])) {
+      usable[i] <- FALSE
+      status$note[i] <- sprintf("CRAN's %s needs R %s %s (this is R %s)", status$cran[i], r$op[1L],
+                                r$version[1L], getRversion())
+    }
+  }
+  plan <- install_plan(pkgs[usable], avail, lib)
+  if (length(plan)) {
+    cat(sprintf("bench: installing %s from CRAN into %s (first run or new CRAN version) ...\n",
+                paste(plan, collapse = ", "), lib))
+    old_paths <- .libPaths()
+    old_make <- Sys.getenv("MAKEFLAGS", NA)
+    on.exit({
+      .libPaths(old_paths)
+      if (is.na(old_make)) Sys.unsetenv("MAKEFLAGS") else Sys.setenv(MAKEFLAGS = old_make)
+    }, add = TRUE)
+    .libPaths(c(lib, machine_libraries()))
+    if (is.na(old_make)) Sys.setenv(MAKEFLAGS = "-j2")
+    # dependencies = FALSE: the plan already holds exactly what is missing or too old
+    # A package that fails to build must not stop the others: report and go on.
+    withCallingHandlers(
+      utils::install.packages(plan, lib = lib, repos = cran_repos(), dependencies = FALSE,
+                              quiet = TRUE),
+      warning = function(w) {
+        cat("bench: install warning:", conditionMessage(w), "\n")
+        invokeRestart("muffleWarning")
+      })
+  }
+  status$installed <- in_lib()
+  status$note[usable & is.na(status$installed)] <- "did not install (see the messages above)"
+  stale <- usable & !is.na(status$installed) & status$installed != status$cran
+  status$note[stale] <- sprintf("bench/lib has %s, CRAN's %s did not install", status$installed[stale],
+                                status$cran[stale])
+  status
+}
+
+BENCH_COMPETITORS <- new.env()
+
+# ranger learns where missing feature values go since 0.16.0 (its default
+# na.action = "na.learn"); before, it refused them and the scripts imputed.
+ranger_learns_na <- function() {
+  version <- if (isNamespaceLoaded("ranger")) getNamespaceVersion("ranger") else
+    version_on_path("ranger", .libPaths())
+  !is.na(version) && package_version(version) >= "0.16.0"
+}
+
+# Installs what is needed (ensure_competitors()), loads ccforest from its own
+# library, then puts bench/lib on the library path, after CCFOREST_LIB and
+# before the machine's libraries. Prints one line per competitor and returns
+# the names of those available (at any version; see competitor_note()).
+use_competitors <- function(pkgs, install = TRUE) {
+  status <- if (install) ensure_competitors(pkgs) else
+    data.frame(package = pkgs, installed = vapply(pkgs, version_on_path, character(1),
+                                                  libs = competitor_library()),
+               cran = NA_character_, note = "", stringsAsFactors = FALSE)
+  for (i in seq_len(nrow(status))) assign(status$package[i], status[i, ], envir = BENCH_COMPETITORS)
+  if (requireNamespace("ccforest", quietly = TRUE)) invisible(loadNamespace("ccforest"))
+  .libPaths(c(ccforest_libraries(), competitor_library(), machine_libraries()))
+  for (p in pkgs) cat("bench:", versions_text(p), "\n")
+  invisible(pkgs[!is.na(status$installed)])
+}
+
+# "ranger 0.18.0 (bench/lib = current CRAN; the machine's library has 0.14.1,
+# not used)": the version and library a process with this library path
+# loads, for every package in `pkgs`.
+versions_text <- function(pkgs) {
+  vapply(pkgs, function(p) {
+    paths <- if (identical(p, "ccforest")) learner_lib_paths("ccforest") else .libPaths()
+    if (isNamespaceLoaded(p)) {
+      dir <- getNamespaceInfo(p, "path")
+    } else {
+      dir <- find.package(p, lib.loc = paths, quiet = TRUE)[1L]
+    }
+    if (is.na(dir)) {
+      st <- if (exists(p, envir = BENCH_COMPETITORS, inherits = FALSE)) get(p, envir = BENCH_COMPETITORS)
+      return(sprintf("%s not available%s", p, if (!is.null(st) && nzchar(st$note)) paste0(" (", st$note, ")") else ""))
+    }
+    version <- read.dcf(file.path(dir, "DESCRIPTION"), fields = "Version")[1L, 1L]
+    lib <- normalizePath(dirname(dir))
+    where <- if (lib == competitor_library()) "bench/lib" else lib
+    extra <- character(0)
+    if (exists(p, envir = BENCH_COMPETITORS, inherits = FALSE)) {
+      st <- get(p, envir = BENCH_COMPETITORS)
+      if (isTRUE(st$cran == version)) where <- paste(where, "= current CRAN")
+      else if (!is.na(st$cran)) extra <- c(extra, sprintf("CRAN has %s", st$cran))
+      if (nzchar(st$note)) extra <- c(extra, st$note)
+    }
+    machine <- version_on_path(p, machine_libraries())
+    if (lib != dirname(find.package(p, lib.loc = machine_libraries(), quiet = TRUE)[1L] %||% "") &&
+        !is.na(machine)) {
+      extra <- c(extra, sprintf("the machine's library has %s, not used", machine))
+    }
+    sprintf("%s %s (%s%s)", p, version, where,
+            if (length(extra)) paste0("; ", paste(extra, collapse = "; ")) else "")
+  }, character(1), USE.NAMES = FALSE)
 }
 
 use_private_library()

@@ -32,11 +32,16 @@
 # (one row per data set x kappa x repeat x fold x learner). --quick writes
 # .tmp files.
 #
+# ranger is CRAN's current version, installed by bench/common.R into the
+# git-ignored bench/lib/ on the first run (results up to 2026-11-26 used
+# Debian's ranger 0.14.1; the report names the versions and libraries).
+#
 # Set CCFOREST_LIB to a library path to benchmark a ccforest installed there.
 
 source(file.path(dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1L])),
                  "common.R"))
 
+use_competitors("ranger")  # CRAN's current ranger, from bench/lib
 suppressPackageStartupMessages({
   library(ccforest)
   library(ranger)

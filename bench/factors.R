@@ -5,7 +5,9 @@
 # shares, each training row valued without its own output) against the
 # paper's one-hot encoding (onehot_max_levels = Inf), against leaving the
 # factor out, and against ranger with respect.unordered.factors = "order"
-# (Wright and Koenig's ordering, ranger's treatment for such factors).
+# (Wright and Koenig's ordering, ranger's treatment for such factors); ranger
+# is CRAN's current version from bench/lib/ (bench/common.R; results up to
+# 2026-11-26 used Debian's 0.14.1).
 #
 #   make install
 #   Rscript bench/factors.R                  # 3 repeats, 200 trees (~5 min)
@@ -43,6 +45,7 @@ output <- if ("--output" %in% args) args[match("--output", args) + 1L] else "fac
 n_thread <- 2L
 
 use_private_library()
+use_competitors("ranger")  # CRAN's current ranger, from bench/lib
 suppressPackageStartupMessages(library(ccforest))
 started_at <- Sys.time()
 machine <- machine_info()

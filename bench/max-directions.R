@@ -83,7 +83,8 @@ md_file <- sub("\\.csv$", ".md", csv_file)
 utils::write.csv(results, csv_file, row.names = FALSE)
 report <- c(
   report_header("max_directions = 2 (the default) against the paper's all directions",
-                "max-directions.R", args, started_at, csv_file, machine),
+                "max-directions.R", args, started_at, csv_file, machine,
+                packages = c("ccforest", "mlbench")),
   sprintf("| trees, folds | %d trees; 5-fold cross-validation, repeated (see folds); %d threads |",
           n_tree, n_thread),
   sprintf("| load at end | %s |", machine_info()$load),

@@ -20,9 +20,11 @@
 # Learners, same folds and seeds: CCF (ccforest's defaults: the paper's
 # regression forest), CCF+random axes (axis_candidates = "random"),
 # CCF+searched axes (axis_candidates = "search"), CCF+bins (output_bins = 4)
-# and ranger (defaults; missing feature values imputed with the training
-# fold's median or most frequent level, as accuracy.R
-# does, since ranger 0.14 refuses them). Error: test MSE as % of the test
+# and ranger (CRAN's current version from bench/lib, defaults; it gets
+# missing feature values as they are from 0.16.0 on, its default na.action =
+# "na.learn"; older ranger refuses them and gets them imputed with the
+# training fold's median or most frequent level, as accuracy.R does; results
+# up to 2026-11-26 used ranger 0.14.1, imputed). Error: test MSE as % of the test
 # fold's variance. p: paired two-sided Wilcoxon signed-rank test of the
 # option against CCF over the folds (a win or loss needs p < 0.05). Summary
 # per set: wins, losses and ties, the geometric mean over tasks of each
@@ -40,6 +42,7 @@ repeats <- integer_option(args, "--repeats", 4L)
 n_thread <- 2L
 
 use_private_library()
+use_competitors("ranger")  # CRAN's current ranger, from bench/lib
 suppressPackageStartupMessages(library(ccforest))
 started_at <- Sys.time()
 machine <- machine_info()
@@ -144,8 +147,9 @@ options_tried <- list(`CCF+random axes` = list(axis_candidates = "random"),
                       `CCF+searched axes` = list(axis_candidates = "search"),
                       `CCF+bins` = list(output_bins = 4L))
 
-# ranger refuses missing values: the training fold's median / most frequent level.
+# ranger before 0.16 refuses missing values: the training fold's median / most frequent level.
 impute_like <- function(frame, train) {
+  if (ranger_learns_na()) return(frame)
   for (j in names(frame)) {
     miss <- is.na(frame[[j]])
     if (!any(miss)) next

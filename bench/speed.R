@@ -1,16 +1,28 @@
 #!/usr/bin/env Rscript
-# Speed and size of ccforest next to ranger, measured in the same run.
+# Speed and size of ccforest next to ranger and aorsf, measured in the same run.
 #
 #   make install
-#   Rscript bench/speed.R            # full run: ~5 min on 2 idle cores, 10-20 min on a busy machine
-#   Rscript bench/speed.R --quick    # smaller data, one repetition, < 1 min
+#   Rscript bench/speed.R            # full run: 12-18 min on 2 idle cores, more on a busy machine
+#   Rscript bench/speed.R --quick    # smaller data, one repetition, about 2 min
 #   Rscript bench/speed.R --reps=5   # more repetitions of every fit
 #
-# Both methods grow 100 trees on 2 threads; everything else is each
+# Competitors: ranger and aorsf at their current CRAN versions, installed by
+# bench/common.R into bench/lib/ on the first run (results up to 2026-11-26
+# used Debian's ranger 0.14.1; the report names every version and library).
+# Every method grows 100 trees on 2 threads; everything else is each
 # package's default (ranger: mtry = floor(sqrt(p)), unlimited depth,
 # min.node.size = 1, out-of-bag error computed during training; ccforest: the
-# paper's defaults). Both are called through their x/y interfaces so neither
-# pays for a formula. Two tasks:
+# paper's defaults, projection bootstrap, no out-of-bag work), except three
+# options of aorsf that do work ccforest does not do and that no prediction
+# needs: aorsf (orsf(), n_tree = 100, n_thread = 2) gets oobag_pred_type =
+# "none" (its default computes out-of-bag probabilities and their accuracy),
+# importance = "none" (default: ANOVA importance during growth) and
+# attach_data = FALSE (default: a copy of the training data kept in the
+# model, which would count in its size). Its times are thus the least aorsf
+# can take, a conservative reference for ccforest; ranger keeps its default
+# out-of-bag error, as in the results before aorsf was added. ccforest and
+# ranger are called through their x/y interfaces so neither pays for a
+# formula; aorsf has only the formula interface (orsf(data, y ~ .)). Tasks:
 #   letter     mlbench::LetterRecognition, 20,000 x 16, 26 classes;
 #              random 75% / 25% split (15,000 train, 5,000 held out).
 #   simulated  binary task, 100,000 x 20 correlated numeric features (plus
@@ -19,7 +31,10 @@
 #              noise (Bayes error about 8%).
 #   million    the same kind of task with 1,000,000 x 10 features (plus
 #              100,000 held out), fitted once per method: the big-data case
-#              (peak memory, model size, prediction time).
+#              (peak memory, model size, prediction time). Not aorsf: its
+#              peak memory grows by about 0.3 MB per 1,000 rows and tree
+#              (2.9 GB at 100,000 rows x 100 trees), so this task would need
+#              about 29 GB.
 # Measures, per task and method:
 #   train s    wall-clock seconds of the fit
 #   train CPU s  CPU seconds of the fit, all threads (user + system): the
@@ -33,7 +48,8 @@
 #   rds MB     size of saveRDS(fit) with its default gzip compression
 #   error %    held-out misclassification rate
 # Every fit runs in a fresh child R process (so that the memory peaks do not
-# see each other), repeated `reps` times with the methods interleaved; times
+# see each other; a competitor's process has bench/lib on its library path,
+# ccforest's does not), repeated `reps` times with the methods interleaved; times
 # and peaks are the best (smallest) of the repetitions, which is the least
 # disturbed by other work on the machine. Results are printed and written to
 # bench/results/speed.md (bench/results/speed-quick.md.tmp with --quick).
@@ -41,15 +57,12 @@
 # Set CCFOREST_LIB to a library path to benchmark a ccforest installed there
 # (e.g. a private library) instead of the one on the default library path.
 
+source(file.path(dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1L])),
+                 "common.R"))
+
 N_TREE <- 100L
-
-`%||%` <- function(a, b) if (is.null(a)) b else a
 N_THREAD <- 2L
-
-use_private_library <- function() {
-  lib <- Sys.getenv("CCFOREST_LIB")
-  if (nzchar(lib)) .libPaths(c(strsplit(lib, .Platform$path.sep, fixed = TRUE)[[1L]], .libPaths()))
-}
+COMPETITORS <- c("ranger", "aorsf")
 
 # ---------------------------------------------------------------------------
 # Child: one fit of one method on one task, in a fresh R process.
@@ -66,8 +79,8 @@ memory_kb <- function() {
 }
 
 child_main <- function(spec_file, out_file) {
-  use_private_library()
   spec <- readRDS(spec_file)
+  .libPaths(spec$lib_paths)
   suppressPackageStartupMessages(library(spec$method, character.only = TRUE))
   data <- readRDS(spec$data_file)
   x_train <- data$train[setdiff(names(data$train), "y")]
@@ -101,6 +114,16 @@ child_main <- function(spec_file, out_file) {
                                                         verbose = FALSE), gcFirst = FALSE)
     after <- memory_kb()
     predict_s <- elapsed(pred <- predict(fit, x_test, n_thread = spec$n_thread))
+  } else if (spec$method == "aorsf") {
+    train <- cbind(x_train, y = y_train)
+    set.seed(spec$seed)  # orsf() draws its tree seeds from R's generator
+    train_time <- system.time(fit <- aorsf::orsf(train, y ~ ., n_tree = spec$n_tree,
+                                                 n_thread = spec$n_thread,
+                                                 oobag_pred_type = "none", importance = "none",
+                                                 attach_data = FALSE), gcFirst = FALSE)
+    after <- memory_kb()
+    predict_s <- elapsed(pred <- predict(fit, new_data = x_test, pred_type = "class",
+                                         pred_simplify = TRUE, n_thread = spec$n_thread))
   } else {
     train_time <- system.time(fit <- ranger::ranger(x = x_train, y = y_train,
                                                     num.trees = spec$n_tree,
@@ -178,14 +201,15 @@ make_tasks <- function(quick, dir) {
     letter = list(train = letter_train, test = letter_test),
     simulated = list(train = sim[seq_len(n_sim), ], test = sim[n_sim + seq_len(n_sim_test), ]),
     million = list(train = big[seq_len(n_big), ], test = big[n_big + seq_len(n_big_test), ],
-                   reps = 1L)
+                   reps = 1L, skip = "aorsf")
   )
   lapply(names(tasks), function(name) {
     file <- file.path(dir, paste0(name, ".rds"))
     saveRDS(tasks[[name]][c("train", "test")], file, compress = FALSE)
     list(name = name, file = file, n_train = nrow(tasks[[name]]$train),
          n_test = nrow(tasks[[name]]$test), p = ncol(tasks[[name]]$train) - 1L,
-         n_class = nlevels(tasks[[name]]$train$y), reps = tasks[[name]]$reps)
+         n_class = nlevels(tasks[[name]]$train$y), reps = tasks[[name]]$reps,
+         skip = tasks[[name]]$skip)
   })
 }
 
@@ -193,7 +217,7 @@ run_child <- function(script, dir, task, method, rep) {
   spec_file <- tempfile("spec", dir, ".rds")
   out_file <- tempfile("out", dir, ".rds")
   saveRDS(list(method = method, data_file = task$file, n_tree = N_TREE, n_thread = N_THREAD,
-               seed = rep, sizes = rep == 1L), spec_file)
+               seed = rep, sizes = rep == 1L, lib_paths = learner_lib_paths(method)), spec_file)
   status <- system2("Rscript", c("--vanilla", shQuote(script), "--child", shQuote(spec_file),
                                  shQuote(out_file)))
   if (status != 0L || !file.exists(out_file)) {
@@ -214,9 +238,7 @@ machine_info <- function() {
     nproc = parallel::detectCores(),
     cpu = cpu,
     load = load,
-    r = paste(R.version$major, R.version$minor, sep = "."),
-    ccforest = as.character(utils::packageVersion("ccforest")),
-    ranger = as.character(utils::packageVersion("ranger"))
+    r = paste(R.version$major, R.version$minor, sep = ".")
   )
 }
 
@@ -265,10 +287,12 @@ main <- function(args) {
 
   script <- normalizePath(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1L]))
   if (is.na(script) || !file.exists(script)) stop("run this script with Rscript bench/speed.R")
-  use_private_library()
-  for (pkg in c("ccforest", "ranger", "mlbench")) {
+  for (pkg in c("ccforest", "mlbench")) {
     if (!requireNamespace(pkg, quietly = TRUE)) stop("package '", pkg, "' is not installed")
   }
+  competitors <- use_competitors(COMPETITORS)
+  if (!"ranger" %in% competitors) stop("ranger is needed (time to accuracy)")
+  versions <- versions_text(c("ccforest", COMPETITORS))
   info <- machine_info()
   started <- proc.time()[["elapsed"]]
 
@@ -277,15 +301,16 @@ main <- function(args) {
   on.exit(unlink(dir, recursive = TRUE), add = TRUE)
   tasks <- make_tasks(quick, dir)
 
-  cat(sprintf("ccforest %s vs ranger %s: %d trees, %d threads, best of %d; %s\n",
-              info$ccforest, info$ranger, N_TREE, N_THREAD, reps,
+  cat(sprintf("%s: %d trees, %d threads, best of %d; %s\n",
+              paste(versions, collapse = "; "), N_TREE, N_THREAD, reps,
               if (quick) "quick sizes" else "full sizes"))
-  methods <- c("ccforest", "ranger")
+  methods <- c("ccforest", competitors)
   rows <- list()
   for (task in tasks) {
-    runs <- setNames(vector("list", length(methods)), methods)
+    task_methods <- setdiff(methods, task$skip)
+    runs <- setNames(vector("list", length(task_methods)), task_methods)
     for (rep in seq_len(min(reps, task$reps %||% reps))) {
-      for (method in methods) {
+      for (method in task_methods) {
         cat(sprintf("  %-9s %-8s repetition %d ... ", task$name, method, rep))
         res <- run_child(script, dir, task, method, rep)
         cat(sprintf("train %.2f s (CPU %.2f s), predict %.2f s, peak %.0f MB\n",
@@ -293,7 +318,7 @@ main <- function(args) {
         runs[[method]][[rep]] <- res
       }
     }
-    for (method in methods) {
+    for (method in task_methods) {
       r <- runs[[method]]
       pick <- function(field) vapply(r, function(x) x[[field]], numeric(1))
       rows[[length(rows) + 1L]] <- data.frame(
@@ -316,10 +341,14 @@ main <- function(args) {
                 "error_pct")
   labels <- c("train s", "train CPU s", "predict s", "peak MB", "model MB", "rds MB", "error %")
 
-  ratios <- do.call(rbind, lapply(split(results, results$data)[unique(results$data)], function(d) {
-    cc <- d[d$method == "ccforest", measures]
-    rf <- d[d$method == "ranger", measures]
-    data.frame(data = d$data[1L], as.list(unlist(cc) / unlist(rf)), stringsAsFactors = FALSE)
+  ratios <- do.call(rbind, lapply(competitors, function(other) {
+    do.call(rbind, lapply(split(results, results$data)[unique(results$data)], function(d) {
+      if (!other %in% d$method) return(NULL)
+      cc <- d[d$method == "ccforest", measures]
+      rf <- d[d$method == other, measures]
+      data.frame(data = d$data[1L], versus = other, as.list(unlist(cc) / unlist(rf)),
+                 stringsAsFactors = FALSE)
+    }))
   }))
 
   shown <- results
@@ -329,7 +358,7 @@ main <- function(args) {
   names(shown) <- c("data", "method", labels)
   shown_ratios <- ratios
   shown_ratios[measures] <- lapply(measures, function(m) sprintf("%.2f", ratios[[m]]))
-  names(shown_ratios) <- c("data", labels)
+  names(shown_ratios) <- c("data", "ccforest / competitor", labels)
   rownames(shown) <- rownames(shown_ratios) <- NULL
 
   task_lines <- vapply(tasks, function(t) {
@@ -344,7 +373,7 @@ main <- function(args) {
   options(width = max(getOption("width"), 120L))
   cat("\nResults (times and peaks: best of ", reps, "; sizes in MiB):\n", sep = "")
   print(shown, row.names = FALSE, right = TRUE)
-  cat("\nRatios ccforest / ranger (below 1: ccforest is faster, smaller or more accurate):\n")
+  cat("\nRatios ccforest / competitor (below 1: ccforest is faster, smaller or more accurate):\n")
   print(shown_ratios, row.names = FALSE, right = TRUE)
   cat(sprintf("\nTotal run time %.0f s.\n", total))
   if (busy) {
@@ -356,7 +385,7 @@ main <- function(args) {
   dir.create(results_dir, showWarnings = FALSE, recursive = TRUE)
   out <- file.path(results_dir, if (quick) "speed-quick.md.tmp" else "speed.md")
   md <- c(
-    "# ccforest vs ranger: speed, memory and size",
+    sprintf("# ccforest vs %s: speed, memory and size", paste(competitors, collapse = " and ")),
     "",
     sprintf("Generated by `Rscript bench/speed.R%s` on %s.", if (quick) " --quick" else "",
             info$date),
@@ -367,12 +396,21 @@ main <- function(args) {
       paste("- **The machine was busy** (load above its number of cores): wall-clock times",
             "are inflated and noisy, CPU times less so; memory, sizes and errors are unaffected.")
     },
-    sprintf("- R %s, ccforest %s, ranger %s", info$r, info$ccforest, info$ranger),
-    sprintf("- %d trees, %d threads, otherwise each package's defaults; x/y interfaces",
+    sprintf("- R %s; %s", info$r, paste(versions, collapse = "; ")),
+    "- Results up to 2026-11-26 compared with ranger 0.14.1 (Debian's, the machine's library) and had no aorsf.",
+    sprintf(paste("- %d trees, %d threads, otherwise each package's defaults; x/y interfaces",
+                  "(aorsf: formula; `oobag_pred_type = \"none\"`, `importance = \"none\"`,",
+                  "`attach_data = FALSE`, see the script's header)"),
             N_TREE, N_THREAD),
     sprintf("- Times and peak memory: best of %d fit%s (million: one), each in a fresh R process; error: median",
             reps, if (reps == 1L) "" else "s"),
     task_lines,
+    if ("aorsf" %in% competitors) {
+      paste("- aorsf does not run on million: its memory grows by about 0.3 MB per 1,000 training",
+            "rows and tree (measured with 10 features, 2 threads: 365 MB for 100,000 rows x 10",
+            "trees, 1,268 MB for 100,000 x 40, 684 MB for 200,000 x 10; 2.9 GB for 100,000 x 100),",
+            "so 1,000,000 rows x 100 trees would need about 29 GB, more than the machine's 24 GiB")
+    },
     "",
     "## Results",
     "",
@@ -382,11 +420,11 @@ main <- function(args) {
     "",
     markdown_table(shown, n_text = 2L),
     "",
-    "## Ratios ccforest / ranger",
+    "## Ratios ccforest / competitor",
     "",
     "Below 1: ccforest is faster, smaller or more accurate.",
     "",
-    markdown_table(shown_ratios, n_text = 1L),
+    markdown_table(shown_ratios, n_text = 2L),
     "",
     "## Time to accuracy on letter",
     "",

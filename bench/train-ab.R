@@ -11,11 +11,14 @@
 # builds of the same package never meet in one session), and ranger once in
 # this process, all on one thread on the same 15,000 training rows; the
 # report is each one's best user CPU time over the rounds and its ratio to
-# ranger's. Nothing is written to bench/results: this is a tool for
+# ranger's (CRAN's current ranger, from bench/lib/: see bench/common.R;
+# before 2026-11-27 the ratios were to Debian's 0.14.1). Nothing is written to bench/results: this is a tool for
 # comparing changes, and bench/speed.R is the record.
 
 source(file.path(dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1L])),
                  "common.R"))
+
+use_competitors("ranger")  # CRAN's current ranger, from bench/lib (the ratios are to it)
 
 args <- commandArgs(trailingOnly = TRUE)
 rounds <- integer_option(args, "--rounds", 7L)

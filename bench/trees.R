@@ -24,11 +24,16 @@
 # Output: bench/results/trees.md and bench/results/trees.csv (one row per data
 # set x repeat x fold x learner x k). --quick or --datasets write .tmp files.
 #
+# ranger is CRAN's current version, installed by bench/common.R into the
+# git-ignored bench/lib/ on the first run (results up to 2026-11-26 used
+# Debian's ranger 0.14.1; the report names the versions and libraries).
+#
 # Set CCFOREST_LIB to a library path to benchmark a ccforest installed there.
 
 source(file.path(dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1L])),
                  "common.R"))
 
+use_competitors("ranger")  # CRAN's current ranger, from bench/lib
 suppressPackageStartupMessages({
   library(ccforest)
   library(ranger)
