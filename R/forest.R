@@ -48,20 +48,22 @@ axis_mode <- function(axis_candidates) {
   resolve_axis_candidates(axis_candidates %||% "none")
 }
 
-#' The options as the core reads them
+#' The options as the core reads them, by name (enumerated ones by the names
+#' src/core/Options.h lists)
 #' @noRd
 core_options <- function(options, seed) {
   bagging <- options$sampling == "bagging"
   list(
     seed = seed, mtry = options$mtry, min_split = options$min_split,
     min_leaf = options$min_leaf, max_depth = options$max_depth,
-    split_rule = match(options$split_rule, c("entropy", "gini", "variance")) - 1L,
-    projection = match(options$projection, c("cca", "rotation", "pca", "axis")) - 1L,
+    split_rule = options$split_rule, projection = options$projection,
     projection_bootstrap = !bagging, bagging = bagging,
     impute_random = options$na_action %in% c("impute_random", "omit"),
+    rank_tolerance = 1e-4,
     max_directions = options$max_directions %||% 0L,
     output_bins = options$output_bins %||% 0L,
-    axis_candidates = match(axis_mode(options$axis_candidates), c("none", "random", "search")) - 1L
+    axis_candidates = axis_mode(options$axis_candidates),
+    variant = options$variant %||% "ccforest"
   )
 }
 

@@ -152,18 +152,39 @@ inline Data training_data(const Rcpp::NumericMatrix& x, const Rcpp::IntegerVecto
               weights.size() == 0 ? nullptr : weights.begin(), uniform);
 }
 
-/** Tree options from the list ccforest() builds. */
+/** An enumerated option given by its name (see the name tables in core/Options.h). */
+template <typename Enum, size_t N>
+Enum list_enum(const Rcpp::List& list, const char* name, const char* const (&names)[N]) {
+  try {
+    return enum_from_name<Enum>(names, list_value<std::string>(list, name), name);
+  } catch (const std::invalid_argument& e) {
+    Rcpp::stop(std::string("internal error: ") + e.what());
+  }
+}
+
+/** Tree options from the list core_options() builds in R, read by name. */
 inline TreeOptions tree_options(const Rcpp::List& options) {
-  return TreeOptions(list_value<int>(options, "mtry"), list_value<int>(options, "min_split"),
-                     list_value<int>(options, "min_leaf"), list_value<int>(options, "max_depth"),
-                     static_cast<SplitRule>(list_value<int>(options, "split_rule")),
-                     static_cast<Projection>(list_value<int>(options, "projection")),
-                     list_value<bool>(options, "projection_bootstrap"),
-                     list_value<bool>(options, "bagging"),
-                     list_value<bool>(options, "impute_random"), 1e-4,
-                     list_value<int>(options, "max_directions"),
-                     list_value<int>(options, "output_bins"),
-                     static_cast<AxisCandidates>(list_value<int>(options, "axis_candidates")));
+  TreeOptions out;
+  out.mtry = list_value<int>(options, "mtry");
+  out.min_split = list_value<int>(options, "min_split");
+  out.min_leaf = list_value<int>(options, "min_leaf");
+  out.max_depth = list_value<int>(options, "max_depth");
+  out.split_rule = list_enum<SplitRule>(options, "split_rule", kSplitRuleNames);
+  out.projection = list_enum<Projection>(options, "projection", kProjectionNames);
+  out.projection_bootstrap = list_value<bool>(options, "projection_bootstrap");
+  out.bagging = list_value<bool>(options, "bagging");
+  out.impute_random = list_value<bool>(options, "impute_random");
+  out.rank_tolerance = list_value<double>(options, "rank_tolerance");
+  out.max_directions = list_value<int>(options, "max_directions");
+  out.output_bins = list_value<int>(options, "output_bins");
+  out.axis_candidates = list_enum<AxisCandidates>(options, "axis_candidates", kAxisCandidatesNames);
+  out.variant = list_enum<Variant>(options, "variant", kVariantNames);
+  try {
+    out.check();
+  } catch (const std::invalid_argument& e) {
+    Rcpp::stop(std::string("internal error: ") + e.what());
+  }
+  return out;
 }
 
 }  // namespace ccforest

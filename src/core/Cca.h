@@ -52,7 +52,7 @@ using ConstMatrixRef = Eigen::Ref<const Eigen::MatrixXd>;
 
 /**
  * Numerically stable CCA of the paper's Appendix A (Bjorck and Golub): centre
- * both blocks, pivoted QR of each reduced to the columns whose |R_ii| exceeds
+ * both blocks, pivoted QR of each reduced to the columns whose |R_ii| reaches
  * tolerance * |R_11|, SVD of Qx'Qy, back-substitution and un-pivoting.
  *
  * Qx is never formed: the reduced QR gives Xc P = Q R on its first r columns,

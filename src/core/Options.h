@@ -1,13 +1,19 @@
 #ifndef CCFOREST_OPTIONS_H_
 #define CCFOREST_OPTIONS_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
 
 namespace ccforest {
 
+/**
+ * Every enumerated option has its names here, in the order of its values:
+ * the bindings read options by these names, so the codes live in one place.
+ */
 enum class SplitRule { kEntropy = 0, kGini = 1, kVariance = 2 };
+constexpr const char* kSplitRuleNames[] = {"entropy", "gini", "variance"};
 
 /**
  * How a node turns its sampled features into candidate directions: canonical
@@ -16,6 +22,7 @@ enum class SplitRule { kEntropy = 0, kGini = 1, kVariance = 2 };
  * random forest).
  */
 enum class Projection { kCca = 0, kRotation = 1, kPca = 2, kAxis = 3 };
+constexpr const char* kProjectionNames[] = {"cca", "rotation", "pca", "axis"};
 
 /**
  * Whether the sampled features' own axes join a node's canonical directions,
@@ -24,27 +31,59 @@ enum class Projection { kCca = 0, kRotation = 1, kPca = 2, kAxis = 3 };
  * of all points.
  */
 enum class AxisCandidates { kNone = 0, kRandom = 1, kSearch = 2 };
+constexpr const char* kAxisCandidatesNames[] = {"none", "random", "search"};
 
-/** Settings for growing one tree; the constructor enforces the invariants. */
+/**
+ * Whose rules decide the details the paper leaves open. kPaper follows the
+ * authors' code (github twgr/ccfs, growCCT.m): split points halfway between
+ * adjacent projected values; ties between directions go to the first
+ * (strongest); values within 1e-10 count as equal; a regression node whose
+ * outputs all vary less than 1e-6 of the tree's total variance is a leaf; a
+ * node whose bootstrap sample holds two distinct rows is split halfway
+ * between them; coefficients kept to double precision. kCcforest departs
+ * where that measured better or costs less (see NEWS and ?ccforest).
+ */
+enum class Variant { kCcforest = 0, kPaper = 1 };
+constexpr const char* kVariantNames[] = {"ccforest", "paper"};
+
+/** The value whose name is `name` among `names`; std::invalid_argument naming `what` otherwise. */
+template <typename Enum, size_t N>
+Enum enum_from_name(const char* const (&names)[N], const std::string& name, const char* what) {
+  for (size_t i = 0; i < N; ++i) {
+    if (name == names[i]) return static_cast<Enum>(i);
+  }
+  throw std::invalid_argument(std::string("unknown ") + what + " \"" + name + "\"");
+}
+
+/** Settings for growing one tree; check() enforces the invariants. */
 struct TreeOptions {
-  TreeOptions(int mtry, int min_split, int min_leaf, int max_depth, SplitRule split_rule,
-              Projection projection, bool projection_bootstrap, bool bagging,
-              bool impute_random, double rank_tolerance = 1e-4, int max_directions = 0,
-              int output_bins = 0,
-              AxisCandidates axis_candidates = AxisCandidates::kNone)
-      : mtry(mtry), min_split(min_split), min_leaf(min_leaf), max_depth(max_depth),
-        split_rule(split_rule), projection(projection),
-        projection_bootstrap(projection_bootstrap), bagging(bagging),
-        impute_random(impute_random), rank_tolerance(rank_tolerance),
-        max_directions(max_directions), output_bins(output_bins),
-        axis_candidates(axis_candidates) {
-    if (output_bins < 0 || output_bins == 1) {
-      throw std::invalid_argument("output_bins must be 0 (off) or >= 2");
-    }
-    if (static_cast<int>(axis_candidates) < 0 || static_cast<int>(axis_candidates) > 2) {
-      throw std::invalid_argument("axis_candidates must be none (0), random (1) or search (2)");
-    }
-    if (max_directions < 0) throw std::invalid_argument("max_directions must be >= 0 (0 = all)");
+  int mtry = 1;
+  int min_split = 2;
+  int min_leaf = 1;
+  int max_depth = 0;  // 0 means unlimited
+  SplitRule split_rule = SplitRule::kEntropy;
+  Projection projection = Projection::kCca;
+  bool projection_bootstrap = true;
+  bool bagging = false;
+  bool impute_random = true;
+  /** The CCA's rank tolerance (the paper's epsilon, Appendix A). */
+  double rank_tolerance = 1e-4;
+  /**
+   * Canonical (or principal) directions searched per node, the strongest
+   * first; 0 searches all of them, as the paper does.
+   */
+  int max_directions = 0;
+  /**
+   * Regression with one output: the CCA's output block is the output's
+   * quantile bins at the node (this many, equal counts) instead of the output
+   * itself; 0 keeps the paper's CCA. The split is still chosen by variance.
+   */
+  int output_bins = 0;
+  /** The sampled features' own axes, after the CCA's directions, and how they are cut. */
+  AxisCandidates axis_candidates = AxisCandidates::kNone;
+  Variant variant = Variant::kCcforest;
+
+  void check() const {
     if (mtry < 1) throw std::invalid_argument("mtry must be >= 1");
     if (min_split < 1) throw std::invalid_argument("min_split must be >= 1");
     if (min_leaf < 1) throw std::invalid_argument("min_leaf must be >= 1");
@@ -52,31 +91,16 @@ struct TreeOptions {
     if (!(rank_tolerance > 0.0 && rank_tolerance < 1.0)) {
       throw std::invalid_argument("rank_tolerance must lie in (0, 1)");
     }
+    if (max_directions < 0) throw std::invalid_argument("max_directions must be >= 0 (0 = all)");
+    if (output_bins < 0 || output_bins == 1) {
+      throw std::invalid_argument("output_bins must be 0 (off) or >= 2");
+    }
+    if (static_cast<int>(axis_candidates) < 0 || static_cast<int>(axis_candidates) > 2) {
+      throw std::invalid_argument("axis_candidates must be none, random or search");
+    }
   }
 
-  int mtry;
-  int min_split;
-  int min_leaf;
-  int max_depth;  // 0 means unlimited
-  SplitRule split_rule;
-  Projection projection;
-  bool projection_bootstrap;
-  bool bagging;
-  bool impute_random;
-  double rank_tolerance;
-  /**
-   * Canonical (or principal) directions searched per node, the strongest
-   * first; 0 searches all of them, as the paper does.
-   */
-  int max_directions;
-  /**
-   * Regression with one output: the CCA's output block is the output's
-   * quantile bins at the node (this many, equal counts) instead of the output
-   * itself; 0 keeps the paper's CCA. The split is still chosen by variance.
-   */
-  int output_bins;
-  /** The sampled features' own axes, after the CCA's directions, and how they are cut. */
-  AxisCandidates axis_candidates;
+  bool paper() const { return variant == Variant::kPaper; }
 };
 
 /** Settings for a whole forest, or for the range of its trees grown in one call. */
@@ -84,6 +108,7 @@ struct ForestOptions {
   ForestOptions(int n_tree, uint64_t seed, TreeOptions tree, uint64_t first_tree = 0)
       : n_tree(n_tree), seed(seed), first_tree(first_tree), tree(tree) {
     if (n_tree < 1) throw std::invalid_argument("n_tree must be >= 1");
+    this->tree.check();
   }
 
   int n_tree;

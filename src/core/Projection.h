@@ -117,6 +117,12 @@ float decode_coefficient(uint16_t code);
  */
 double short_threshold(double lo, double hi);
 
+/** The point halfway between lo < hi (the paper's split point), or lo if rounding reaches hi. */
+inline double midpoint_threshold(double lo, double hi) {
+  const double mid = lo + 0.5 * (hi - lo);
+  return mid >= lo && mid < hi ? mid : lo;
+}
+
 }  // namespace ccforest
 
 #endif  // CCFOREST_PROJECTION_H_

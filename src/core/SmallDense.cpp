@@ -58,7 +58,9 @@ std::ptrdiff_t pivoted_qr(double* a, Index n, Index p, double tolerance, int* co
       r11 = norm;
       if (!(r11 > 0.0) || !std::isfinite(r11)) return 0;
     }
-    if (!(norm > tolerance * r11)) return k;
+    // The authors' rule (componentAnalysis.m): a column is kept when its
+    // |R_kk| reaches tolerance * |R_11|, and never when it is zero.
+    if (!(norm >= tolerance * r11 && norm > 0.0)) return k;
     if (tail > 0.0) {  // a column already zero below its diagonal needs no reflection
       const double beta = alpha > 0.0 ? -norm : norm;
       const double tau = (beta - alpha) / beta;

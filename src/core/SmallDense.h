@@ -19,7 +19,7 @@ namespace ccforest {
  * (leading dimension n), in place: at each step the remaining column of
  * largest norm (the first of equal ones) comes next, its norm downdated as
  * in LAPACK's dgeqp3. Stops at the numerical rank, the first step whose
- * |R_kk| is at most `tolerance` times |R_11|, so later columns are left
+ * |R_kk| is below `tolerance` times |R_11| (or zero), so later columns are left
  * part-reduced. Afterwards R is the upper triangle of a's leading
  * rank x rank block and columns[k] the original column of pivoted position
  * k (all p are set).

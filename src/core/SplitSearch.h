@@ -73,8 +73,10 @@ class SplitSearch {
    * @param n_value number of classes over all outputs (classification) or of outputs.
    * @param entropy the forest's table (entropy rule only), covering the largest node.
    */
-  SplitSearch(SplitRule rule, size_t n_value, const EntropyTable* entropy)
-      : rule_(rule), node_count_(n_value, 0), left_count_(n_value, 0),
+  SplitSearch(SplitRule rule, size_t n_value, const EntropyTable* entropy,
+              Variant variant = Variant::kCcforest)
+      : rule_(rule), paper_(variant == Variant::kPaper), node_count_(n_value, 0),
+        left_count_(n_value, 0),
         left_value_(n_value, 0.0), node_weight_(n_value, 0.0), left_weight_(n_value, 0.0) {
     if (rule_ == SplitRule::kEntropy) {
       xlogx_ = entropy->xlogx.data();
@@ -104,8 +106,30 @@ class SplitSearch {
     return base_;
   }
 
-  /** Gains at or below this are no improvement (rounding of the incremental sums). */
-  double tolerance() const { return 1e-10 * base_; }
+  /**
+   * Gains at or below this are no improvement, and gains this close tie
+   * (rounding of the incremental sums): 1e-10 of the node's impurity, or
+   * with the authors' rules ten machine epsilons of the gain per row in their
+   * units (bits for entropy).
+   */
+  double tolerance() const {
+    if (!paper_) return 1e-10 * base_;
+    const double per_row = rule_ == SplitRule::kEntropy ? std::log(2.0) : 1.0;
+    return 10.0 * std::numeric_limits<double>::epsilon() * per_row * static_cast<double>(targets_.n);
+  }
+
+  /**
+   * Projected values closer than `resolution` count as equal: no split
+   * falls between them (0: only equal values are; the authors' rules take
+   * 1e-10 of a unit-length direction's projections).
+   */
+  void set_resolution(double resolution) { resolution_ = resolution; }
+
+  /** The gain of sending the rows with u <= threshold left; -inf if a child has no weight. */
+  double gain_at(const double* u, double threshold) {
+    const auto [n_left, left_total] = tally_left(u, std::nextafter(threshold, kInfinity));
+    return cut_gain(n_left, left_total);
+  }
 
   /**
    * Sweeps the projected values `u` (one per node row) and offers each valid
@@ -319,7 +343,7 @@ class SplitSearch {
       const size_t n_left = pos + 1, n_right = n - n_left;
       if (n_left < min_leaf) continue;
       if (n_right < min_leaf) break;
-      if (!(sorted_[pos] < sorted_[pos + 1])) continue;
+      if (!(sorted_[pos + 1] - sorted_[pos] > resolution_)) continue;
       const double right_total = node_total_ - left_total;
       if (!(left_total > 0.0) || !(right_total > 0.0)) continue;
       double gain;
@@ -350,7 +374,7 @@ class SplitSearch {
       const size_t n_left = pos + 1, n_right = n - n_left;
       if (n_left < min_leaf) continue;
       if (n_right < min_leaf) break;
-      if (!(sorted_[pos] < sorted_[pos + 1])) continue;
+      if (!(sorted_[pos + 1] - sorted_[pos] > resolution_)) continue;
       const double right_total = node_total_ - left_total;
       if (!(left_total > 0.0) || !(right_total > 0.0)) continue;
       double between = 0.0;
@@ -503,11 +527,13 @@ class SplitSearch {
   void mark_ties(size_t n) {
     bar_.resize(n);
     for (size_t pos = 0; pos + 1 < n; ++pos) {
-      bar_[pos] = sorted_[pos] < sorted_[pos + 1] ? 0.0 : kInfinity;
+      bar_[pos] = sorted_[pos + 1] - sorted_[pos] > resolution_ ? 0.0 : kInfinity;
     }
   }
 
   SplitRule rule_;
+  bool paper_;
+  double resolution_ = 0.0;
   NodeTargets targets_;
   double base_ = 0.0;
   double node_sum_ = 0.0;

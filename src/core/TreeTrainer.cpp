@@ -19,8 +19,10 @@ TreeTrainer::TreeTrainer(const Data& data, const TreeOptions& options, uint64_t 
                          uint64_t tree_index, const EntropyTable* entropy, const Runtime* runtime)
     : data_(data), options_(options), runtime_(runtime), rng_(seed, tree_index),
       impute_key_(tree_impute_key(seed, tree_index)),
-      search_(options.split_rule, data.n_value(), entropy),
-      weighted_(data.weight != nullptr && !data.uniform_weight && !options.bagging) {}
+      search_(options.split_rule, data.n_value(), entropy, options.variant),
+      weighted_(data.weight != nullptr && !data.uniform_weight && !options.bagging) {
+  options.check();
+}
 
 Tree TreeTrainer::grow() {
   size_t n = 0;
@@ -173,6 +175,13 @@ bool TreeTrainer::gather_feature(int feature, size_t begin, size_t end) {
     }
     const double count = static_cast<double>(n);
     sd_of[column - first] = std::sqrt(std::max(0.0, (sum_squares - sum * sum / count) / count));
+    if (options_.paper() && varies) {
+      // The authors' rule: a column varies if two consecutive values are
+      // more than 1e-10 apart.
+      double largest_step = 0.0;
+      for (size_t i = 1; i < n; ++i) largest_step = std::max(largest_step, std::abs(out[i] - out[i - 1]));
+      varies = largest_step > kPaperResolution;
+    }
     if (varies) {
       last_varying = column;
       ++n_varying;
@@ -350,6 +359,9 @@ MatrixXd TreeTrainer::directions_on(const ConstMatrixRef& x, const size_t* rows)
   // would keep a single column, so split along their difference (Appendix B).
   const Eigen::Index second = second_of_two_unique(x, n, node_row);
   if (second >= 0) {
+    two_rows_ = {static_cast<Eigen::Index>(node_row(0)), static_cast<Eigen::Index>(node_row(second))};
+    two_point_sample_ = rows;
+    two_point_n_ = static_cast<size_t>(n);
     return (x.row(static_cast<Eigen::Index>(node_row(second))) -
             x.row(static_cast<Eigen::Index>(node_row(0))))
         .transpose();
@@ -420,16 +432,21 @@ MatrixXd TreeTrainer::data_directions(size_t n) {
       for (size_t& s : sample_) s = rng_.index(n);
     }
     bool x_varies = false, y_varies = false;
-    for (size_t i = 1; i < n && !x_varies; ++i) {
-      x_varies = !rows_equal(xs, static_cast<Eigen::Index>(sample_[0]),
-                             static_cast<Eigen::Index>(sample_[i]));
-    }
     const size_t width = data_.n_output();
-    for (size_t i = 1; i < n && !y_varies; ++i) {
-      for (size_t m = 0; m < width && !y_varies; ++m) {
-        y_varies = data_.is_classification()
-                       ? classes_[sample_[i] * width + m] != classes_[sample_[0] * width + m]
-                       : values_[sample_[i] * width + m] != values_[sample_[0] * width + m];
+    if (options_.paper()) {
+      x_varies = sample_varies(xs);
+      y_varies = sample_outputs_vary();
+    } else {
+      for (size_t i = 1; i < n && !x_varies; ++i) {
+        x_varies = !rows_equal(xs, static_cast<Eigen::Index>(sample_[0]),
+                               static_cast<Eigen::Index>(sample_[i]));
+      }
+      for (size_t i = 1; i < n && !y_varies; ++i) {
+        for (size_t m = 0; m < width && !y_varies; ++m) {
+          y_varies = data_.is_classification()
+                         ? classes_[sample_[i] * width + m] != classes_[sample_[0] * width + m]
+                         : values_[sample_[i] * width + m] != values_[sample_[0] * width + m];
+        }
       }
     }
     // A degenerate bootstrap sample says nothing about directions; fall back
@@ -437,6 +454,46 @@ MatrixXd TreeTrainer::data_directions(size_t n) {
     if (x_varies && y_varies) return directions_on(xs, sample_.data());
   }
   return directions_on(xs, nullptr);
+}
+
+bool TreeTrainer::sample_varies(const ConstMatrixRef& xs) const {
+  // The authors' queryIfColumnsVary(): some column has two consecutive
+  // sampled values more than 1e-10 apart.
+  for (Eigen::Index j = 0; j < xs.cols(); ++j) {
+    for (size_t i = 1; i < sample_.size(); ++i) {
+      const double step = xs(static_cast<Eigen::Index>(sample_[i]), j) -
+                          xs(static_cast<Eigen::Index>(sample_[i - 1]), j);
+      if (std::abs(step) > kPaperResolution) return true;
+    }
+  }
+  return false;
+}
+
+bool TreeTrainer::sample_outputs_vary() const {
+  const size_t n = sample_.size(), width = data_.n_output();
+  if (data_.is_classification()) {
+    for (size_t i = 1; i < n; ++i) {
+      for (size_t m = 0; m < width; ++m) {
+        if (classes_[sample_[i] * width + m] != classes_[sample_[0] * width + m]) return true;
+      }
+    }
+    return false;
+  }
+  // Some output's variance over the sample (n - 1 in the denominator)
+  // reaches 1e-6 of the tree's.
+  for (size_t m = 0; m < width; ++m) {
+    double sum = 0.0, sum_squares = 0.0;
+    for (size_t i = 0; i < n; ++i) sum += values_[sample_[i] * width + m];
+    const double mean = sum / static_cast<double>(n);
+    for (size_t i = 0; i < n; ++i) {
+      const double d = values_[sample_[i] * width + m] - mean;
+      sum_squares += d * d;
+    }
+    if (sum_squares / static_cast<double>(n - 1) >= kPaperVarianceRatio * root_variance_[m]) {
+      return true;
+    }
+  }
+  return false;
 }
 
 MatrixXd TreeTrainer::find_directions(size_t n) {
@@ -489,7 +546,8 @@ size_t TreeTrainer::round_directions(const MatrixXd& directions) {
       const double c = a(column_position.second) / scale;
       if (c != 0.0) out.exact.emplace_back(static_cast<int>(column_position.second), c);
     }
-    store_direction(out, Precision::kShort);
+    // The authors' code keeps directions in double precision.
+    store_direction(out, options_.paper() ? Precision::kDouble : Precision::kShort);
     ++kept;
   }
   return kept;
@@ -549,11 +607,143 @@ void TreeTrainer::project_precisely(Direction& direction, size_t n, double* u) c
   }
 }
 
+bool TreeTrainer::stops(const NodeTask& task) {
+  const size_t n = task.end - task.begin;
+  const bool too_deep = options_.max_depth > 0 && task.depth >= options_.max_depth;
+  if (n < 2 || n < static_cast<size_t>(options_.min_split) || too_deep || targets_pure()) {
+    return true;
+  }
+  if (!options_.paper() || data_.is_classification()) return false;
+  // The authors' rule: a node whose outputs all vary less than 1e-6 of the
+  // tree's own variance is a leaf (values_ are centred at the node).
+  const size_t width = data_.n_output();
+  if (task.depth == 0) {
+    root_variance_.assign(width, 0.0);
+    for (size_t i = 0; i < n; ++i) {
+      for (size_t m = 0; m < width; ++m) root_variance_[m] += values_[i * width + m] * values_[i * width + m];
+    }
+    for (double& v : root_variance_) v /= static_cast<double>(n - 1);
+  }
+  for (size_t m = 0; m < width; ++m) {
+    double sum_squares = 0.0;
+    for (size_t i = 0; i < n; ++i) sum_squares += values_[i * width + m] * values_[i * width + m];
+    if (!(sum_squares / static_cast<double>(n) < kPaperVarianceRatio * root_variance_[m])) {
+      return false;
+    }
+  }
+  return true;
+}
+
+size_t TreeTrainer::candidate_directions(size_t n) {
+  two_rows_ = {-1, -1};
+  const MatrixXd found = find_directions(n);
+  size_t n_direction = round_directions(found);
+  // Canonical and principal directions come strongest first; axes follow.
+  const bool ranked = options_.projection == Projection::kCca || options_.projection == Projection::kPca;
+  axes_ = ranked && options_.axis_candidates != AxisCandidates::kNone && columns_.size() > 1
+              ? columns_.size()
+              : 0;
+  if (ranked && options_.max_directions > 0) {
+    const size_t data_directions = n_direction > axes_ ? n_direction - axes_ : 0;
+    const size_t keep = std::min(data_directions, static_cast<size_t>(options_.max_directions));
+    if (keep < data_directions) {
+      // Drop the weaker ranked directions but keep the axes after them.
+      for (size_t k = 0; k < axes_; ++k) std::swap(directions_[keep + k], directions_[data_directions + k]);
+      n_direction = keep + axes_;
+    }
+  }
+  return n_direction;
+}
+
+TreeTrainer::Cut TreeTrainer::best_cut(size_t n, size_t n_direction) {
+  projection_.resize(n * n_direction);
+  BestSplit best;
+  const bool random_axes = options_.axis_candidates == AxisCandidates::kRandom;
+  const size_t min_leaf = static_cast<size_t>(options_.min_leaf);
+  for (size_t d = 0; d < n_direction; ++d) {
+    double* u = projection_.data() + d * n;
+    if (random_axes && d + axes_ >= n_direction) {
+      // An axis projects to its gathered column (coefficient exactly 1); it
+      // is copied to the projections only if its cut wins, for the partition.
+      search_.random_cut(axis_column(directions_[d], n), min_leaf, static_cast<int>(d), rng_, best);
+      continue;
+    }
+    Direction& direction = directions_[d];
+    project_precisely(direction, n, u);
+    if (!options_.paper()) {
+      search_.sweep(u, min_leaf, static_cast<int>(d), rng_, best);
+      continue;
+    }
+    // The authors' rules: projections within 1e-10 of each other along the
+    // unit-length direction are one value; ties within a direction are broken
+    // at random, between directions the first (strongest) wins.
+    double norm = 0.0;
+    for (const auto& entry : direction.exact) norm += entry.second * entry.second;
+    search_.set_resolution(kPaperResolution * std::sqrt(norm));
+    BestSplit own;
+    search_.sweep(u, min_leaf, static_cast<int>(d), rng_, own);
+    if (own.direction >= 0 && (best.direction < 0 || own.gain > best.gain + search_.tolerance())) {
+      best = own;
+    }
+  }
+  Cut cut;
+  if (best.direction < 0 || !(best.gain > search_.tolerance())) return cut;
+  cut.direction = best.direction;
+  cut.threshold = options_.paper() ? midpoint_threshold(best.lo, best.hi)
+                                   : short_threshold(best.lo, best.hi);
+  cut.gain = best.gain;
+  cut.n_left = best.n_left;
+  double* u = projection_.data() + static_cast<size_t>(cut.direction) * n;
+  if (random_axes && static_cast<size_t>(cut.direction) + axes_ >= n_direction) {
+    const double* column = axis_column(directions_[static_cast<size_t>(cut.direction)], n);
+    std::copy(column, column + n, u);
+  }
+  return cut;
+}
+
+TreeTrainer::Cut TreeTrainer::two_point_cut(const NodeTask& task) {
+  // Appendix B as the authors' code runs it (twoPointMaxMarginSplit.m): the
+  // CCA's sample holds two distinct rows; unless the two groups of equal
+  // rows have the same output sums, split halfway between them along their
+  // difference, whatever the node's other rows.
+  const size_t n = task.end - task.begin;
+  const Eigen::Map<const MatrixXd> xs(xs_.data(), static_cast<Eigen::Index>(n),
+                                      static_cast<Eigen::Index>(columns_.size()));
+  const size_t width = data_.n_output();
+  std::vector<double> first(data_.n_value(), 0.0), second(data_.n_value(), 0.0);
+  for (size_t i = 0; i < two_point_n_; ++i) {
+    const size_t position = two_point_sample_ ? two_point_sample_[i] : i;
+    std::vector<double>& sums = rows_equal(xs, static_cast<Eigen::Index>(position), two_rows_.first)
+                                    ? first
+                                    : second;
+    const Eigen::Index row = rows_[task.begin + position];
+    for (size_t m = 0; m < width; ++m) {
+      if (data_.is_classification()) {
+        sums[static_cast<size_t>(classes_[position * width + m])] += 1.0;
+      } else {
+        sums[m] += data_.y_real(row, m);
+      }
+    }
+  }
+  Cut cut;
+  if (first == second) return cut;
+  projection_.resize(n);
+  double* u = projection_.data();
+  project_precisely(directions_[0], n, u);
+  const double a = u[two_rows_.first], b = u[two_rows_.second];
+  if (!(a != b)) return cut;
+  cut.direction = 0;
+  cut.threshold = midpoint_threshold(std::min(a, b), std::max(a, b));
+  cut.gain = search_.gain_at(u, cut.threshold);
+  cut.n_left = kUnknownLeft;
+  if (!std::isfinite(cut.gain)) cut.direction = -1;
+  return cut;
+}
+
 void TreeTrainer::grow_node(const NodeTask& task, std::vector<NodeTask>& next) {
   const size_t n = task.end - task.begin;
   gather_targets(task.begin, task.end);
-  const bool too_deep = options_.max_depth > 0 && task.depth >= options_.max_depth;
-  if (n < 2 || n < static_cast<size_t>(options_.min_split) || too_deep || targets_pure()) {
+  if (stops(task)) {
     make_leaf(task.begin, task.end);
     return;
   }
@@ -562,28 +752,11 @@ void TreeTrainer::grow_node(const NodeTask& task, std::vector<NodeTask>& next) {
     make_leaf(task.begin, task.end);
     return;
   }
-  const MatrixXd found = find_directions(n);
-  size_t n_direction = round_directions(found);
-  // Canonical and principal directions come strongest first; axes follow.
-  const bool ranked = options_.projection == Projection::kCca || options_.projection == Projection::kPca;
-  const size_t axes = ranked && options_.axis_candidates != AxisCandidates::kNone &&
-                              columns_.size() > 1
-                          ? columns_.size()
-                          : 0;
-  if (ranked && options_.max_directions > 0) {
-    const size_t data_directions = n_direction > axes ? n_direction - axes : 0;
-    const size_t keep = std::min(data_directions, static_cast<size_t>(options_.max_directions));
-    if (keep < data_directions) {
-      // Drop the weaker ranked directions but keep the axes after them.
-      for (size_t k = 0; k < axes; ++k) std::swap(directions_[keep + k], directions_[data_directions + k]);
-      n_direction = keep + axes;
-    }
-  }
+  const size_t n_direction = candidate_directions(n);
   if (n_direction == 0) {
     make_leaf(task.begin, task.end);
     return;
   }
-
   NodeTargets targets;
   targets.classes = classes_.data();
   targets.values = values_.data();
@@ -591,31 +764,21 @@ void TreeTrainer::grow_node(const NodeTask& task, std::vector<NodeTask>& next) {
   targets.n = n;
   targets.width = data_.n_output();
   search_.set_node(targets);
-  projection_.resize(n * n_direction);
-  BestSplit best;
-  const bool random_axes = options_.axis_candidates == AxisCandidates::kRandom;
-  const size_t min_leaf = static_cast<size_t>(options_.min_leaf);
-  for (size_t d = 0; d < n_direction; ++d) {
-    double* u = projection_.data() + d * n;
-    if (random_axes && d + axes >= n_direction) {
-      // An axis projects to its gathered column (coefficient exactly 1); it
-      // is copied to the projections only if its cut wins, for the partition.
-      search_.random_cut(axis_column(directions_[d], n), min_leaf, static_cast<int>(d), rng_, best);
-    } else {
-      project_precisely(directions_[d], n, u);
-      search_.sweep(u, min_leaf, static_cast<int>(d), rng_, best);
-    }
-  }
-  if (best.direction < 0 || !(best.gain > search_.tolerance())) {
+  const Cut cut = options_.paper() && two_rows_.first >= 0 ? two_point_cut(task) : best_cut(n, n_direction);
+  if (cut.direction < 0) {
     make_leaf(task.begin, task.end);
     return;
   }
+  split(task, next, std::move(features), cut);
+}
 
-  const double threshold = short_threshold(best.lo, best.hi);
-  const Direction& chosen = directions_[static_cast<size_t>(best.direction)];
+void TreeTrainer::split(const NodeTask& task, std::vector<NodeTask>& next, FeatureSet features,
+                        const Cut& cut) {
+  const size_t n = task.end - task.begin;
+  const Direction& chosen = directions_[static_cast<size_t>(cut.direction)];
   tree_.is_split.push_back(1);
-  tree_.threshold.push_back(threshold);
-  tree_.gain.push_back(best.gain);
+  tree_.threshold.push_back(cut.threshold);
+  tree_.gain.push_back(cut.gain);
   tree_.precision.push_back(static_cast<uint8_t>(chosen.precision));
   for (const SplitTerm& term : chosen.term) {
     tree_.column.push_back(columns_[static_cast<size_t>(term.column)]);
@@ -624,17 +787,15 @@ void TreeTrainer::grow_node(const NodeTask& task, std::vector<NodeTask>& next) {
   tree_.split_begin.push_back(static_cast<int>(tree_.column.size()));
 
   // The node's rows, and their classes, go to the children in order.
-  double* u = projection_.data() + static_cast<size_t>(best.direction) * n;
-  if (random_axes && static_cast<size_t>(best.direction) + axes >= n_direction) {
-    const double* column = axis_column(chosen, n);
-    std::copy(column, column + n, u);
-  }
+  const double* u = projection_.data() + static_cast<size_t>(cut.direction) * n;
   const size_t n_left =
-      stable_partition(u, threshold, n, 1, rows_.data() + task.begin, scratch_rows_);
-  if (n_left != best.n_left) throw std::logic_error("split partition disagrees with its search");
+      stable_partition(u, cut.threshold, n, 1, rows_.data() + task.begin, scratch_rows_);
+  if (cut.n_left != kUnknownLeft && n_left != cut.n_left) {
+    throw std::logic_error("split partition disagrees with its search");
+  }
   if (data_.is_classification()) {
     const size_t width = data_.n_output();
-    stable_partition(u, threshold, n, width, row_classes_.data() + task.begin * width,
+    stable_partition(u, cut.threshold, n, width, row_classes_.data() + task.begin * width,
                      scratch_rows_);
   }
   next.push_back({task.begin, task.begin + n_left, task.depth + 1, features});

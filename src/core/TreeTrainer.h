@@ -57,7 +57,32 @@ class TreeTrainer {
     double error = 0.0;  // bound on the rounding's change of the projections (see precise_enough())
   };
 
+  /** A node's chosen split: a candidate direction and where it is cut. */
+  static constexpr size_t kUnknownLeft = static_cast<size_t>(-1);
+  struct Cut {
+    int direction = -1;  // -1: no split
+    double threshold = 0.0;
+    double gain = 0.0;
+    size_t n_left = kUnknownLeft;  // as the search counted it, to check the partition
+  };
+  /** The authors' rules (variant paper): values closer than this are equal. */
+  static constexpr double kPaperResolution = 1e-10;
+  /** The authors' rules: a regression node varying less than this of the tree is a leaf. */
+  static constexpr double kPaperVarianceRatio = 1e-6;
+
   void grow_node(const NodeTask& task, std::vector<NodeTask>& next);
+  /** Whether the node is a leaf before any split is sought. */
+  bool stops(const NodeTask& task);
+  /** The node's candidate directions in directions_, stored; returns how many. */
+  size_t candidate_directions(size_t n);
+  /** The best cut of the candidates (projections in projection_). */
+  Cut best_cut(size_t n, size_t n_direction);
+  /** The authors' split of a node whose sample has two distinct rows. */
+  Cut two_point_cut(const NodeTask& task);
+  void split(const NodeTask& task, std::vector<NodeTask>& next, FeatureSet features, const Cut& cut);
+  /** The authors' tests of a projection bootstrap sample (see data_directions()). */
+  bool sample_varies(const ConstMatrixRef& xs) const;
+  bool sample_outputs_vary() const;
   void gather_targets(size_t begin, size_t end);
   bool targets_pure() const;
   void make_leaf(size_t begin, size_t end);
@@ -101,6 +126,13 @@ class TreeTrainer {
   std::vector<int> columns_;        // their matrix columns
   std::vector<double> column_sd_;   // the standard deviation of each column of xs_ at the node
   std::vector<double> feature_sds_;  // those of the feature being gathered
+  size_t axes_ = 0;                  // axis candidates, last among the node's directions
+  // Appendix B: the node positions of the two distinct rows of the CCA's
+  // sample, when it has just two (else -1), and that sample (null: the node).
+  std::pair<Eigen::Index, Eigen::Index> two_rows_{-1, -1};
+  const size_t* two_point_sample_ = nullptr;
+  size_t two_point_n_ = 0;
+  std::vector<double> root_variance_;  // regression, variant paper: each output's, over the tree's rows
   std::vector<int> dropped_;        // features found constant at the node
   Buffer<double> xs_;               // node rows x selected columns, column-major
   size_t xs_used_ = 0;              // entries of xs_ in use

@@ -60,12 +60,15 @@ test_that("oblique modes use several features per split, the largest coefficient
     largest <- vapply(coefs, function(a) max(abs(a)), numeric(1))
     expect_identical(largest, rep(1, length(coefs)), label = projection)
     expect_true(all(vapply(coefs, function(a) 1 %in% a, logical(1))), label = projection)
-    # Every coefficient is a 16-bit code: at most 11 significant bits, and
-    # not below 2^-31 in size.
-    all_coefs <- abs(unlist(coefs))
-    expect_true(all(all_coefs >= 2^-31), label = projection)
-    mantissa <- all_coefs * 2^(10 - floor(log2(all_coefs)))
-    expect_identical(mantissa, round(mantissa), label = projection)
+    # Most splits keep 16-bit codes: at most 11 significant bits, and not
+    # below 2^-31 in size; the others were stored more precisely because
+    # rounding would have moved their projections (see test-precision.R).
+    short <- vapply(coefs, function(a) {
+      a <- abs(a)
+      mantissa <- a * 2^(10 - floor(log2(a)))
+      all(a >= 2^-31) && identical(mantissa, round(mantissa))
+    }, logical(1))
+    expect_gt(mean(short), 0.8, label = projection)
   }
 })
 
@@ -277,7 +280,10 @@ test_that("variant = \"paper\" is the paper's forest: all directions, every fact
   explicit <- ccforest(class ~ ., d, n_tree = 5, seed = 1, max_directions = Inf,
                        onehot_max_levels = Inf)
   default <- ccforest(class ~ ., d, n_tree = 5, seed = 1)
-  expect_identical(paper$forest$trees, explicit$forest$trees)
+  # The same options, but the authors' rules for the details (midpoint
+  # thresholds, ties, tolerances, double-precision directions; see
+  # test-paper-rules.R).
+  expect_false(identical(paper$forest$trees, explicit$forest$trees))
   expect_false(identical(paper$forest$trees, default$forest$trees))
   expect_identical(paper$options$variant, "paper")
   expect_identical(default$options$variant, "ccforest")

@@ -589,6 +589,26 @@ void test_coefficients() {
   check(short_enough, "short thresholds lie in the middle half of the gap (or are the midpoint)");
 }
 
+
+/** Tree options from the few fields a test sets. */
+TreeOptions tree_options(int mtry, int min_split, int min_leaf, int max_depth, SplitRule rule,
+                         Projection projection, bool projection_bootstrap, bool bagging,
+                         double rank_tolerance = 1e-4,
+                         AxisCandidates axes = AxisCandidates::kNone) {
+  TreeOptions o;
+  o.mtry = mtry;
+  o.min_split = min_split;
+  o.min_leaf = min_leaf;
+  o.max_depth = max_depth;
+  o.split_rule = rule;
+  o.projection = projection;
+  o.projection_bootstrap = projection_bootstrap;
+  o.bagging = bagging;
+  o.rank_tolerance = rank_tolerance;
+  o.axis_candidates = axes;
+  return o;
+}
+
 /** A forest's encoded trees, collected from grow_forest(). */
 struct Grown {
   std::vector<std::vector<uint8_t>> bytes;
@@ -643,8 +663,8 @@ void test_forest() {
       {Projection::kAxis, AxisCandidates::kNone}, {Projection::kCca, AxisCandidates::kRandom},
       {Projection::kCca, AxisCandidates::kSearch}};
   for (const auto& [projection, axes] : kinds) {
-    const TreeOptions tree(4, 2, 1, 0, SplitRule::kEntropy, projection, true, false, true, 1e-4, 0,
-                           0, axes);
+    const TreeOptions tree =
+        tree_options(4, 2, 1, 0, SplitRule::kEntropy, projection, true, false, 1e-4, axes);
     const ForestOptions options(12, 99, tree);
     Runtime forward;
     Runtime backward;  // another schedule: trees grown in reverse order
@@ -712,8 +732,7 @@ void test_feature_groups() {
   ModelShape shape;
   shape.n_column = p;
   shape.n_class = {2};
-  const TreeOptions tree(2, 2, 1, 0, SplitRule::kEntropy, Projection::kCca, true, false, true, 1e-4,
-                         0, 0, AxisCandidates::kNone);
+  const TreeOptions tree = tree_options(2, 2, 1, 0, SplitRule::kEntropy, Projection::kCca, true, false);
   const ForestOptions options(5, 7, tree);
   auto terms_on_last = [&](std::vector<char> indicators, int& splits) {
     const Data data(MatrixMap(x.data(), n, p), {0, 1, 4}, std::move(indicators),
@@ -898,8 +917,8 @@ void test_precision() {
                     IntMatrixMap(y.data(), n, 1), {2}, MatrixMap(y_real.data(), n, 0));
     const double tolerance = 1e-13;
     // Every row, every feature: the tree's CCA is this one, bit for bit.
-    const TreeOptions options(3, 2, 1, 1, SplitRule::kEntropy, Projection::kCca, false, false,
-                              true, tolerance);
+    const TreeOptions options =
+        tree_options(3, 2, 1, 1, SplitRule::kEntropy, Projection::kCca, false, false, tolerance);
     const EntropyTable entropy(n);
     TreeTrainer trainer(data, options, 5, 0, &entropy);
     const Tree tree = trainer.grow();
@@ -929,6 +948,70 @@ void test_precision() {
   }
 }
 
+void test_paper_rules() {
+  // Two identical features, their own axes as the candidate directions:
+  // every cut ties. The authors' rules give the tie to the first direction,
+  // which is the first feature sampled at the root (the root's first draw
+  // from the tree's stream, rng.index(2), without bagging or weights);
+  // ccforest's break it at random.
+  const int n = 60;
+  std::vector<double> x(2 * n), y_real(0);
+  std::vector<int> y(n);
+  for (int i = 0; i < n; ++i) {
+    x[i] = x[n + i] = i % 10;
+    y[i] = i % 10 < 4;
+  }
+  const Data data(MatrixMap(x.data(), n, 2), {0, 1, 2}, {0, 0}, IntMatrixMap(y.data(), n, 1), {2},
+                  MatrixMap(y_real.data(), n, 0));
+  const EntropyTable entropy(n);
+  TreeOptions options = tree_options(2, 2, 1, 1, SplitRule::kEntropy, Projection::kAxis, false, false);
+  int first_paper = 0, first_ccforest = 0;
+  const int trees = 200;
+  for (uint64_t t = 0; t < trees; ++t) {
+    Rng rng(17, t);
+    const int first = static_cast<int>(rng.index(2));
+    for (Variant variant : {Variant::kPaper, Variant::kCcforest}) {
+      options.variant = variant;
+      TreeTrainer trainer(data, options, 17, t, &entropy);
+      const Tree tree = trainer.grow();
+      const bool is_first = tree.n_splits() == 1 && tree.column[0] == first;
+      (variant == Variant::kPaper ? first_paper : first_ccforest) += is_first;
+    }
+  }
+  check(first_paper == trees, "the authors' rules give ties between directions to the first (" +
+                                  std::to_string(first_paper) + " of 200)");
+  check(first_ccforest > 60 && first_ccforest < 140,
+        "ccforest's rules break ties between directions at random (" +
+            std::to_string(first_ccforest) + " of 200 to the first)");
+
+  // Values less than 1e-10 apart are one value under the authors' rules:
+  // a feature that varies by 1e-11 does not vary, so the node is a leaf.
+  std::vector<double> tiny(n);
+  for (int i = 0; i < n; ++i) tiny[i] = 1.0 + 1e-11 * (i % 2);
+  for (int i = 0; i < n; ++i) y[i] = i % 2;
+  const Data flat(MatrixMap(tiny.data(), n, 1), {0, 1}, {0}, IntMatrixMap(y.data(), n, 1), {2},
+                  MatrixMap(y_real.data(), n, 0));
+  options = tree_options(1, 2, 1, 0, SplitRule::kEntropy, Projection::kCca, false, false);
+  options.variant = Variant::kPaper;
+  check(TreeTrainer(flat, options, 1, 0, &entropy).grow().n_splits() == 0,
+        "the authors' rules see no variation below 1e-10");
+  options.variant = Variant::kCcforest;
+  const Tree exact = TreeTrainer(flat, options, 1, 0, &entropy).grow();
+  check(exact.n_splits() == 1 && exact.threshold[0] > 1.0 && exact.threshold[0] < 1.0 + 1e-11,
+        "ccforest's rules split between any two distinct values");
+
+  // Split points: halfway between adjacent projected values (the paper), or
+  // a short number in the middle half of the gap (ccforest).
+  for (int i = 0; i < n; ++i) {
+    tiny[i] = 0.1 + 0.37 * (i % 7);
+    y[i] = i % 7 < 3;
+  }
+  options.variant = Variant::kPaper;
+  const Tree paper = TreeTrainer(flat, options, 1, 0, &entropy).grow();
+  check(paper.n_splits() == 1 && paper.threshold[0] == 0.1 + 0.37 * 2 + 0.5 * 0.37,
+        "the authors' rules split halfway between adjacent values");
+}
+
 void test_codec_damage() {
   std::vector<double> x(40), y_real(0);
   std::vector<int> y(20);
@@ -942,7 +1025,7 @@ void test_codec_damage() {
   ModelShape shape;
   shape.n_column = 2;
   shape.n_class = {2};
-  const TreeOptions tree(2, 2, 1, 0, SplitRule::kGini, Projection::kCca, true, false, true);
+  const TreeOptions tree = tree_options(2, 2, 1, 0, SplitRule::kGini, Projection::kCca, true, false);
   const Grown g = grow(data, ForestOptions(1, 7, tree), shape, Runtime());
   std::mt19937_64 gen(11);
   int refused = 0, decoded = 0, crashed = 0;
@@ -1026,6 +1109,7 @@ int main() {
   test_codec_round_trip();
   test_layout();
   test_precision();
+  test_paper_rules();
   test_exact_sum();
   std::printf("%d passed, %d failed\n", checks - failures, failures);
   return failures == 0 ? 0 : 1;
