@@ -1,0 +1,135 @@
+#ifndef CCFOREST_SPLIT_CRITERION_H_
+#define CCFOREST_SPLIT_CRITERION_H_
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <limits>
+#include <vector>
+
+#include "Rng.h"
+
+namespace ccforest {
+
+/**
+ * The outputs of the rows at a node, in node order, row-major with `width`
+ * entries per row. For classification an entry is a global class index (the
+ * output's class offset plus its code); for regression it is the output's
+ * value centred at the node mean.
+ */
+struct NodeTargets {
+  const int* classes = nullptr;
+  const double* values = nullptr;
+  /** Row weights in node order, or null: each row counts once. */
+  const double* weights = nullptr;
+  size_t n = 0;
+  size_t width = 0;
+};
+
+/** The best split seen so far; near-ties are broken uniformly at random. */
+struct BestSplit {
+  double gain = -std::numeric_limits<double>::infinity();
+  double lo = 0.0, hi = 0.0;  // the projected values either side of the split
+  int direction = -1;
+  size_t n_left = 0;
+  size_t ties = 0;
+};
+
+/**
+ * Where a criterion's sweep offers its cuts, for one direction: keeps the
+ * best in `best`, breaking near-ties (gains within `tolerance`) uniformly at
+ * random with the tree's stream.
+ */
+class CutOffers {
+ public:
+  CutOffers(const double* sorted, int direction, double tolerance, Rng& rng, BestSplit& best)
+      : sorted_(sorted), direction_(direction), tolerance_(tolerance), rng_(rng), best_(best) {}
+
+  /**
+   * The least gain worth offering: finite (never below the lowest double),
+   * so that a tie's gain - bar of -inf or NaN never reaches it.
+   */
+  double reach() const {
+    return std::max(best_.gain - tolerance_, std::numeric_limits<double>::lowest());
+  }
+
+  /** Offers the cut after sorted position `pos` (pos + 1 rows go left). */
+  void offer(double gain, size_t pos) { offer_cut(gain, sorted_[pos], sorted_[pos + 1], pos + 1); }
+
+  /** Offers the cut between projected values lo < hi with n_left rows left. */
+  void offer_cut(double gain, double lo, double hi, size_t n_left) {
+    if (gain > best_.gain + tolerance_) {
+      best_.ties = 1;
+    } else if (gain >= best_.gain - tolerance_) {
+      ++best_.ties;
+      if (rng_.index(best_.ties) != 0) return;
+    } else {
+      return;
+    }
+    best_.gain = std::max(gain, best_.gain);
+    best_.lo = lo;
+    best_.hi = hi;
+    best_.direction = direction_;
+    best_.n_left = n_left;
+  }
+
+ private:
+  const double* sorted_;
+  int direction_;
+  double tolerance_;
+  Rng& rng_;
+  BestSplit& best_;
+};
+
+/**
+ * A split criterion: how good it is to send some of a node's rows to the
+ * left child and the rest to the right. A new criterion (a new task) is one
+ * more class behind this interface (see make_criterion() in SplitSearch.h).
+ *
+ * Gains are measured as the node's impurity minus its children's, each
+ * times its rows (or weight), averaged over outputs: they order splits like
+ * the paper's gain G and add up over nodes.
+ */
+class SplitCriterion {
+ public:
+  virtual ~SplitCriterion() = default;
+
+  /** Sets the node whose rows will be split; returns its impurity times its rows (or weight). */
+  virtual double set_node(const NodeTargets& targets) = 0;
+
+  /**
+   * Offers every cut between sorted positions pos and pos + 1 for first <= pos
+   * < last whose bar[pos] is 0 (+inf marks a value tied with the next one,
+   * where no cut is possible): rows[pos] is the node row of the pos-th
+   * smallest projected value. Rows move one at a time from the right child
+   * to the left, so a node of n rows costs O(n) here.
+   */
+  virtual void sweep(const int* rows, const double* bar, size_t first, size_t last,
+                     CutOffers& offers) = 0;
+
+  /**
+   * The gain of sending the rows with u[i] < cut left, and their number in
+   * `n_left`: one pass, no sort (the random cuts of extremely randomised
+   * trees); -inf when a child has no weight.
+   */
+  virtual double cut_gain(const double* u, double cut, size_t& n_left) = 0;
+};
+
+/**
+ * c log c and its increments (c + 1) log(c + 1) - c log c for counts up to
+ * the largest node: built once per forest and shared, read-only, by its trees.
+ */
+struct EntropyTable {
+  explicit EntropyTable(size_t n_max) : xlogx(n_max + 2, 0.0), step(n_max + 1) {
+    for (size_t c = 1; c < xlogx.size(); ++c) {
+      xlogx[c] = static_cast<double>(c) * std::log(static_cast<double>(c));
+    }
+    for (size_t c = 0; c <= n_max; ++c) step[c] = xlogx[c + 1] - xlogx[c];
+  }
+  std::vector<double> xlogx;
+  std::vector<double> step;
+};
+
+}  // namespace ccforest
+
+#endif  // CCFOREST_SPLIT_CRITERION_H_

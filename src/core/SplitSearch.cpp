@@ -1,0 +1,100 @@
+#include "SplitSearch.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <utility>
+
+#include "ClassCriteria.h"
+#include "VarianceCriterion.h"
+
+namespace ccforest {
+
+namespace {
+
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+
+/** Cuts after sorted positions [first, last) leave min_leaf rows on each side. */
+std::pair<size_t, size_t> allowed_cuts(size_t n, size_t min_leaf) {
+  return {std::max<size_t>(min_leaf, 1) - 1, n > min_leaf ? std::min(n - 1, n - min_leaf) : 0};
+}
+
+}  // namespace
+
+std::unique_ptr<SplitCriterion> make_criterion(SplitRule rule, size_t n_value,
+                                               const EntropyTable* entropy) {
+  switch (rule) {
+    case SplitRule::kEntropy:
+      return std::make_unique<EntropyCriterion>(n_value, entropy);
+    case SplitRule::kGini:
+      return std::make_unique<GiniCriterion>(n_value, entropy);
+    case SplitRule::kVariance:
+      return std::make_unique<VarianceCriterion>(n_value);
+  }
+  return nullptr;
+}
+
+double SplitSearch::tolerance() const {
+  if (!paper_) return 1e-10 * base_;
+  const double per_row = rule_ == SplitRule::kEntropy ? std::log(2.0) : 1.0;
+  return 10.0 * std::numeric_limits<double>::epsilon() * per_row * static_cast<double>(n_);
+}
+
+void SplitSearch::mark_ties(const double* sorted, size_t n) {
+  bar_.resize(n);
+  for (size_t pos = 0; pos + 1 < n; ++pos) {
+    bar_[pos] = sorted[pos + 1] - sorted[pos] > resolution_ ? 0.0 : kInfinity;
+  }
+}
+
+void SplitSearch::sweep(const double* u, size_t min_leaf, int direction, Rng& rng,
+                        BestSplit& best) {
+  sorter_.sort(u, n_);
+  const double* sorted = sorter_.values();
+  mark_ties(sorted, n_);
+  const auto [first, last] = allowed_cuts(n_, min_leaf);
+  CutOffers offers(sorted, direction, tolerance(), rng, best);
+  criterion_->sweep(sorter_.positions(), bar_.data(), first, last, offers);
+}
+
+void SplitSearch::random_cut(const double* u, size_t min_leaf, int direction, Rng& rng,
+                             BestSplit& best) {
+  const size_t n = n_;
+  if (n < 2) return;
+  // Two running minima and maxima, so that consecutive rows do not wait on
+  // each other.
+  double low[2] = {u[0], u[n - 1]}, high[2] = {u[0], u[n - 1]};
+  for (size_t i = 0; i + 1 < n; i += 2) {
+    for (size_t k = 0; k < 2; ++k) {
+      low[k] = std::min(low[k], u[i + k]);
+      high[k] = std::max(high[k], u[i + k]);
+    }
+  }
+  const double lo = std::min(low[0], low[1]), hi = std::max(high[0], high[1]);
+  if (!(lo < hi)) return;
+  const double cut = lo + rng.uniform() * (hi - lo);
+  size_t n_left = 0;
+  const double gain = criterion_->cut_gain(u, cut, n_left);
+  const size_t least = std::max<size_t>(min_leaf, 1);
+  if (n_left < least || n - n_left < least) return;
+  CutOffers offers(nullptr, direction, tolerance(), rng, best);
+  // The values either side of the cut (for its threshold) only when it may
+  // be taken, which is rare: the gain's loop stays short.
+  if (!(gain >= offers.reach())) return;
+  double left_max = -kInfinity, right_min = kInfinity;
+  for (size_t i = 0; i < n; ++i) {
+    if (u[i] < cut) {
+      left_max = std::max(left_max, u[i]);
+    } else {
+      right_min = std::min(right_min, u[i]);
+    }
+  }
+  offers.offer_cut(gain, left_max, right_min, n_left);
+}
+
+double SplitSearch::gain_at(const double* u, double threshold) {
+  size_t n_left = 0;
+  return criterion_->cut_gain(u, std::nextafter(threshold, kInfinity), n_left);
+}
+
+}  // namespace ccforest
