@@ -1,0 +1,130 @@
+#ifndef CCFOREST_DIRECTIONS_H_
+#define CCFOREST_DIRECTIONS_H_
+
+#include <Eigen/Dense>
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "Buffer.h"
+#include "Cca.h"
+#include "Data.h"
+#include "Options.h"
+#include "Projection.h"
+#include "Rng.h"
+
+namespace ccforest {
+
+/**
+ * A node's rows as the direction finder sees them: the sampled features'
+ * columns gathered into one column-major block, and the node's targets in
+ * node order (see NodeTargets in SplitCriterion.h).
+ */
+struct NodeBlock {
+  const double* xs = nullptr;  // n x p, column-major
+  size_t n = 0, p = 0;
+  const int* columns = nullptr;       // the data's column of each column of xs
+  const double* column_sd = nullptr;  // each column's standard deviation at the node
+  const int* classes = nullptr;       // classification: row-major, `width` per row
+  const double* values = nullptr;     // regression: row-major, centred at the node
+  const double* weights = nullptr;    // case weights in node order, or null
+  /** Regression, the authors' rules: each output's variance over the tree's rows. */
+  const double* root_variance = nullptr;
+};
+
+/**
+ * A candidate direction: exact (scaled so that its largest coefficient is
+ * exactly 1), and as stored, at the least precision that keeps it (see
+ * Precision in Projection.h). Columns are those of the block, in increasing
+ * order of the data's columns.
+ */
+struct Direction {
+  std::vector<std::pair<int, double>> exact;  // (column of the block, coefficient)
+  Precision precision = Precision::kShort;
+  std::vector<SplitTerm> term;                // column of the block and stored value
+  double error = 0.0;  // bound on the rounding's change of the projections (see precise_enough())
+};
+
+/**
+ * Turns a node's sampled features into candidate split directions, apart
+ * from the node loop: canonical correlations with the outputs (on the
+ * projection bootstrap sample, Appendix B's degenerate cases included), a
+ * random rotation, principal components or the axes, then the features' own
+ * axes if asked, the strongest max_directions kept, each stored at the
+ * precision it needs. A new way of finding directions is one more case here.
+ */
+class DirectionFinder {
+ public:
+  DirectionFinder(const Data& data, const TreeOptions& options) : data_(data), options_(options) {}
+
+  /** Finds and stores the node's candidates; returns how many (direction(0), ...). */
+  size_t find(const NodeBlock& block, Rng& rng);
+
+  Direction& direction(size_t d) { return directions_[d]; }
+  /** Candidates at the end that are the features' own axes. */
+  size_t axes() const { return axes_; }
+
+  /**
+   * Projects the block's rows on `direction` into u, raising its precision
+   * until the rounding is negligible against the projections' spread.
+   */
+  void project_precisely(Direction& direction, double* u) const;
+  /** An axis candidate's values at the node: its column of the block, unprojected. */
+  const double* axis_column(const Direction& axis) const;
+
+  /**
+   * Appendix B: when the sample the directions came from holds just two
+   * distinct rows, their node positions (the direction is their
+   * difference); otherwise -1.
+   */
+  std::pair<Eigen::Index, Eigen::Index> two_rows() const { return two_rows_; }
+  /**
+   * Whether the two groups of equal rows of that sample have the same
+   * output sums (the authors' test before splitting between them);
+   * `node_rows` maps node positions to the data's rows.
+   */
+  bool two_groups_sum_alike(const int* node_rows) const;
+
+  /** The authors' rules (variant paper): values closer than this are equal. */
+  static constexpr double kPaperResolution = 1e-10;
+  /** The authors' rules: a regression node varying less than this of the tree is a leaf. */
+  static constexpr double kPaperVarianceRatio = 1e-6;
+
+ private:
+  Eigen::MatrixXd find_directions(size_t n);
+  Eigen::MatrixXd data_directions(size_t n);
+  /** Directions from the node block x, or from its rows rows[0..n) (a bootstrap sample). */
+  Eigen::MatrixXd directions_on(const ConstMatrixRef& x, const size_t* rows);
+  size_t round_directions(const Eigen::MatrixXd& directions);
+  template <typename NodeRow>
+  bool quantile_bins(Eigen::Index n, NodeRow node_row);
+  /** Stores `direction` at `precision`: its terms and their rounding error. */
+  void store_direction(Direction& direction, Precision precision) const;
+  void project(const Direction& direction, double* u) const;
+  /** The authors' tests of a projection bootstrap sample (see data_directions()). */
+  bool sample_varies(const ConstMatrixRef& xs) const;
+  bool sample_outputs_vary() const;
+
+  const Data& data_;
+  const TreeOptions& options_;
+  NodeBlock block_;
+  Rng* rng_ = nullptr;
+  std::vector<Direction> directions_;
+  size_t axes_ = 0;
+  std::pair<Eigen::Index, Eigen::Index> two_rows_{-1, -1};
+  const size_t* two_point_sample_ = nullptr;  // null: the node's rows
+  size_t two_point_n_ = 0;
+  // Reused at every node so that finding directions does not allocate.
+  std::vector<std::pair<int, size_t>> order_;  // (matrix column, block column)
+  Buffer<size_t> sample_;           // projection bootstrap: node positions drawn
+  std::vector<double> cumulative_;  // running totals of weights, for weighted draws
+  Buffer<double> boot_;             // the bootstrap sample of the block, for principal components
+  Buffer<int> codes_;               // class codes of the rows given to the CCA
+  std::vector<std::pair<double, int>> bin_order_;  // output bins: (value, node position)
+  CcaWorkspace cca_work_;
+};
+
+}  // namespace ccforest
+
+#endif  // CCFOREST_DIRECTIONS_H_
