@@ -479,10 +479,9 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
   )
   if (bagging) {
     oob <- with_memory_advice(
-      ccf_oob_cpp(fit$forest$trees, model_shape(fit), training$x, training$feature_start,
-                  training$indicators, training$y_class, training$n_class, training$y_real,
-                  training$weights, training$uniform_weights, seed, first_tree - 1,
-                  core$impute_random, n_thread, importance == "permutation"),
+      ccf_oob_cpp(fit$forest$trees, training,
+                  forest_source(seed, first_tree, bagging = TRUE, core$impute_random), n_thread,
+                  importance == "permutation"),
       doing = "compute the out-of-bag predictions",
       advice = "Use sampling = \"projection\", which has none, or fit on fewer rows."
     )

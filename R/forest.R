@@ -67,6 +67,15 @@ core_options <- function(options, seed) {
   )
 }
 
+#' Where a forest's stored trees came from, as the core reads it: enough to
+#' redraw what was not stored (bootstrap samples, imputations)
+#' @param first_tree The 1-based number of the first stored tree.
+#' @noRd
+forest_source <- function(seed, first_tree, bagging, impute_random) {
+  list(seed = seed, first_tree = first_tree - 1, bagging = bagging,
+       impute_random = impute_random)
+}
+
 #' Grow trees first_tree, ..., first_tree + n_tree - 1 (0-based global numbers)
 #' @return list(trees = list of raw vectors, importance = feature x tree matrix)
 #' @noRd
@@ -82,11 +91,7 @@ grow_trees <- function(training, core, first_tree, n_tree, n_thread, verbose,
       format_bytes(limit)), call. = FALSE)
   }
   with_memory_advice(
-    ccf_grow_cpp(
-      training$x, training$feature_start, training$indicators, training$y_class,
-      training$n_class, training$y_real, training$weights, training$uniform_weights, core,
-      training$shape, first_tree, n_tree, n_thread, verbose, limit
-    ),
+    ccf_grow_cpp(training, core, first_tree, n_tree, n_thread, verbose, limit),
     doing = sprintf("grow this forest of %s trees", format(n_tree, big.mark = ",")),
     advice = "Reduce `n_tree`, or grow smaller trees with a larger `min_leaf` or a `max_depth`."
   )

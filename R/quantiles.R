@@ -6,10 +6,8 @@
 quantile_data <- function(fit, training, response, core, n_thread) {
   samples <- with_memory_advice(
     ccf_leaf_samples_cpp(
-      fit$forest$trees, model_shape(fit), training$x, training$feature_start,
-      training$indicators, training$y_class, training$n_class, training$y_real, training$weights,
-      training$uniform_weights, core$seed, fit$forest$first_tree - 1, core$bagging,
-      core$impute_random, n_thread
+      fit$forest$trees, training,
+      forest_source(core$seed, fit$forest$first_tree, core$bagging, core$impute_random), n_thread
     ),
     doing = "store the training outputs of every leaf for quantiles",
     advice = "Grow fewer trees, or fit without quantiles = TRUE."

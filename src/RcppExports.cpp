@@ -12,74 +12,45 @@ Rcpp::Rostream<false>& Rcpp::Rcerr = Rcpp::Rcpp_cerr_get();
 #endif
 
 // ccf_grow_cpp
-Rcpp::List ccf_grow_cpp(const Rcpp::NumericMatrix& x, const Rcpp::IntegerVector& feature_start, const Rcpp::IntegerVector& indicators, const Rcpp::IntegerMatrix& y_class, const Rcpp::IntegerVector& n_class, const Rcpp::NumericMatrix& y_real, const Rcpp::NumericVector& weights, bool uniform_weights, const Rcpp::List& options, const Rcpp::List& shape, double first_tree, int n_tree, int n_thread, bool verbose, double memory_limit);
-RcppExport SEXP _ccforest_ccf_grow_cpp(SEXP xSEXP, SEXP feature_startSEXP, SEXP indicatorsSEXP, SEXP y_classSEXP, SEXP n_classSEXP, SEXP y_realSEXP, SEXP weightsSEXP, SEXP uniform_weightsSEXP, SEXP optionsSEXP, SEXP shapeSEXP, SEXP first_treeSEXP, SEXP n_treeSEXP, SEXP n_threadSEXP, SEXP verboseSEXP, SEXP memory_limitSEXP) {
+Rcpp::List ccf_grow_cpp(const Rcpp::List& training, const Rcpp::List& options, double first_tree, int n_tree, int n_thread, bool verbose, double memory_limit);
+RcppExport SEXP _ccforest_ccf_grow_cpp(SEXP trainingSEXP, SEXP optionsSEXP, SEXP first_treeSEXP, SEXP n_treeSEXP, SEXP n_threadSEXP, SEXP verboseSEXP, SEXP memory_limitSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< const Rcpp::NumericMatrix& >::type x(xSEXP);
-    Rcpp::traits::input_parameter< const Rcpp::IntegerVector& >::type feature_start(feature_startSEXP);
-    Rcpp::traits::input_parameter< const Rcpp::IntegerVector& >::type indicators(indicatorsSEXP);
-    Rcpp::traits::input_parameter< const Rcpp::IntegerMatrix& >::type y_class(y_classSEXP);
-    Rcpp::traits::input_parameter< const Rcpp::IntegerVector& >::type n_class(n_classSEXP);
-    Rcpp::traits::input_parameter< const Rcpp::NumericMatrix& >::type y_real(y_realSEXP);
-    Rcpp::traits::input_parameter< const Rcpp::NumericVector& >::type weights(weightsSEXP);
-    Rcpp::traits::input_parameter< bool >::type uniform_weights(uniform_weightsSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type training(trainingSEXP);
     Rcpp::traits::input_parameter< const Rcpp::List& >::type options(optionsSEXP);
-    Rcpp::traits::input_parameter< const Rcpp::List& >::type shape(shapeSEXP);
     Rcpp::traits::input_parameter< double >::type first_tree(first_treeSEXP);
     Rcpp::traits::input_parameter< int >::type n_tree(n_treeSEXP);
     Rcpp::traits::input_parameter< int >::type n_thread(n_threadSEXP);
     Rcpp::traits::input_parameter< bool >::type verbose(verboseSEXP);
     Rcpp::traits::input_parameter< double >::type memory_limit(memory_limitSEXP);
-    rcpp_result_gen = Rcpp::wrap(ccf_grow_cpp(x, feature_start, indicators, y_class, n_class, y_real, weights, uniform_weights, options, shape, first_tree, n_tree, n_thread, verbose, memory_limit));
+    rcpp_result_gen = Rcpp::wrap(ccf_grow_cpp(training, options, first_tree, n_tree, n_thread, verbose, memory_limit));
     return rcpp_result_gen;
 END_RCPP
 }
 // ccf_oob_cpp
-Rcpp::List ccf_oob_cpp(const Rcpp::List& trees, const Rcpp::List& shape, const Rcpp::NumericMatrix& x, const Rcpp::IntegerVector& feature_start, const Rcpp::IntegerVector& indicators, const Rcpp::IntegerMatrix& y_class, const Rcpp::IntegerVector& n_class, const Rcpp::NumericMatrix& y_real, const Rcpp::NumericVector& weights, bool uniform_weights, double seed, double first_tree, bool impute_random, int n_thread, bool permutation_importance);
-RcppExport SEXP _ccforest_ccf_oob_cpp(SEXP treesSEXP, SEXP shapeSEXP, SEXP xSEXP, SEXP feature_startSEXP, SEXP indicatorsSEXP, SEXP y_classSEXP, SEXP n_classSEXP, SEXP y_realSEXP, SEXP weightsSEXP, SEXP uniform_weightsSEXP, SEXP seedSEXP, SEXP first_treeSEXP, SEXP impute_randomSEXP, SEXP n_threadSEXP, SEXP permutation_importanceSEXP) {
+Rcpp::List ccf_oob_cpp(const Rcpp::List& trees, const Rcpp::List& training, const Rcpp::List& source, int n_thread, bool permutation_importance);
+RcppExport SEXP _ccforest_ccf_oob_cpp(SEXP treesSEXP, SEXP trainingSEXP, SEXP sourceSEXP, SEXP n_threadSEXP, SEXP permutation_importanceSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::traits::input_parameter< const Rcpp::List& >::type trees(treesSEXP);
-    Rcpp::traits::input_parameter< const Rcpp::List& >::type shape(shapeSEXP);
-    Rcpp::traits::input_parameter< const Rcpp::NumericMatrix& >::type x(xSEXP);
-    Rcpp::traits::input_parameter< const Rcpp::IntegerVector& >::type feature_start(feature_startSEXP);
-    Rcpp::traits::input_parameter< const Rcpp::IntegerVector& >::type indicators(indicatorsSEXP);
-    Rcpp::traits::input_parameter< const Rcpp::IntegerMatrix& >::type y_class(y_classSEXP);
-    Rcpp::traits::input_parameter< const Rcpp::IntegerVector& >::type n_class(n_classSEXP);
-    Rcpp::traits::input_parameter< const Rcpp::NumericMatrix& >::type y_real(y_realSEXP);
-    Rcpp::traits::input_parameter< const Rcpp::NumericVector& >::type weights(weightsSEXP);
-    Rcpp::traits::input_parameter< bool >::type uniform_weights(uniform_weightsSEXP);
-    Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
-    Rcpp::traits::input_parameter< double >::type first_tree(first_treeSEXP);
-    Rcpp::traits::input_parameter< bool >::type impute_random(impute_randomSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type training(trainingSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type source(sourceSEXP);
     Rcpp::traits::input_parameter< int >::type n_thread(n_threadSEXP);
     Rcpp::traits::input_parameter< bool >::type permutation_importance(permutation_importanceSEXP);
-    rcpp_result_gen = Rcpp::wrap(ccf_oob_cpp(trees, shape, x, feature_start, indicators, y_class, n_class, y_real, weights, uniform_weights, seed, first_tree, impute_random, n_thread, permutation_importance));
+    rcpp_result_gen = Rcpp::wrap(ccf_oob_cpp(trees, training, source, n_thread, permutation_importance));
     return rcpp_result_gen;
 END_RCPP
 }
 // ccf_leaf_samples_cpp
-Rcpp::List ccf_leaf_samples_cpp(const Rcpp::List& trees, const Rcpp::List& shape, const Rcpp::NumericMatrix& x, const Rcpp::IntegerVector& feature_start, const Rcpp::IntegerVector& indicators, const Rcpp::IntegerMatrix& y_class, const Rcpp::IntegerVector& n_class, const Rcpp::NumericMatrix& y_real, const Rcpp::NumericVector& weights, bool uniform_weights, double seed, double first_tree, bool bagging, bool impute_random, int n_thread);
-RcppExport SEXP _ccforest_ccf_leaf_samples_cpp(SEXP treesSEXP, SEXP shapeSEXP, SEXP xSEXP, SEXP feature_startSEXP, SEXP indicatorsSEXP, SEXP y_classSEXP, SEXP n_classSEXP, SEXP y_realSEXP, SEXP weightsSEXP, SEXP uniform_weightsSEXP, SEXP seedSEXP, SEXP first_treeSEXP, SEXP baggingSEXP, SEXP impute_randomSEXP, SEXP n_threadSEXP) {
+Rcpp::List ccf_leaf_samples_cpp(const Rcpp::List& trees, const Rcpp::List& training, const Rcpp::List& source, int n_thread);
+RcppExport SEXP _ccforest_ccf_leaf_samples_cpp(SEXP treesSEXP, SEXP trainingSEXP, SEXP sourceSEXP, SEXP n_threadSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::traits::input_parameter< const Rcpp::List& >::type trees(treesSEXP);
-    Rcpp::traits::input_parameter< const Rcpp::List& >::type shape(shapeSEXP);
-    Rcpp::traits::input_parameter< const Rcpp::NumericMatrix& >::type x(xSEXP);
-    Rcpp::traits::input_parameter< const Rcpp::IntegerVector& >::type feature_start(feature_startSEXP);
-    Rcpp::traits::input_parameter< const Rcpp::IntegerVector& >::type indicators(indicatorsSEXP);
-    Rcpp::traits::input_parameter< const Rcpp::IntegerMatrix& >::type y_class(y_classSEXP);
-    Rcpp::traits::input_parameter< const Rcpp::IntegerVector& >::type n_class(n_classSEXP);
-    Rcpp::traits::input_parameter< const Rcpp::NumericMatrix& >::type y_real(y_realSEXP);
-    Rcpp::traits::input_parameter< const Rcpp::NumericVector& >::type weights(weightsSEXP);
-    Rcpp::traits::input_parameter< bool >::type uniform_weights(uniform_weightsSEXP);
-    Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
-    Rcpp::traits::input_parameter< double >::type first_tree(first_treeSEXP);
-    Rcpp::traits::input_parameter< bool >::type bagging(baggingSEXP);
-    Rcpp::traits::input_parameter< bool >::type impute_random(impute_randomSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type training(trainingSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type source(sourceSEXP);
     Rcpp::traits::input_parameter< int >::type n_thread(n_threadSEXP);
-    rcpp_result_gen = Rcpp::wrap(ccf_leaf_samples_cpp(trees, shape, x, feature_start, indicators, y_class, n_class, y_real, weights, uniform_weights, seed, first_tree, bagging, impute_random, n_thread));
+    rcpp_result_gen = Rcpp::wrap(ccf_leaf_samples_cpp(trees, training, source, n_thread));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -152,6 +123,26 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< const Rcpp::RawVector& >::type tree(treeSEXP);
     Rcpp::traits::input_parameter< const Rcpp::List& >::type shape(shapeSEXP);
     rcpp_result_gen = Rcpp::wrap(ccf_tree_table_cpp(tree, shape));
+    return rcpp_result_gen;
+END_RCPP
+}
+// ccf_exact_row_sums_cpp
+Rcpp::List ccf_exact_row_sums_cpp(const Rcpp::NumericMatrix& x);
+RcppExport SEXP _ccforest_ccf_exact_row_sums_cpp(SEXP xSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< const Rcpp::NumericMatrix& >::type x(xSEXP);
+    rcpp_result_gen = Rcpp::wrap(ccf_exact_row_sums_cpp(x));
+    return rcpp_result_gen;
+END_RCPP
+}
+// ccf_fingerprint_cpp
+std::string ccf_fingerprint_cpp(const Rcpp::List& parts);
+RcppExport SEXP _ccforest_ccf_fingerprint_cpp(SEXP partsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type parts(partsSEXP);
+    rcpp_result_gen = Rcpp::wrap(ccf_fingerprint_cpp(parts));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -240,36 +231,18 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
-// ccf_exact_row_sums_cpp
-Rcpp::List ccf_exact_row_sums_cpp(const Rcpp::NumericMatrix& x);
-RcppExport SEXP _ccforest_ccf_exact_row_sums_cpp(SEXP xSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< const Rcpp::NumericMatrix& >::type x(xSEXP);
-    rcpp_result_gen = Rcpp::wrap(ccf_exact_row_sums_cpp(x));
-    return rcpp_result_gen;
-END_RCPP
-}
-// ccf_fingerprint_cpp
-std::string ccf_fingerprint_cpp(const Rcpp::List& parts);
-RcppExport SEXP _ccforest_ccf_fingerprint_cpp(SEXP partsSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< const Rcpp::List& >::type parts(partsSEXP);
-    rcpp_result_gen = Rcpp::wrap(ccf_fingerprint_cpp(parts));
-    return rcpp_result_gen;
-END_RCPP
-}
 
 static const R_CallMethodDef CallEntries[] = {
-    {"_ccforest_ccf_grow_cpp", (DL_FUNC) &_ccforest_ccf_grow_cpp, 15},
-    {"_ccforest_ccf_oob_cpp", (DL_FUNC) &_ccforest_ccf_oob_cpp, 15},
-    {"_ccforest_ccf_leaf_samples_cpp", (DL_FUNC) &_ccforest_ccf_leaf_samples_cpp, 15},
+    {"_ccforest_ccf_grow_cpp", (DL_FUNC) &_ccforest_ccf_grow_cpp, 7},
+    {"_ccforest_ccf_oob_cpp", (DL_FUNC) &_ccforest_ccf_oob_cpp, 5},
+    {"_ccforest_ccf_leaf_samples_cpp", (DL_FUNC) &_ccforest_ccf_leaf_samples_cpp, 4},
     {"_ccforest_ccf_predict_quantiles_cpp", (DL_FUNC) &_ccforest_ccf_predict_quantiles_cpp, 12},
     {"_ccforest_ccf_predict_cpp", (DL_FUNC) &_ccforest_ccf_predict_cpp, 8},
     {"_ccforest_ccf_prime_cpp", (DL_FUNC) &_ccforest_ccf_prime_cpp, 3},
     {"_ccforest_ccf_tree_sizes_cpp", (DL_FUNC) &_ccforest_ccf_tree_sizes_cpp, 2},
     {"_ccforest_ccf_tree_table_cpp", (DL_FUNC) &_ccforest_ccf_tree_table_cpp, 2},
+    {"_ccforest_ccf_exact_row_sums_cpp", (DL_FUNC) &_ccforest_ccf_exact_row_sums_cpp, 1},
+    {"_ccforest_ccf_fingerprint_cpp", (DL_FUNC) &_ccforest_ccf_fingerprint_cpp, 1},
     {"_ccforest_ccf_cca_cpp", (DL_FUNC) &_ccforest_ccf_cca_cpp, 3},
     {"_ccforest_ccf_cca_classes_cpp", (DL_FUNC) &_ccforest_ccf_cca_classes_cpp, 4},
     {"_ccforest_ccf_rotation_cpp", (DL_FUNC) &_ccforest_ccf_rotation_cpp, 3},
@@ -277,8 +250,6 @@ static const R_CallMethodDef CallEntries[] = {
     {"_ccforest_ccf_round_coefficients_cpp", (DL_FUNC) &_ccforest_ccf_round_coefficients_cpp, 1},
     {"_ccforest_ccf_alloc_probe_cpp", (DL_FUNC) &_ccforest_ccf_alloc_probe_cpp, 2},
     {"_ccforest_ccf_short_threshold_cpp", (DL_FUNC) &_ccforest_ccf_short_threshold_cpp, 2},
-    {"_ccforest_ccf_exact_row_sums_cpp", (DL_FUNC) &_ccforest_ccf_exact_row_sums_cpp, 1},
-    {"_ccforest_ccf_fingerprint_cpp", (DL_FUNC) &_ccforest_ccf_fingerprint_cpp, 1},
     {NULL, NULL, 0}
 };
 

@@ -44,50 +44,6 @@ std::string format_bytes(double bytes) {
 }
 
 /**
- * Runs `work`, turning the core's exceptions into R conditions: damaged
- * models and memory limits become plain R errors (without the internal call),
- * a cancelled batch an interrupt. R's own longjumps and interrupts pass
- * through unchanged.
- */
-template <typename Work>
-auto guarded(Work work, const char* out_of_memory) -> decltype(work()) {
-  try {
-    return work();
-  } catch (const DamagedModel& e) {
-    throw Rcpp::exception(e.what(), false);
-  } catch (const Cancelled&) {
-    throw Rcpp::internal::InterruptedException();
-  } catch (const std::bad_alloc&) {
-    throw Rcpp::exception(out_of_memory, false);
-  }
-}
-
-/** The test hooks are called with arbitrary matrices: check what the core assumes. */
-void check_cca_input(const Rcpp::NumericMatrix& x, R_xlen_t n_y, double tolerance) {
-  if (x.nrow() == 0) Rcpp::stop("`x` has no rows");
-  if (x.nrow() != n_y) Rcpp::stop("`x` and `y` have different numbers of rows");
-  if (!(tolerance > 0.0 && tolerance < 1.0)) Rcpp::stop("`tolerance` must lie in (0, 1)");
-  for (double v : x) {
-    if (!std::isfinite(v)) Rcpp::stop("`x` must be finite");
-  }
-}
-
-Rcpp::NumericMatrix to_r(const Eigen::MatrixXd& m) {
-  Rcpp::NumericMatrix out(Rcpp::Shield<SEXP>(alloc_matrix(REALSXP, m.rows(), m.cols())));
-  std::copy(m.data(), m.data() + m.size(), out.begin());
-  return out;
-}
-
-ForestSource forest_source(double seed, double first_tree, bool bagging, bool impute_random) {
-  ForestSource source;
-  source.seed = whole_number(seed, "seed");
-  source.first_tree = whole_number(first_tree, "first_tree");
-  source.bagging = bagging;
-  source.impute_random = impute_random;
-  return source;
-}
-
-/**
  * The last forest predicted with, decoded: predicting again with the same
  * trees (the same bytes, checked by a hash of all of them, at the same
  * addresses) skips decoding, which dominates small predictions. Only forests
@@ -156,23 +112,17 @@ DecodedCache decoded_cache;
 // forest is extrapolated from the trees grown so far, and growing stops with
 // an error as soon as it would exceed `memory_limit` bytes.
 // [[Rcpp::export(rng = false)]]
-Rcpp::List ccf_grow_cpp(const Rcpp::NumericMatrix& x, const Rcpp::IntegerVector& feature_start,
-                        const Rcpp::IntegerVector& indicators, const Rcpp::IntegerMatrix& y_class,
-                        const Rcpp::IntegerVector& n_class,
-                        const Rcpp::NumericMatrix& y_real, const Rcpp::NumericVector& weights,
-                        bool uniform_weights, const Rcpp::List& options,
-                        const Rcpp::List& shape, double first_tree, int n_tree, int n_thread,
-                        bool verbose, double memory_limit) {
+Rcpp::List ccf_grow_cpp(const Rcpp::List& training, const Rcpp::List& options, double first_tree,
+                        int n_tree, int n_thread, bool verbose, double memory_limit) {
   // R results first: if R cannot allocate them, nothing C++ is held yet.
-  const size_t n_feature = static_cast<size_t>(feature_start.size() - 1);
+  const Data data = training_data(training);
+  const size_t n_feature = data.n_feature();
   Rcpp::List trees = new_list(n_tree);
   Rcpp::NumericMatrix importance(
       Rcpp::Shield<SEXP>(alloc_matrix(REALSXP, static_cast<R_xlen_t>(n_feature), n_tree)));
-  const Data data = training_data(x, feature_start, indicators, y_class, n_class, y_real, weights,
-                                  uniform_weights);
   const ForestOptions forest(n_tree, whole_number(list_value<double>(options, "seed"), "seed"),
                              tree_options(options), whole_number(first_tree, "first_tree"));
-  const ModelShape model = model_shape(shape);
+  const ModelShape model = model_shape(list_value<Rcpp::List>(training, "shape"));
   double stored_bytes = 0.0;
   RHost host;
   const Runtime runtime = r_runtime(host, n_thread, verbose, "Growing trees");
@@ -216,31 +166,25 @@ Rcpp::List ccf_grow_cpp(const Rcpp::NumericMatrix& x, const Rcpp::IntegerVector&
 // Out-of-bag sums of a bagged forest (and, if asked, its out-of-bag
 // permutation importance), from the stored trees and the training data.
 // [[Rcpp::export(rng = false)]]
-Rcpp::List ccf_oob_cpp(const Rcpp::List& trees, const Rcpp::List& shape,
-                       const Rcpp::NumericMatrix& x, const Rcpp::IntegerVector& feature_start,
-                       const Rcpp::IntegerVector& indicators, const Rcpp::IntegerMatrix& y_class,
-                       const Rcpp::IntegerVector& n_class,
-                       const Rcpp::NumericMatrix& y_real, const Rcpp::NumericVector& weights,
-                       bool uniform_weights, double seed, double first_tree, bool impute_random,
-                       int n_thread, bool permutation_importance) {
-  const Data data = training_data(x, feature_start, indicators, y_class, n_class, y_real, weights,
-                                  uniform_weights);
-  const ModelShape model = model_shape(shape);
+Rcpp::List ccf_oob_cpp(const Rcpp::List& trees, const Rcpp::List& training,
+                       const Rcpp::List& source, int n_thread, bool permutation_importance) {
+  const Data data = training_data(training);
+  const ModelShape model = model_shape(list_value<Rcpp::List>(training, "shape"));
   const EncodedTrees encoded = guarded([&] { return encoded_trees(trees); }, "out of memory");
-  const ForestSource source = forest_source(seed, first_tree, true, impute_random);
+  const ForestSource from = forest_source(source);
   RHost host;
   const Runtime runtime = r_runtime(host, n_thread, false, "");
   const char* oom = "out of memory while computing out-of-bag predictions";
   Rcpp::NumericMatrix sum;
   Rcpp::IntegerVector count;
   {
-    const OutOfBag oob = guarded([&] { return out_of_bag(encoded, model, data, source, runtime); }, oom);
+    const OutOfBag oob = guarded([&] { return out_of_bag(encoded, model, data, from, runtime); }, oom);
     sum = to_r(oob.sum);
     count = integer_of(oob.count.begin(), oob.count.end());
   }
   if (!permutation_importance) return named_list({{"sum", sum}, {"count", count}});
   const std::vector<double> importance = guarded(
-      [&] { return oob_permutation_importance(encoded, model, data, source, runtime); }, oom);
+      [&] { return oob_permutation_importance(encoded, model, data, from, runtime); }, oom);
   return named_list({{"sum", sum},
                      {"count", count},
                      {"importance", numeric_of(importance.begin(), importance.end())}});
@@ -249,26 +193,17 @@ Rcpp::List ccf_oob_cpp(const Rcpp::List& trees, const Rcpp::List& shape,
 // For quantile regression forests: each tree's sample rows grouped by leaf
 // (see core/Quantiles.h), as a list of integer vectors.
 // [[Rcpp::export(rng = false)]]
-Rcpp::List ccf_leaf_samples_cpp(const Rcpp::List& trees, const Rcpp::List& shape,
-                                const Rcpp::NumericMatrix& x,
-                                const Rcpp::IntegerVector& feature_start,
-                                const Rcpp::IntegerVector& indicators,
-                                const Rcpp::IntegerMatrix& y_class,
-                                const Rcpp::IntegerVector& n_class,
-                                const Rcpp::NumericMatrix& y_real,
-                                const Rcpp::NumericVector& weights, bool uniform_weights,
-                                double seed, double first_tree, bool bagging, bool impute_random,
-                                int n_thread) {
+Rcpp::List ccf_leaf_samples_cpp(const Rcpp::List& trees, const Rcpp::List& training,
+                                const Rcpp::List& source, int n_thread) {
   Rcpp::List out = new_list(trees.size());
-  const Data data = training_data(x, feature_start, indicators, y_class, n_class, y_real, weights,
-                                  uniform_weights);
-  const ModelShape model = model_shape(shape);
+  const Data data = training_data(training);
+  const ModelShape model = model_shape(list_value<Rcpp::List>(training, "shape"));
   RHost host;
   const Runtime runtime = r_runtime(host, n_thread, false, "");
   guarded([&] {
     const EncodedTrees encoded = encoded_trees(trees);
-    const ForestSource source = forest_source(seed, first_tree, bagging, impute_random);
-    std::vector<std::vector<int32_t>> samples = leaf_samples(encoded, model, data, source, runtime);
+    std::vector<std::vector<int32_t>> samples =
+        leaf_samples(encoded, model, data, forest_source(source), runtime);
     for (size_t t = 0; t < samples.size(); ++t) {
       out[static_cast<R_xlen_t>(t)] = integer_of(samples[t].begin(), samples[t].end());
       std::vector<int32_t>().swap(samples[t]);
@@ -468,155 +403,6 @@ Rcpp::List ccf_tree_table_cpp(const Rcpp::RawVector& tree, const Rcpp::List& sha
                        {"coefficients", coefficients}, {"value_index", value_index},
                        {"values", values}});
   }, "out of memory while reading the tree");
-}
-
-// Test hooks: expose core kernels so testthat can compare them with
-// independent R references.
-
-// [[Rcpp::export(rng = false)]]
-Rcpp::List ccf_cca_cpp(const Rcpp::NumericMatrix& x, const Rcpp::NumericMatrix& y,
-                       double tolerance) {
-  check_cca_input(x, y.nrow(), tolerance);
-  for (double v : y) {
-    if (!std::isfinite(v)) Rcpp::stop("`y` must be finite");
-  }
-  const Eigen::MatrixXd xm = map_matrix(x), ym = map_matrix(y);
-  const CcaResult result = cca(xm, ym, tolerance);
-  return named_list({{"directions", to_r(result.directions)}, {"cor", to_r(result.correlations)}});
-}
-
-// [[Rcpp::export(rng = false)]]
-Rcpp::List ccf_cca_classes_cpp(const Rcpp::NumericMatrix& x, const Rcpp::IntegerVector& codes,
-                               int n_class, double tolerance) {
-  check_cca_input(x, codes.size(), tolerance);
-  if (n_class < 1) Rcpp::stop("`n_class` must be >= 1");
-  for (int code : codes) {
-    if (code == NA_INTEGER || code < 0 || code >= n_class) {
-      Rcpp::stop("`codes` must lie in [0, n_class)");
-    }
-  }
-  const Eigen::MatrixXd xm = map_matrix(x);
-  const CcaResult result = cca_classes(xm, codes.begin(), n_class, tolerance);
-  return named_list({{"directions", to_r(result.directions)}, {"cor", to_r(result.correlations)}});
-}
-
-// [[Rcpp::export(rng = false)]]
-Rcpp::NumericMatrix ccf_rotation_cpp(int p, double seed, double stream) {
-  if (p < 1) Rcpp::stop("`p` must be >= 1");
-  Rng rng(whole_number(seed, "seed"), whole_number(stream, "stream"));
-  return to_r(random_rotation(p, rng));
-}
-
-// [[Rcpp::export(rng = false)]]
-Rcpp::List ccf_split_cpp(const Rcpp::NumericVector& u, const Rcpp::IntegerMatrix& classes,
-                         const Rcpp::NumericMatrix& values, const Rcpp::IntegerVector& n_class,
-                         int split_rule, int min_leaf, double seed) {
-  const size_t n = static_cast<size_t>(u.size());
-  const bool is_class = classes.ncol() > 0;
-  if (n == 0) Rcpp::stop("`u` is empty");
-  if (split_rule < 0 || split_rule > 2) Rcpp::stop("`split_rule` must be 0, 1 or 2");
-  if (min_leaf < 1) Rcpp::stop("`min_leaf` must be >= 1");
-  if ((is_class ? classes.nrow() : values.nrow()) != u.size()) {
-    Rcpp::stop("`u` and the outputs have different numbers of rows");
-  }
-  if (is_class == (split_rule == 2)) Rcpp::stop("`split_rule` does not match the outputs");
-  for (double v : u) {
-    if (!std::isfinite(v)) Rcpp::stop("`u` must be finite");
-  }
-  const size_t width = static_cast<size_t>(is_class ? classes.ncol() : values.ncol());
-  // Each class output m has its own codes in [0, n_class[m]); the core sees
-  // them offset into one range, so one output's codes can never be read as
-  // another's.
-  std::vector<int> offset(1, 0);
-  if (is_class) {
-    if (static_cast<size_t>(n_class.size()) != width) {
-      Rcpp::stop("`n_class` must give the number of classes of each column of `classes`");
-    }
-    for (int k : n_class) {
-      if (k == NA_INTEGER || k < 1) Rcpp::stop("`n_class` must be >= 1");
-      offset.push_back(offset.back() + k);
-    }
-    for (size_t m = 0; m < width; ++m) {
-      for (size_t i = 0; i < n; ++i) {
-        const int k = classes(i, m);
-        if (k == NA_INTEGER || k < 0 || k >= n_class[m]) {
-          Rcpp::stop("`classes` must lie in [0, n_class) in each column");
-        }
-      }
-    }
-  }
-  std::vector<int> class_rows(is_class ? n * width : 0);
-  std::vector<double> value_rows(is_class ? 0 : n * width);
-  for (size_t m = 0; m < width; ++m) {
-    double mean = 0.0;
-    if (!is_class) {
-      for (size_t i = 0; i < n; ++i) mean += values(i, m);
-      mean /= static_cast<double>(n);
-    }
-    for (size_t i = 0; i < n; ++i) {
-      if (is_class) {
-        class_rows[i * width + m] = offset[m] + classes(i, m);
-      } else {
-        value_rows[i * width + m] = values(i, m) - mean;
-      }
-    }
-  }
-  for (double v : value_rows) {
-    if (!std::isfinite(v)) Rcpp::stop("`values` must be finite");
-  }
-  NodeTargets targets;
-  targets.classes = class_rows.data();
-  targets.values = value_rows.data();
-  targets.n = n;
-  targets.width = width;
-  const size_t n_value = is_class ? static_cast<size_t>(offset.back()) : width;
-  const EntropyTable table(split_rule == 0 ? n : 0);
-  SplitSearch search(static_cast<SplitRule>(split_rule), n_value, &table);
-  const double base = search.set_node(targets);
-  Rng rng(whole_number(seed, "seed"), 0);
-  BestSplit best;
-  search.sweep(u.begin(), static_cast<size_t>(min_leaf), 0, rng, best);
-  const bool found = best.direction >= 0;
-  const double threshold = found ? short_threshold(best.lo, best.hi) : NA_REAL;
-  const int n_left = static_cast<int>(best.n_left);
-  const double tolerance = search.tolerance(), gain = best.gain;
-  Rcpp::LogicalVector found_r = new_logical(1);
-  found_r[0] = found;
-  return named_list({{"found", found_r},
-                     {"gain", numeric_of(&gain, &gain + 1)},
-                     {"threshold", numeric_of(&threshold, &threshold + 1)},
-                     {"n_left", integer_of(&n_left, &n_left + 1)},
-                     {"base", numeric_of(&base, &base + 1)},
-                     {"tolerance", numeric_of(&tolerance, &tolerance + 1)}});
-}
-
-// [[Rcpp::export(rng = false)]]
-Rcpp::NumericVector ccf_round_coefficients_cpp(const Rcpp::NumericVector& c) {
-  Rcpp::NumericVector out = new_numeric(c.size());
-  for (R_xlen_t i = 0; i < c.size(); ++i) {
-    const double a = std::abs(c[i]);
-    if (!(a < 2.0)) Rcpp::stop("coefficients must be finite with |c| < 2");
-    out[i] = a < kSmallestCoefficient ? 0.0 : decode_coefficient(encode_coefficient(c[i]));
-  }
-  return out;
-}
-
-// Holds `hold_bytes` of C++ memory, then asks R for a vector of `r_length`
-// doubles: the mechanism every binding uses to return results. Under a heap
-// limit the R allocation fails, and the C++ memory must still be released.
-// [[Rcpp::export(rng = false)]]
-double ccf_alloc_probe_cpp(double hold_bytes, double r_length) {
-  std::vector<char> held(static_cast<size_t>(hold_bytes), 1);
-  Rcpp::NumericVector r = new_numeric(static_cast<R_xlen_t>(r_length));
-  return static_cast<double>(held.size()) + static_cast<double>(r.size());
-}
-
-// [[Rcpp::export(rng = false)]]
-double ccf_short_threshold_cpp(double lo, double hi) {
-  if (!(std::isfinite(lo) && std::isfinite(hi) && lo < hi)) {
-    Rcpp::stop("`lo` and `hi` must be finite with lo < hi");
-  }
-  return short_threshold(lo, hi);
 }
 
 // Exact sums of the rows of a matrix (see core/ExactSum.h): for each row, its

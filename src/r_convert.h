@@ -11,8 +11,10 @@
 #include <vector>
 
 #include "core/Data.h"
+#include "core/Forest.h"
 #include "core/Model.h"
 #include "core/Options.h"
+#include "core/Runtime.h"
 
 namespace ccforest {
 
@@ -81,6 +83,31 @@ inline Rcpp::List named_list(const std::vector<std::pair<const char*, SEXP>>& el
   })));
 }
 
+/**
+ * Runs `work`, turning the core's exceptions into R conditions: damaged
+ * models and memory limits become plain R errors (without the internal call),
+ * a cancelled batch an interrupt. R's own longjumps and interrupts pass
+ * through unchanged.
+ */
+template <typename Work>
+auto guarded(Work work, const char* out_of_memory) -> decltype(work()) {
+  try {
+    return work();
+  } catch (const DamagedModel& e) {
+    throw Rcpp::exception(e.what(), false);
+  } catch (const Cancelled&) {
+    throw Rcpp::internal::InterruptedException();
+  } catch (const std::bad_alloc&) {
+    throw Rcpp::exception(out_of_memory, false);
+  }
+}
+
+inline Rcpp::NumericMatrix to_r(const Eigen::MatrixXd& m) {
+  Rcpp::NumericMatrix out(Rcpp::Shield<SEXP>(alloc_matrix(REALSXP, m.rows(), m.cols())));
+  std::copy(m.data(), m.data() + m.size(), out.begin());
+  return out;
+}
+
 inline MatrixMap map_matrix(const Rcpp::NumericMatrix& m) {
   return MatrixMap(m.begin(), m.nrow(), m.ncol());
 }
@@ -133,23 +160,50 @@ inline EncodedTrees encoded_trees(const Rcpp::List& trees) {
 }
 
 /**
- * Training data as the core sees it, over R's memory. `indicators` flags
- * (1) each feature whose columns are a factor's 1-of-K indicators;
- * `weights` holds one case weight per row, or nothing for none; `uniform`
- * says its positive values are all equal.
+ * Training data as the core sees it, over R's memory, from the list
+ * training_set() builds in R: x, feature_start, indicators (1 for each
+ * feature whose columns are a factor's 1-of-K indicators), y_class, n_class,
+ * y_real, weights (one per row, or none) and uniform_weights (its positive
+ * values are all equal). The list must outlive the view.
  */
-inline Data training_data(const Rcpp::NumericMatrix& x, const Rcpp::IntegerVector& feature_start,
-                          const Rcpp::IntegerVector& indicators,
-                          const Rcpp::IntegerMatrix& y_class, const Rcpp::IntegerVector& n_class,
-                          const Rcpp::NumericMatrix& y_real, const Rcpp::NumericVector& weights,
-                          bool uniform) {
+inline Data training_data(const Rcpp::List& training) {
+  // Views of the list's own vectors: a coercion would make a copy that dies
+  // with this call, so the types must already be right.
+  auto element = [&](const char* name, SEXPTYPE type) {
+    SEXP value = list_value<SEXP>(training, name);
+    if (TYPEOF(value) != type) {
+      Rcpp::stop(std::string("internal error: training element `") + name + "` has the wrong type");
+    }
+    return value;
+  };
+  const Rcpp::NumericMatrix x(element("x", REALSXP));
+  const Rcpp::NumericVector weights(element("weights", REALSXP));
+  const Rcpp::IntegerMatrix y_class(element("y_class", INTSXP));
+  const Rcpp::NumericMatrix y_real(element("y_real", REALSXP));
   if (weights.size() != 0 && weights.size() != x.nrow()) {
     Rcpp::stop("internal error: one weight per row is needed");
   }
+  const Rcpp::IntegerVector indicators = list_value<Rcpp::IntegerVector>(training, "indicators");
   std::vector<char> flags(indicators.begin(), indicators.end());
-  return Data(map_matrix(x), Rcpp::as<std::vector<int>>(feature_start), std::move(flags),
-              map_int_matrix(y_class), Rcpp::as<std::vector<int>>(n_class), map_matrix(y_real),
-              weights.size() == 0 ? nullptr : weights.begin(), uniform);
+  return Data(map_matrix(x), list_value<std::vector<int>>(training, "feature_start"),
+              std::move(flags), map_int_matrix(y_class),
+              list_value<std::vector<int>>(training, "n_class"), map_matrix(y_real),
+              weights.size() == 0 ? nullptr : weights.begin(),
+              list_value<bool>(training, "uniform_weights"));
+}
+
+/**
+ * Where stored trees came from, to redraw what was not stored: list(seed,
+ * first_tree (the 0-based global number of the first), bagging,
+ * impute_random).
+ */
+inline ForestSource forest_source(const Rcpp::List& source) {
+  ForestSource out;
+  out.seed = whole_number(list_value<double>(source, "seed"), "seed");
+  out.first_tree = whole_number(list_value<double>(source, "first_tree"), "first_tree");
+  out.bagging = list_value<bool>(source, "bagging");
+  out.impute_random = list_value<bool>(source, "impute_random");
+  return out;
 }
 
 /** An enumerated option given by its name (see the name tables in core/Options.h). */

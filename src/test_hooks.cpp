@@ -1,0 +1,175 @@
+// Test hooks: core kernels exposed so that testthat can compare them with
+// independent R references. Not part of the package's interface.
+#include <Rcpp.h>
+
+#include <cmath>
+#include <vector>
+
+#include "core/Cca.h"
+#include "core/Projection.h"
+#include "core/Rotation.h"
+#include "core/SplitSearch.h"
+#include "r_convert.h"
+
+using namespace ccforest;
+
+namespace {
+
+/** The test hooks are called with arbitrary matrices: check what the core assumes. */
+void check_cca_input(const Rcpp::NumericMatrix& x, R_xlen_t n_y, double tolerance) {
+  if (x.nrow() == 0) Rcpp::stop("`x` has no rows");
+  if (x.nrow() != n_y) Rcpp::stop("`x` and `y` have different numbers of rows");
+  if (!(tolerance > 0.0 && tolerance < 1.0)) Rcpp::stop("`tolerance` must lie in (0, 1)");
+  for (double v : x) {
+    if (!std::isfinite(v)) Rcpp::stop("`x` must be finite");
+  }
+}
+
+}  // namespace
+
+// [[Rcpp::export(rng = false)]]
+Rcpp::List ccf_cca_cpp(const Rcpp::NumericMatrix& x, const Rcpp::NumericMatrix& y,
+                       double tolerance) {
+  check_cca_input(x, y.nrow(), tolerance);
+  for (double v : y) {
+    if (!std::isfinite(v)) Rcpp::stop("`y` must be finite");
+  }
+  const Eigen::MatrixXd xm = map_matrix(x), ym = map_matrix(y);
+  const CcaResult result = cca(xm, ym, tolerance);
+  return named_list({{"directions", to_r(result.directions)}, {"cor", to_r(result.correlations)}});
+}
+
+// [[Rcpp::export(rng = false)]]
+Rcpp::List ccf_cca_classes_cpp(const Rcpp::NumericMatrix& x, const Rcpp::IntegerVector& codes,
+                               int n_class, double tolerance) {
+  check_cca_input(x, codes.size(), tolerance);
+  if (n_class < 1) Rcpp::stop("`n_class` must be >= 1");
+  for (int code : codes) {
+    if (code == NA_INTEGER || code < 0 || code >= n_class) {
+      Rcpp::stop("`codes` must lie in [0, n_class)");
+    }
+  }
+  const Eigen::MatrixXd xm = map_matrix(x);
+  const CcaResult result = cca_classes(xm, codes.begin(), n_class, tolerance);
+  return named_list({{"directions", to_r(result.directions)}, {"cor", to_r(result.correlations)}});
+}
+
+// [[Rcpp::export(rng = false)]]
+Rcpp::NumericMatrix ccf_rotation_cpp(int p, double seed, double stream) {
+  if (p < 1) Rcpp::stop("`p` must be >= 1");
+  Rng rng(whole_number(seed, "seed"), whole_number(stream, "stream"));
+  return to_r(random_rotation(p, rng));
+}
+
+// [[Rcpp::export(rng = false)]]
+Rcpp::List ccf_split_cpp(const Rcpp::NumericVector& u, const Rcpp::IntegerMatrix& classes,
+                         const Rcpp::NumericMatrix& values, const Rcpp::IntegerVector& n_class,
+                         int split_rule, int min_leaf, double seed) {
+  const size_t n = static_cast<size_t>(u.size());
+  const bool is_class = classes.ncol() > 0;
+  if (n == 0) Rcpp::stop("`u` is empty");
+  if (split_rule < 0 || split_rule > 2) Rcpp::stop("`split_rule` must be 0, 1 or 2");
+  if (min_leaf < 1) Rcpp::stop("`min_leaf` must be >= 1");
+  if ((is_class ? classes.nrow() : values.nrow()) != u.size()) {
+    Rcpp::stop("`u` and the outputs have different numbers of rows");
+  }
+  if (is_class == (split_rule == 2)) Rcpp::stop("`split_rule` does not match the outputs");
+  for (double v : u) {
+    if (!std::isfinite(v)) Rcpp::stop("`u` must be finite");
+  }
+  const size_t width = static_cast<size_t>(is_class ? classes.ncol() : values.ncol());
+  // Each class output m has its own codes in [0, n_class[m]); the core sees
+  // them offset into one range, so one output's codes can never be read as
+  // another's.
+  std::vector<int> offset(1, 0);
+  if (is_class) {
+    if (static_cast<size_t>(n_class.size()) != width) {
+      Rcpp::stop("`n_class` must give the number of classes of each column of `classes`");
+    }
+    for (int k : n_class) {
+      if (k == NA_INTEGER || k < 1) Rcpp::stop("`n_class` must be >= 1");
+      offset.push_back(offset.back() + k);
+    }
+    for (size_t m = 0; m < width; ++m) {
+      for (size_t i = 0; i < n; ++i) {
+        const int k = classes(i, m);
+        if (k == NA_INTEGER || k < 0 || k >= n_class[m]) {
+          Rcpp::stop("`classes` must lie in [0, n_class) in each column");
+        }
+      }
+    }
+  }
+  std::vector<int> class_rows(is_class ? n * width : 0);
+  std::vector<double> value_rows(is_class ? 0 : n * width);
+  for (size_t m = 0; m < width; ++m) {
+    double mean = 0.0;
+    if (!is_class) {
+      for (size_t i = 0; i < n; ++i) mean += values(i, m);
+      mean /= static_cast<double>(n);
+    }
+    for (size_t i = 0; i < n; ++i) {
+      if (is_class) {
+        class_rows[i * width + m] = offset[m] + classes(i, m);
+      } else {
+        value_rows[i * width + m] = values(i, m) - mean;
+      }
+    }
+  }
+  for (double v : value_rows) {
+    if (!std::isfinite(v)) Rcpp::stop("`values` must be finite");
+  }
+  NodeTargets targets;
+  targets.classes = class_rows.data();
+  targets.values = value_rows.data();
+  targets.n = n;
+  targets.width = width;
+  const size_t n_value = is_class ? static_cast<size_t>(offset.back()) : width;
+  const EntropyTable table(split_rule == 0 ? n : 0);
+  SplitSearch search(static_cast<SplitRule>(split_rule), n_value, &table);
+  const double base = search.set_node(targets);
+  Rng rng(whole_number(seed, "seed"), 0);
+  BestSplit best;
+  search.sweep(u.begin(), static_cast<size_t>(min_leaf), 0, rng, best);
+  const bool found = best.direction >= 0;
+  const double threshold = found ? short_threshold(best.lo, best.hi) : NA_REAL;
+  const int n_left = static_cast<int>(best.n_left);
+  const double tolerance = search.tolerance(), gain = best.gain;
+  Rcpp::LogicalVector found_r = new_logical(1);
+  found_r[0] = found;
+  return named_list({{"found", found_r},
+                     {"gain", numeric_of(&gain, &gain + 1)},
+                     {"threshold", numeric_of(&threshold, &threshold + 1)},
+                     {"n_left", integer_of(&n_left, &n_left + 1)},
+                     {"base", numeric_of(&base, &base + 1)},
+                     {"tolerance", numeric_of(&tolerance, &tolerance + 1)}});
+}
+
+// [[Rcpp::export(rng = false)]]
+Rcpp::NumericVector ccf_round_coefficients_cpp(const Rcpp::NumericVector& c) {
+  Rcpp::NumericVector out = new_numeric(c.size());
+  for (R_xlen_t i = 0; i < c.size(); ++i) {
+    const double a = std::abs(c[i]);
+    if (!(a < 2.0)) Rcpp::stop("coefficients must be finite with |c| < 2");
+    out[i] = a < kSmallestCoefficient ? 0.0 : decode_coefficient(encode_coefficient(c[i]));
+  }
+  return out;
+}
+
+// Holds `hold_bytes` of C++ memory, then asks R for a vector of `r_length`
+// doubles: the mechanism every binding uses to return results. Under a heap
+// limit the R allocation fails, and the C++ memory must still be released.
+// [[Rcpp::export(rng = false)]]
+double ccf_alloc_probe_cpp(double hold_bytes, double r_length) {
+  std::vector<char> held(static_cast<size_t>(hold_bytes), 1);
+  Rcpp::NumericVector r = new_numeric(static_cast<R_xlen_t>(r_length));
+  return static_cast<double>(held.size()) + static_cast<double>(r.size());
+}
+
+// [[Rcpp::export(rng = false)]]
+double ccf_short_threshold_cpp(double lo, double hi) {
+  if (!(std::isfinite(lo) && std::isfinite(hi) && lo < hi)) {
+    Rcpp::stop("`lo` and `hi` must be finite with lo < hi");
+  }
+  return short_threshold(lo, hi);
+}
+
