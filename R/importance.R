@@ -231,19 +231,21 @@ preserve_rng <- function() {
 #' @return A list: `outputs`, `n` and `complete` (rows without missing
 #'   outputs).
 #' @noRd
-held_out_truth <- function(object, new_data, y) {
+held_out_truth <- function(object, new_data, y, arg = "new_data", y_arg = "y",
+                           purpose = "permutation importance") {
   response <- object$response
   if (is.null(y)) {
     if (is.null(object$formula)) {
-      stop("`y` is missing: permutation importance needs the outputs of `new_data`. ",
-           "The forest was fitted with `x` and `y`, so give them as `y`.", call. = FALSE)
+      stop(sprintf(paste0(
+        "`%s` is missing: %s needs the outputs of `%s`. The forest was fitted with `x` and ",
+        "`y`, so give them as `%s`."), y_arg, purpose, arg, y_arg), call. = FALSE)
     }
-    y <- formula_outputs_in(object, new_data)
+    y <- formula_outputs_in(object, new_data, arg = arg, y_arg = y_arg, purpose = purpose)
   }
   columns <- if (is.data.frame(y) || is.matrix(y)) {
     if (NCOL(y) != response$n_output) {
-      stop(sprintf("`y` has %d column(s), but the forest has %d output(s) (%s).", NCOL(y),
-                   response$n_output, format_names(response$names)), call. = FALSE)
+      stop(sprintf("`%s` has %d column(s), but the forest has %d output(s) (%s).", y_arg,
+                   NCOL(y), response$n_output, format_names(response$names)), call. = FALSE)
     }
     if (!is.null(colnames(y)) && all(response$names %in% colnames(y))) {
       y <- y[, response$names, drop = FALSE]
@@ -251,8 +253,8 @@ held_out_truth <- function(object, new_data, y) {
     lapply(seq_len(NCOL(y)), function(m) if (is.data.frame(y)) y[[m]] else y[, m])
   } else {
     if (response$n_output != 1L) {
-      stop(sprintf("`y` must be a data.frame with the forest's %d outputs (%s), not %s.",
-                   response$n_output, format_names(response$names), class_label(y)),
+      stop(sprintf("`%s` must be a data.frame with the forest's %d outputs (%s), not %s.",
+                   y_arg, response$n_output, format_names(response$names), class_label(y)),
            call. = FALSE)
     }
     list(y)
@@ -285,7 +287,8 @@ held_out_output <- function(values, m, response) {
 
 #' The outputs of a formula fit, evaluated in `new_data`
 #' @noRd
-formula_outputs_in <- function(object, new_data) {
+formula_outputs_in <- function(object, new_data, arg = "new_data", y_arg = "y",
+                               purpose = "permutation importance") {
   output_names <- object$formula$response_names
   if (!is.data.frame(new_data)) {
     new_data <- as.data.frame(new_data, stringsAsFactors = FALSE)
@@ -302,9 +305,9 @@ formula_outputs_in <- function(object, new_data) {
       tryCatch(eval(expr, new_data, enclos), error = function(e) NULL)
     }
     if (is.null(value)) {
-      stop(sprintf("`new_data` has no output column `%s`: permutation importance compares ",
-                   name), "predictions with the held-out outputs, so include them ",
-           "(or give them as `y`).", call. = FALSE)
+      stop(sprintf(paste0(
+        "`%s` has no output column `%s`: %s compares predictions with the held-out outputs, ",
+        "so include them (or give them as `%s`)."), arg, name, purpose, y_arg), call. = FALSE)
     }
     value
   })
