@@ -28,6 +28,7 @@ package_registrations <- list(
   parsnip = function() {
     register_parsnip_engine()
     register_parsnip_methods()
+    register_parsnip_quantile()
   },
   tune = function() register_tune_methods(),
   ranger = function() register_importance_methods("ranger", "ranger"),
