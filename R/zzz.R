@@ -18,6 +18,8 @@
 #' * DALEX, pdp, iml, kernelshap, hstats, fastshap: the methods of
 #'   explainers.R, so that they explain a forest without a prediction
 #'   function of the user's;
+#' * ggplot2: autoplot() methods for forests, importance, partial
+#'   dependence and intervals;
 #' * ranger, randomForest: both export a generic importance() of their own,
 #'   which masks ours (or ours masks theirs) depending on the order the
 #'   packages are attached. Our method is registered on their generic and
@@ -39,7 +41,9 @@ package_registrations <- list(
   iml = function() register_explainer("iml"),
   kernelshap = function() register_explainer("kernelshap"),
   hstats = function() register_explainer("hstats"),
-  fastshap = function() register_explainer("fastshap")
+  fastshap = function() register_explainer("fastshap"),
+  # autoplot() methods (see plots.R).
+  ggplot2 = function() register_ggplot2_methods()
 )
 
 #' Run `fn` whenever package `pkg` is loaded
