@@ -449,15 +449,18 @@ plot_pd_shared <- function(frame, feature, value_columns, task, col, main, ...) 
     sub("^prediction\\.", "", value_columns)
   }
   ylab <- if (identical(task, "classification")) "Probability" else "Prediction"
+  # Room above the curves for a legend in one row, so it covers none of them.
+  span <- range(values, finite = TRUE)
+  ylim <- c(span[[1L]], span[[2L]] + 0.15 * max(diff(span), 1e-8))
   graphics::matplot(position, values, type = if (numeric) "l" else "b", lty = 1, lwd = 1.5,
-                    pch = 19, col = colours, xlab = feature, ylab = ylab,
+                    pch = 19, col = colours, xlab = feature, ylab = ylab, ylim = ylim,
                     main = main %||% sprintf("Partial dependence on %s", feature),
                     xaxt = if (numeric) "s" else "n", ...)
   if (!numeric) {
     graphics::axis(1L, at = position, labels = as.character(grid))
   }
-  graphics::legend("topright", legend = labels, col = colours, lty = 1, lwd = 1.5, bty = "n",
-                   cex = 0.8, inset = c(0.01, 0.01))
+  graphics::legend("top", legend = labels, col = colours, lty = 1, lwd = 1.5, bty = "n",
+                   cex = 0.8, horiz = length(labels) <= 6L, inset = 0.01)
 }
 
 #' @noRd
