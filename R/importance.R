@@ -208,12 +208,13 @@ importance.ccforest <- function(x, type = NULL, new_data = NULL, y = NULL, n_rep
     if (identical(stored_type, type) && !local) {
       return(stored)
     }
+    measure <- paste0(toupper(substring(type, 1L, 1L)), substring(type, 2L))
     stop(sprintf(paste0(
       "%s importance needs held-out data: call importance(fit, new_data = ...%s) ",
       "with data not used to fit the forest%s. With projection bootstrapping every tree is ",
       "grown on every training row, so the training data would overstate every variable's ",
       "importance. (A forest fitted with sampling = \"bagging\" and importance = \"%s\" ",
-      "stores an out-of-bag %s importance instead.)"), tools::toTitleCase(type),
+      "stores an out-of-bag %s importance instead.)"), measure,
       if (type == "negation") ", type = \"negation\"" else "",
       if (is.null(x$formula)) " and its outputs in `y`" else "", type, type), call. = FALSE)
   }

@@ -65,8 +65,11 @@ test_that("probably's split and quantile conformal intervals work on a ccforest 
   skip_if_not_installed("quantregForest")
   skip_if_not_installed("dplyr")
   # probably 1.2.0 calls dplyr's select() unqualified when it fits its own
-  # quantile forest, so dplyr must be attached.
-  suppressPackageStartupMessages(library(dplyr))
+  # quantile forest, so it finds whichever select() the global environment or
+  # the search path offers first (MASS's, once caret's tests attached it):
+  # dplyr's, for this test.
+  assign("select", dplyr::select, envir = globalenv())
+  withr::defer(rm("select", envir = globalenv()))
   quantile <- probably::int_conformal_quantile(wf, train_data = train, cal_data = cal,
                                                level = 0.9, ntree = 100)
   iv <- predict(quantile, test)
