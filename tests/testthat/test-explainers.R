@@ -135,6 +135,22 @@ test_that("iml's Predictor and FeatureEffect work on classifiers and regressions
   expect_setequal(imp$results$feature, names(mtcars)[-1])
 })
 
+test_that("iml and hstats explain every output of a forest with several", {
+  skip_if_not_installed("iml")
+  skip_if_not_installed("hstats")
+  multi <- ccforest(cbind(mpg, qsec) ~ ., data = mtcars, n_tree = 10, seed = 1)
+  x <- mtcars[-c(1, 7)]
+  ours <- partial_dependence(multi, mtcars, "wt", grid = c(2, 4))
+  pred <- iml::Predictor$new(multi, data = x)
+  expect_identical(pred$task, "regression")
+  expect_named(pred$predict(x[1:2, ]), c("mpg", "qsec"))
+  effect <- iml::FeatureEffect$new(pred, "wt", method = "pdp", grid.points = c(2, 4))
+  qsec <- effect$results[effect$results$.class == "qsec", ]
+  expect_equal(qsec$.value[order(qsec$wt)], ours$prediction.qsec)
+  pd <- hstats::partial_dep(multi, v = "wt", X = mtcars, grid = c(2, 4))
+  expect_equal(pd$data$mpg, ours$prediction.mpg)
+})
+
 test_that("kernelshap's permutation and kernel SHAP add up to the predictions", {
   skip_if_not_installed("kernelshap")
   fit <- iris_fit()
