@@ -10,7 +10,10 @@
 #' quantile_levels = c(0.1, 0.5, 0.9))` fits a quantile regression forest
 #' (`ccforest(quantiles = TRUE)`, one numeric outcome) and `predict()` gives
 #' `type = "quantile"`: a column `.pred_quantile` of hardhat quantile
-#' predictions at those levels. For intervals with a coverage guarantee,
+#' predictions at those levels. tune tunes its arguments in this mode, but
+#' not `trees`: tune 2.1.0 nests the quantile predictions of smaller forests
+#' (from `multi_predict()`, which gives them) where its metrics do not look,
+#' so give `trees` a value. For intervals with a coverage guarantee,
 #' use `predict(extract_fit_engine(fit), type = "interval", calibration =
 #' ...)` (see [predict.ccforest()]) or the probably package's conformal
 #' functions, which work on ccforest workflows.

@@ -33,10 +33,37 @@ test_that("the engine fits parsnip's quantile regression mode and predicts its q
   # The same through a workflow, which is what tune and probably use.
   wf <- workflows::workflow(y ~ ., spec) |> fit(data = d)
   expect_equal(as.matrix(predict(wf, d[1:5, ])$.pred_quantile), values)
+  # multi_predict() (how tune scores smaller numbers of trees) gives the
+  # quantiles of the first k trees.
+  multi <- multi_predict(fit, d[1:3, ], trees = c(5, 40))
+  expect_identical(multi$.pred[[2]]$trees, c(5L, 40L))
+  expect_equal(as.matrix(multi$.pred[[2]]$.pred_quantile)[1, ],
+               predict(forest, d[2, ], type = "quantiles", quantiles = c(0.1, 0.5, 0.9),
+                       n_tree = 5)[1, ], ignore_attr = TRUE)
   # The engine is registered for the mode once.
   engines <- parsnip::get_model_env()$rand_forest
   expect_equal(sum(engines$engine == "ccforest" & engines$mode == "quantile regression"), 1)
   expect_false(ccforest:::register_parsnip_quantile())
+})
+
+test_that("tune tunes the engine in quantile regression mode", {
+  skip_on_cran()
+  skip_if_not_installed("tune")
+  skip_if_not_installed("rsample")
+  skip_if_not_installed("yardstick")
+  library(parsnip)
+  skip_if_not("quantile regression" %in% parsnip::get_model_env()$rand_forest_modes)
+  set.seed(5)
+  d <- sim(150)
+  d$x3 <- stats::runif(150)
+  spec <- rand_forest(trees = 20, mtry = tune::tune()) |>
+    set_engine("ccforest", seed = 1) |>
+    set_mode("quantile regression", quantile_levels = c(0.1, 0.5, 0.9))
+  res <- tune::tune_grid(workflows::workflow(y ~ ., spec), rsample::vfold_cv(d, 2),
+                         grid = data.frame(mtry = c(1, 3)))
+  metrics <- tune::collect_metrics(res)
+  expect_identical(unique(metrics$.metric), "weighted_interval_score")
+  expect_true(all(is.finite(metrics$mean)))
 })
 
 covered <- function(intervals, y) mean(y >= intervals$.pred_lower & y <= intervals$.pred_upper)
