@@ -13,18 +13,23 @@
 #' ([importance()]), partial dependence ([partial_dependence()]) and
 #' prediction intervals (`predict(type = "interval")`).
 #'
-#' @param x,object A `"ccforest"`, or for `autoplot()` also the result of
-#'   [importance()], [partial_dependence()] or `predict(type = "interval")`.
+#' @section autoplot():
+#' With ggplot2 loaded, `autoplot(object, ...)` takes a `"ccforest"` (with
+#' `which` as for `plot()`, and `n`, the number of variables shown for
+#' importance), the result of [importance()] (with `n`), of
+#' [partial_dependence()] (classes as colours in one panel, or as panels for
+#' ICE curves and two features), or of `predict(type = "interval")` (with
+#' `y` as for `plot()`), and returns a ggplot.
+#'
+#' @param x A `"ccforest"`, or the result of `predict(type = "interval")`.
 #' @param which `"error"` (the out-of-bag error against the number of trees;
 #'   bagged forests only) or `"importance"`; the default is `"error"` when
 #'   the forest has it.
 #' @param y For intervals: the observed outputs of the rows, drawn as points
 #'   (coloured by whether their interval covers them).
-#' @param n For importance: the number of variables shown.
 #' @param ... For `plot()` of a forest, passed on to [graphics::plot()] or
-#'   [plot.ccforest_importance()]; for intervals, to [graphics::plot()];
-#'   not used by `autoplot()`.
-#' @return `plot()` returns `x` invisibly; `autoplot()` a ggplot.
+#'   [plot.ccforest_importance()]; for intervals, to [graphics::plot()].
+#' @return `plot()` returns `x` invisibly.
 #' @examples
 #' bag <- ccforest(Species ~ ., data = iris, n_tree = 100, sampling = "bagging", seed = 1)
 #' plot(bag)
