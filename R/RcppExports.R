@@ -41,6 +41,30 @@ ccf_fingerprint_cpp <- function(parts) {
     .Call(`_ccforest_ccf_fingerprint_cpp`, parts)
 }
 
+ccf_predict_trees_cpp <- function(trees, shape, x, seed, first_tree, impute_random, n_tree, n_thread, nodes) {
+    .Call(`_ccforest_ccf_predict_trees_cpp`, trees, shape, x, seed, first_tree, impute_random, n_tree, n_thread, nodes)
+}
+
+ccf_predict_negated_cpp <- function(trees, shape, x, seed, first_tree, impute_random, n_tree, n_thread, negate_begin, negate_end) {
+    .Call(`_ccforest_ccf_predict_negated_cpp`, trees, shape, x, seed, first_tree, impute_random, n_tree, n_thread, negate_begin, negate_end)
+}
+
+ccf_oob_negation_cpp <- function(trees, training, source, n_thread) {
+    .Call(`_ccforest_ccf_oob_negation_cpp`, trees, training, source, n_thread)
+}
+
+ccf_in_bag_cpp <- function(n_row, weights, uniform, seed, first_tree, n_tree, n_thread) {
+    .Call(`_ccforest_ccf_in_bag_cpp`, n_row, weights, uniform, seed, first_tree, n_tree, n_thread)
+}
+
+ccf_infjack_cpp <- function(values, n_row, weights, uniform, seed, first_tree, n_thread) {
+    .Call(`_ccforest_ccf_infjack_cpp`, values, n_row, weights, uniform, seed, first_tree, n_thread)
+}
+
+ccf_jackknife_plus_cpp <- function(values, residual, weights, uniform, seed, first_tree, rank_lower, rank_upper, n_thread) {
+    .Call(`_ccforest_ccf_jackknife_plus_cpp`, values, residual, weights, uniform, seed, first_tree, rank_lower, rank_upper, n_thread)
+}
+
 ccf_cca_cpp <- function(x, y, tolerance) {
     .Call(`_ccforest_ccf_cca_cpp`, x, y, tolerance)
 }

@@ -149,9 +149,11 @@
 #' @param importance Variable importance to compute while fitting: `"none"`
 #'   (default), `"projection"` (split gains shared among each split's
 #'   features in proportion to their coefficients; cheap, see
-#'   [importance()]) or `"permutation"` (out-of-bag permutation importance;
-#'   needs `sampling = "bagging"`, since with projection bootstrapping every
-#'   tree sees every row). The result is stored as `variable.importance`.
+#'   [importance()]), `"permutation"` (out-of-bag permutation importance) or
+#'   `"negation"` (out-of-bag negation importance: the sign of a variable's
+#'   coefficients flipped in every split). The last two need
+#'   `sampling = "bagging"`, since with projection bootstrapping every tree
+#'   sees every row. The result is stored as `variable.importance`.
 #' @param na_action How to treat missing values in the features:
 #'   `"impute_random"` (default), `"impute_mean"`, `"fail"` or `"omit"`. See
 #'   the section on missing values.
@@ -366,7 +368,8 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
                             c("impute_random", "impute_mean", "fail", "omit"))
   sampling <- check_choice(sampling, "sampling", c("auto", "projection", "bagging"))
   projection <- check_choice(projection, "projection", c("cca", "rotation", "pca", "axis"))
-  importance <- check_choice(importance, "importance", c("none", "projection", "permutation"))
+  importance <- check_choice(importance, "importance",
+                             c("none", "projection", "permutation", "negation"))
   verbose <- check_flag(verbose, "verbose")
   quantiles <- check_flag(quantiles, "quantiles")
   n_thread <- resolve_n_thread(n_thread)
@@ -445,8 +448,8 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
     stop("`output_bins` is for regression with one numeric output.", call. = FALSE)
   }
   bagging <- sampling == "bagging" || (sampling == "auto" && mtry >= n_feature)
-  if (importance == "permutation" && !bagging) {
-    stop("importance = \"permutation\" at fit time needs out-of-bag rows, so ",
+  if (importance %in% c("permutation", "negation") && !bagging) {
+    stop(sprintf("importance = \"%s\" at fit time needs out-of-bag rows, so ", importance),
          "sampling = \"bagging\": with projection bootstrapping every tree sees every ",
          "row. Use importance(fit, new_data = <held-out data>) instead.", call. = FALSE)
   }
@@ -487,8 +490,12 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
     )
     oob_values <- out_of_bag(oob, fit$response, response, kept_rows)
     fit[names(oob_values)] <- oob_values
+    fit$bagging <- bagging_record(training, kept_rows)
     if (importance == "permutation") {
       fit$variable.importance <- oob_importance(oob$importance, fit)
+    }
+    if (importance == "negation") {
+      fit$variable.importance <- oob_negation_importance(fit, training, core, n_thread)
     }
   }
   if (quantiles) {
@@ -508,12 +515,12 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
 #' in the units of the error (squared error back in the output's units for one
 #' numeric output)
 #' @noRd
-oob_importance <- function(values, object) {
+oob_importance <- function(values, object, type = "permutation") {
   if (object$task == "regression" && object$response$n_output == 1L) {
     values <- values * object$response$scale^2
   }
   values <- stats::setNames(values, object$blueprint$feature_names)
-  structure(sort(values, decreasing = TRUE), type = "permutation",
+  structure(sort(values, decreasing = TRUE), type = type,
             class = c("ccforest_importance", "numeric"))
 }
 
@@ -559,10 +566,14 @@ out_of_bag <- function(oob, response_bp, response, kept_rows = NULL) {
   out <- list(predictions = predicted, oob_error = if (any(seen)) mean(errors) else NA_real_)
   if (response_bp$task == "regression") {
     out$residuals <- residuals
+  } else {
+    out$oob_prob <- format_classification(values, response_bp, "prob")
   }
+  out$oob_error_curve <- oob_error_curve(oob, response_bp)
   if (!is.null(kept_rows)) {
-    out$predictions <- expand_rows(out$predictions, kept_rows)
-    if (!is.null(out$residuals)) out$residuals <- expand_rows(out$residuals, kept_rows)
+    for (name in intersect(c("predictions", "residuals", "oob_prob"), names(out))) {
+      out[[name]] <- expand_rows(out[[name]], kept_rows)
+    }
   }
   out
 }
@@ -572,6 +583,12 @@ out_of_bag <- function(oob, response_bp, response, kept_rows = NULL) {
 expand_rows <- function(predicted, kept_rows) {
   position <- cumsum(kept_rows)
   position[!kept_rows] <- NA_integer_
+  if (is.list(predicted) && !is.data.frame(predicted)) {
+    return(lapply(predicted, expand_rows, kept_rows = kept_rows))
+  }
+  if (is.matrix(predicted)) {
+    return(predicted[position, , drop = FALSE])
+  }
   if (is.data.frame(predicted)) {
     out <- predicted[position, , drop = FALSE]
     rownames(out) <- NULL

@@ -114,11 +114,12 @@ combine_forests <- function(...) {
   fit$train_time <- sum(vapply(forests, function(f) as.double(f$train_time), numeric(1)))
   fit$call <- combined_call(reference$call, n_tree, reference$forest$first_tree)
   if (length(forests) > 1L) {
-    out_of_bag <- intersect(c("predictions", "oob_error", "residuals"), names(fit))
+    out_of_bag <- intersect(c("predictions", "oob_error", "residuals", "oob_prob",
+                              "oob_error_curve"), names(fit))
     if (length(out_of_bag) > 0L) {
       fit[out_of_bag] <- NULL
       dropped <- "out-of-bag predictions or error"
-      if (identical(reference$options$importance, "permutation")) {
+      if (reference$options$importance %in% c("permutation", "negation")) {
         fit$variable.importance <- NULL
         dropped <- "out-of-bag predictions, error or permutation importance"
       }
@@ -190,7 +191,7 @@ check_same_forest <- function(f, label, reference, reference_label) {
   # Anything else a fit records about its data or outputs must agree too.
   own <- c("forest", "options", "train_time", "call", "formula", "predictions", "oob_error",
            "residuals", "variable.importance", "version", "task", "response", "blueprint", "n_obs",
-           "seed", "quantile")
+           "seed", "quantile", "oob_prob", "oob_error_curve")
   if (is.null(f$quantile) != is.null(reference$quantile) ||
       (!is.null(f$quantile) &&
        !identical(f$quantile[c("y", "weights")], reference$quantile[c("y", "weights")]))) {

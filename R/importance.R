@@ -1,15 +1,18 @@
-# Variable importance. Two measures, both reported per original variable
+# Variable importance. Three measures, all reported per original variable
 # (a factor's indicator columns count as one variable):
 #
 # * "projection": each split's gain shared among the features of its
 #   hyperplane in proportion to their absolute coefficients. Free to compute
 #   from the stored forest, and the oblique analogue of impurity importance.
 # * "permutation": the increase in prediction error on held-out data when one
-#   variable is shuffled. With projection bootstrapping every tree is grown on
-#   every row, so there are no out-of-bag rows and the training data would
-#   make every variable look useful: held-out data is required (or a bagged
-#   forest fitted with importance = "permutation", whose out-of-bag
-#   importance the core computes).
+#   variable is shuffled.
+# * "negation": the increase when the sign of one variable's coefficients is
+#   flipped in every split (aorsf's), done by reading its columns negated.
+# With projection bootstrapping every tree is grown on every row, so there
+# are no out-of-bag rows and the training data would make every variable
+# look useful: the last two need held-out data (or a bagged forest fitted
+# with importance = "permutation" or "negation", whose out-of-bag importance
+# the core computes). Both can be given per held-out row (local = TRUE).
 
 #' Variable importance of a canonical correlation forest
 #'
@@ -60,13 +63,64 @@
 #' `importance = "permutation"` stores its out-of-bag permutation importance,
 #' which `importance(fit)` returns.
 #'
+#' @section Negation importance:
+#' The increase in prediction error on `new_data` when the sign of one
+#' variable's coefficients is flipped in every split of every tree (all
+#' columns of a factor together), the others left as they are: the negation
+#' importance of oblique forests (Jaeger et al., 2023, aorsf). A split's
+#' projection \eqn{\sum_j w_j z_j}{sum_j w_j z_j} then reads
+#' \eqn{-w_d z_d}{-w_d z_d} for the variable's z-scored columns, which is
+#' the same as reflecting the variable about its training mean; missing
+#' values are imputed first, as the trees impute them. It needs no random
+#' numbers (`n_repeat` and `seed` are not used), and it measures how much
+#' the forest relies on the *direction* in which a variable enters its
+#' hyperplanes: a variable whose coefficients carry the split gets its
+#' rows sent to the wrong side. A forest fitted with `sampling = "bagging"`
+#' and `importance = "negation"` stores the out-of-bag version (each tree on
+#' the rows it did not draw), which `importance(fit)` returns. Errors are
+#' measured as for permutation importance.
+#'
+#' @section Local importance:
+#' With `local = TRUE`, permutation and negation importance are returned per
+#' row of `new_data`: a matrix (rows x variables) of each row's increase in
+#' loss (squared error, or for classification the change in its
+#' misclassification, 0 or 1 for negation and averaged over the `n_repeat`
+#' shuffles for permutation), whose column means are the importance values.
+#' Rows whose outputs are missing get `NA`. It shows for which rows a
+#' variable matters (plot it against the variable, say).
+#'
+#' @section When each measure misleads:
+#' * Projection importance describes the training fit: it credits variables
+#'   used to fit noise in small nodes, and splits the credit of correlated
+#'   variables between them however the hyperplanes happened to weigh them.
+#' * Permutation importance breaks a variable's relation to the others as
+#'   well as to the output: with correlated variables the shuffled rows lie
+#'   where there were no data, and the forest's predictions there (not the
+#'   data) decide the value. Correlated variables can also mask each other
+#'   (each looks unimportant because the other remains).
+#' * Negation importance moves no row off the data's support when the
+#'   variable's distribution is symmetric about its mean, but a skewed
+#'   variable is reflected onto values it never takes. A variable whose
+#'   effect is symmetric (a U shape around its mean) is left almost
+#'   unchanged by a reflection and gets little negation importance, whatever
+#'   its effect. Flipping a factor's indicator columns is not a reassignment
+#'   of levels.
+#' * Held-out importance has the noise of its held-out rows: on a few dozen
+#'   rows one misclassification is a few percent of error.
+#'
+#' @references Jaeger, B. C., Welden, S., Lenoir, K., Speiser, J. L., Segar,
+#'   M. W., Pandey, A. and Pajewski, N. M. (2023). Accelerated and
+#'   interpretable oblique random survival forests. Journal of Computational
+#'   and Graphical Statistics 33(1), 192-207.
+#'
 #' @param x A `"ccforest"` fitted by [ccforest()].
-#' @param type `"projection"` or `"permutation"` (see the sections below).
+#' @param type `"projection"`, `"permutation"` or `"negation"` (see the
+#'   sections below).
 #'   `NULL` (default) returns the importance stored at fit time if there is
 #'   one (see the `importance` argument of [ccforest()]), the permutation
 #'   importance when `new_data` is given, and the projection importance
 #'   otherwise.
-#' @param new_data Held-out data for permutation importance: a data.frame (or
+#' @param new_data Held-out data for permutation or negation importance: a data.frame (or
 #'   matrix) with the features used to fit the forest. For a forest fitted
 #'   with a formula it must also hold the output column(s), unless `y` is
 #'   given.
@@ -78,11 +132,14 @@
 #' @param seed Seed of the shuffles, a whole number; `NULL` (default) draws
 #'   them from R's random number generator, so `set.seed()` governs them. A
 #'   given seed leaves R's random number stream as it was.
+#' @param local With `new_data`, return each row's importance (see the
+#'   section on local importance) instead of their mean.
 #' @param ... Not used; a misspelled argument is an error.
 #' @return A named numeric vector with one value per original variable,
 #'   sorted decreasingly, of class `"ccforest_importance"`, with an attribute
-#'   `"type"` (`"projection"` or `"permutation"`). Print it, or plot it with
-#'   [plot.ccforest_importance()].
+#'   `"type"` (`"projection"`, `"permutation"` or `"negation"`). Print it, or
+#'   plot it with [plot.ccforest_importance()] (or `ggplot2::autoplot()`).
+#'   With `local = TRUE`, a matrix of class `"ccforest_local_importance"`.
 #' @seealso [plot.ccforest_importance()]
 #' @examples
 #' fit <- ccforest(Species ~ ., data = iris, n_tree = 50, seed = 1)
@@ -92,6 +149,11 @@
 #' train <- seq(1, 150, by = 2)
 #' fit <- ccforest(Species ~ ., data = iris[train, ], n_tree = 50, seed = 1)
 #' importance(fit, new_data = iris[-train, ], n_repeat = 3, seed = 1)
+#'
+#' # Negation importance, and each held-out row's share of it
+#' importance(fit, type = "negation", new_data = iris[-train, ])
+#' local <- importance(fit, type = "negation", new_data = iris[-train, ], local = TRUE)
+#' head(local)
 #'
 #' # x/y fits take the held-out outputs in `y`
 #' reg <- ccforest(mtcars[1:22, -1], mtcars$mpg[1:22], n_tree = 50, seed = 1)
@@ -105,46 +167,59 @@ importance <- function(x, ...) {
 #' @rdname importance
 #' @export
 importance.ccforest <- function(x, type = NULL, new_data = NULL, y = NULL, n_repeat = 1,
-                                n_thread = NULL, seed = NULL, ...) {
+                                n_thread = NULL, seed = NULL, local = FALSE, ...) {
   check_dots(list(...), valid = names(formals(importance.ccforest)), fn = "importance")
   check_ccforest(x, arg = "x")
   stored <- x$variable.importance
   stored_type <- if (is.null(stored)) NULL else attr(stored, "type")
   if (!is.null(type)) {
-    type <- check_choice(type, "type", c("projection", "permutation"))
+    type <- check_choice(type, "type", c("projection", "permutation", "negation"))
   }
   n_repeat <- check_count(n_repeat, "n_repeat", min = 1L)
   seed <- check_count(seed, "seed", min = 0L, max = 2^31 - 1, allow_null = TRUE)
+  local <- check_flag(local, "local")
 
   if (is.null(type)) {
     if (!is.null(new_data)) {
       type <- "permutation"
-    } else if (!is.null(stored)) {
+    } else if (!is.null(stored) && !local) {
       return(stored)
     } else {
-      type <- "projection"
+      type <- if (local) "permutation" else "projection"
     }
   }
   if (type == "projection") {
     if (!is.null(new_data) || !is.null(y)) {
-      stop("`new_data` and `y` are only used by type = \"permutation\"; ",
+      stop("`new_data` and `y` are only used by type = \"permutation\" and \"negation\"; ",
            "projection importance is computed from the forest alone.", call. = FALSE)
+    }
+    if (local) {
+      stop("local = TRUE measures each held-out row's loss, which projection importance ",
+           "(computed from the forest alone) has none of: use type = \"permutation\" or ",
+           "\"negation\" with `new_data`.", call. = FALSE)
     }
     return(projection_importance(x))
   }
+  if (local && is.null(new_data)) {
+    stop("local = TRUE measures each held-out row's loss: give the held-out rows as ",
+         "`new_data`.", call. = FALSE)
+  }
   if (is.null(new_data)) {
-    if (identical(stored_type, "permutation")) {
+    if (identical(stored_type, type) && !local) {
       return(stored)
     }
-    stop("Permutation importance needs held-out data: call importance(fit, new_data = ...) ",
-         "with data not used to fit the forest", if (is.null(x$formula)) " and its outputs in `y`",
-         ". With projection bootstrapping every tree is grown on every training row, so ",
-         "permuting the training data would overstate every variable's importance. ",
-         "(A forest fitted with sampling = \"bagging\" and importance = \"permutation\" ",
-         "stores an out-of-bag permutation importance instead.)", call. = FALSE)
+    measure <- paste0(toupper(substring(type, 1L, 1L)), substring(type, 2L))
+    stop(sprintf(paste0(
+      "%s importance needs held-out data: call importance(fit, new_data = ...%s) ",
+      "with data not used to fit the forest%s. With projection bootstrapping every tree is ",
+      "grown on every training row, so the training data would overstate every variable's ",
+      "importance. (A forest fitted with sampling = \"bagging\" and importance = \"%s\" ",
+      "stores an out-of-bag %s importance instead.)"), measure,
+      if (type == "negation") ", type = \"negation\"" else "",
+      if (is.null(x$formula)) " and its outputs in `y`" else "", type, type), call. = FALSE)
   }
-  permutation_importance(x, new_data, y, n_repeat = n_repeat,
-                         n_thread = resolve_n_thread(n_thread), seed = seed)
+  held_out_importance(x, new_data, y, type = type, n_repeat = n_repeat,
+                      n_thread = resolve_n_thread(n_thread), seed = seed, local = local)
 }
 
 #' Projection importance: split gains shared among each split's features in
@@ -159,14 +234,22 @@ projection_importance <- function(object) {
                  "projection")
 }
 
-#' Permutation importance on held-out data
+#' Permutation or negation importance on held-out data
 #'
-#' Encodes `new_data` once, then shuffles the rows of one variable's columns
-#' (a factor's indicator columns together) in the encoded matrix and predicts
-#' again. With a seed, R's random number state is restored afterwards.
+#' Encodes `new_data` once. Permutation shuffles the rows of one variable's
+#' columns (a factor's indicator columns together) in the encoded matrix and
+#' predicts again; with a seed, R's random number state is restored
+#' afterwards. Negation predicts with the variable's columns read with their
+#' sign flipped, which is flipping the sign of its coefficients in every
+#' split (the core does it after imputing missing values, as the trees see
+#' them).
+#' @return A "ccforest_importance" vector, or with `local = TRUE` a matrix of
+#'   each row's increase in loss (rows of `new_data` x variables; NA for rows
+#'   whose outputs are missing).
 #' @noRd
-permutation_importance <- function(object, new_data, y, n_repeat, n_thread, seed) {
-  truth <- held_out_truth(object, new_data, y)
+held_out_importance <- function(object, new_data, y, type, n_repeat, n_thread, seed, local) {
+  what <- sprintf("%s importance", type)
+  truth <- held_out_truth(object, new_data, y, purpose = what)
   matrix_x <- predictor_matrix(object, new_data)
   if (nrow(matrix_x) != truth$n) {
     stop(sprintf("`new_data` has %d rows but `y` has %d; they must match.",
@@ -174,41 +257,57 @@ permutation_importance <- function(object, new_data, y, n_repeat, n_thread, seed
   }
   keep <- truth$complete
   if (!any(keep)) {
-    stop("Every row of the held-out outputs is missing; permutation importance needs ",
-         "rows with known outputs.", call. = FALSE)
+    stop(sprintf(paste0("Every row of the held-out outputs is missing; %s needs rows with ",
+                        "known outputs."), what), call. = FALSE)
   }
+  n_all <- nrow(matrix_x)
   matrix_x <- matrix_x[keep, , drop = FALSE]
   truth <- lapply(truth$outputs, function(v) v[keep])
   n <- nrow(matrix_x)
-  if (n < 2L) {
+  if (n < 2L && type == "permutation") {
     stop("Permutation importance needs at least 2 held-out rows with known outputs, not ",
          n, ".", call. = FALSE)
   }
 
   response <- object$response
-  predict_error <- function(z) {
-    values <- predict_values(object, z, n_trees(object), n_thread)
-    prediction_error(values, truth, response)
-  }
-
-  if (!is.null(seed)) {
-    restore_rng <- preserve_rng()
-    on.exit(restore_rng(), add = TRUE)
-    set.seed(seed)
-  }
+  n_tree <- n_trees(object)
+  losses <- function(values) row_losses(values, truth, response)
   bp <- object$blueprint
   n_feature <- length(bp$feature_names)
-  baseline <- predict_error(matrix_x)
-  increase <- numeric(n_feature)
-  for (r in seq_len(n_repeat)) {
+  baseline <- losses(predict_values(object, matrix_x, n_tree, n_thread))
+  increase <- matrix(0, n, n_feature)
+  if (type == "negation") {
+    start <- bp$feature_start
     for (d in seq_len(n_feature)) {
-      columns <- which(bp$column_feature == d)
-      permuted <- matrix_x
-      permuted[, columns] <- matrix_x[sample.int(n), columns, drop = FALSE]
-      increase[[d]] <- increase[[d]] + predict_error(permuted) - baseline
+      values <- core_call(object, ccf_predict_negated_cpp(
+        object$forest$trees, model_shape(object), matrix_x, object$seed,
+        object$forest$first_tree - 1, imputes_at_random(object), n_tree, n_thread,
+        as.integer(start[[d]]), as.integer(start[[d + 1L]])))
+      increase[, d] <- losses(values) - baseline
     }
+  } else {
+    if (!is.null(seed)) {
+      restore_rng <- preserve_rng()
+      on.exit(restore_rng(), add = TRUE)
+      set.seed(seed)
+    }
+    for (r in seq_len(n_repeat)) {
+      for (d in seq_len(n_feature)) {
+        columns <- which(bp$column_feature == d)
+        permuted <- matrix_x
+        permuted[, columns] <- matrix_x[sample.int(n), columns, drop = FALSE]
+        increase[, d] <- increase[, d] +
+          losses(predict_values(object, permuted, n_tree, n_thread)) - baseline
+      }
+    }
+    increase <- increase / n_repeat
   }
-  new_importance(increase / n_repeat, bp$feature_names, "permutation")
+  if (!local) {
+    return(new_importance(colMeans(increase), bp$feature_names, type))
+  }
+  out <- matrix(NA_real_, n_all, n_feature, dimnames = list(NULL, bp$feature_names))
+  out[keep, ] <- increase
+  structure(out, type = type, class = c("ccforest_local_importance", "matrix", "array"))
 }
 
 #' Restore R's random number state later, as it is now (including "no
@@ -231,19 +330,21 @@ preserve_rng <- function() {
 #' @return A list: `outputs`, `n` and `complete` (rows without missing
 #'   outputs).
 #' @noRd
-held_out_truth <- function(object, new_data, y) {
+held_out_truth <- function(object, new_data, y, arg = "new_data", y_arg = "y",
+                           purpose = "permutation importance") {
   response <- object$response
   if (is.null(y)) {
     if (is.null(object$formula)) {
-      stop("`y` is missing: permutation importance needs the outputs of `new_data`. ",
-           "The forest was fitted with `x` and `y`, so give them as `y`.", call. = FALSE)
+      stop(sprintf(paste0(
+        "`%s` is missing: %s needs the outputs of `%s`. The forest was fitted with `x` and ",
+        "`y`, so give them as `%s`."), y_arg, purpose, arg, y_arg), call. = FALSE)
     }
-    y <- formula_outputs_in(object, new_data)
+    y <- formula_outputs_in(object, new_data, arg = arg, y_arg = y_arg, purpose = purpose)
   }
   columns <- if (is.data.frame(y) || is.matrix(y)) {
     if (NCOL(y) != response$n_output) {
-      stop(sprintf("`y` has %d column(s), but the forest has %d output(s) (%s).", NCOL(y),
-                   response$n_output, format_names(response$names)), call. = FALSE)
+      stop(sprintf("`%s` has %d column(s), but the forest has %d output(s) (%s).", y_arg,
+                   NCOL(y), response$n_output, format_names(response$names)), call. = FALSE)
     }
     if (!is.null(colnames(y)) && all(response$names %in% colnames(y))) {
       y <- y[, response$names, drop = FALSE]
@@ -251,8 +352,8 @@ held_out_truth <- function(object, new_data, y) {
     lapply(seq_len(NCOL(y)), function(m) if (is.data.frame(y)) y[[m]] else y[, m])
   } else {
     if (response$n_output != 1L) {
-      stop(sprintf("`y` must be a data.frame with the forest's %d outputs (%s), not %s.",
-                   response$n_output, format_names(response$names), class_label(y)),
+      stop(sprintf("`%s` must be a data.frame with the forest's %d outputs (%s), not %s.",
+                   y_arg, response$n_output, format_names(response$names), class_label(y)),
            call. = FALSE)
     }
     list(y)
@@ -285,7 +386,8 @@ held_out_output <- function(values, m, response) {
 
 #' The outputs of a formula fit, evaluated in `new_data`
 #' @noRd
-formula_outputs_in <- function(object, new_data) {
+formula_outputs_in <- function(object, new_data, arg = "new_data", y_arg = "y",
+                               purpose = "permutation importance") {
   output_names <- object$formula$response_names
   if (!is.data.frame(new_data)) {
     new_data <- as.data.frame(new_data, stringsAsFactors = FALSE)
@@ -302,36 +404,40 @@ formula_outputs_in <- function(object, new_data) {
       tryCatch(eval(expr, new_data, enclos), error = function(e) NULL)
     }
     if (is.null(value)) {
-      stop(sprintf("`new_data` has no output column `%s`: permutation importance compares ",
-                   name), "predictions with the held-out outputs, so include them ",
-           "(or give them as `y`).", call. = FALSE)
+      stop(sprintf(paste0(
+        "`%s` has no output column `%s`: %s compares predictions with the held-out outputs, ",
+        "so include them (or give them as `%s`)."), arg, name, purpose, y_arg), call. = FALSE)
     }
     value
   })
   structure(list2DF(outputs, nrow = nrow(new_data)), names = output_names)
 }
 
-#' Error of raw core predictions against held-out outputs: misclassification
-#' rate, or mean squared error (in the output's units for one output, in
-#' training standard deviations for several), averaged over outputs
+#' Each row's loss, from raw core predictions and held-out outputs:
+#' misclassification (0 or 1), or squared error (in the output's units for
+#' one output, in training standard deviations for several), averaged over
+#' outputs. Their mean is the error permutation importance compares.
 #' @noRd
-prediction_error <- function(values, truth, response) {
+row_losses <- function(values, truth, response) {
   if (response$task == "classification") {
     offsets <- c(0L, cumsum(response$n_class))
     errors <- vapply(seq_len(response$n_output), function(m) {
       block <- values[, offsets[[m]] + seq_len(response$n_class[[m]]), drop = FALSE]
       predicted <- response$levels[[m]][max.col(block, ties.method = "first")]
-      mean(is.na(predicted) | predicted != truth[[m]])
-    }, numeric(1))
-    return(mean(errors))
+      as.double(is.na(predicted) | predicted != truth[[m]])
+    }, numeric(nrow(values)))
+    return(rowMeans(matrix(errors, nrow(values))))
   }
   errors <- vapply(seq_len(response$n_output), function(m) {
-    mean((values[, m] - truth[[m]])^2)
-  }, numeric(1))
-  if (response$n_output == 1L) {
-    return(errors * response$scale[[1L]]^2)
-  }
-  mean(errors)
+    (values[, m] - truth[[m]])^2
+  }, numeric(nrow(values)))
+  errors <- rowMeans(matrix(errors, nrow(values)))
+  if (response$n_output == 1L) errors * response$scale[[1L]]^2 else errors
+}
+
+#' @noRd
+prediction_error <- function(values, truth, response) {
+  mean(row_losses(values, truth, response))
 }
 
 #' @noRd
@@ -353,8 +459,20 @@ importance_label <- function(type) {
   switch(type %||% "",
     projection = "split gain per tree, shared by coefficient norm",
     permutation = "increase in error when permuted",
+    negation = "increase in error when its coefficients' signs are flipped",
     "importance"
   )
+}
+
+#' @export
+print.ccforest_local_importance <- function(x, digits = 3L, n = 6L, ...) {
+  cat(sprintf("Local %s importance: each row's increase in loss, %d rows x %d variables\n",
+              attr(x, "type") %||% "", nrow(x), ncol(x)))
+  shown <- unclass(x)[seq_len(min(n, nrow(x))), , drop = FALSE]
+  attr(shown, "type") <- NULL
+  print(signif(shown, digits))
+  if (nrow(x) > n) cat(sprintf("... %d more rows\n", nrow(x) - n))
+  invisible(x)
 }
 
 #' @rdname plot.ccforest_importance

@@ -135,23 +135,46 @@ update.ccforest <- function(object, formula., ..., evaluate = TRUE) {
 #' instead.
 #'
 #' @param object A `"ccforest"` fitted by [ccforest()].
+#' @param type For `fitted()`: `"class"` (default for classification) or
+#'   `"prob"` for a classifier's out-of-bag class probabilities (the share of
+#'   the votes of the trees that did not draw the row, for out-of-bag AUC,
+#'   Brier scores or stacking), `"response"` for a regression.
 #' @param ... Not used.
 #' @return One value per row of the data given to [ccforest()], in its
 #'   order, `NA` for rows dropped by `na_action = "omit"` and for rows that
 #'   every tree drew: for one output, a factor of classes (classification) or
 #'   a numeric vector; for several outputs, a data.frame with one column per
-#'   output. `residuals()` is for regression forests only.
+#'   output. With `type = "prob"`, a matrix with one column per class (a list
+#'   of them, one per output, for several outputs). `residuals()` is for
+#'   regression forests only.
 #' @examples
 #' bag <- ccforest(mpg ~ ., data = mtcars, n_tree = 100, sampling = "bagging", seed = 1)
 #' head(fitted(bag))
 #' head(residuals(bag))
+#'
+#' # Out-of-bag class probabilities of a classifier
+#' iris_bag <- ccforest(Species ~ ., data = iris, n_tree = 50, sampling = "bagging", seed = 1)
+#' head(fitted(iris_bag, type = "prob"))
 #' # the out-of-bag mean squared error
 #' mean(residuals(bag)^2, na.rm = TRUE)
 #' @export
-fitted.ccforest <- function(object, ...) {
+fitted.ccforest <- function(object, type = NULL, ...) {
+  check_dots(list(...), valid = c("object", "type"), fn = "fitted")
   check_ccforest(object)
   check_out_of_bag(object, "fitted")
-  object$predictions
+  if (is.null(type)) {
+    return(object$predictions)
+  }
+  choices <- if (object$task == "classification") c("class", "prob") else "response"
+  type <- check_choice(type, "type", choices)
+  if (type != "prob") {
+    return(object$predictions)
+  }
+  if (is.null(object$oob_prob)) {
+    stop("`object` was fitted by a ccforest version that did not keep out-of-bag ",
+         "probabilities; refit it to get them.", call. = FALSE)
+  }
+  object$oob_prob
 }
 
 #' @rdname fitted.ccforest

@@ -254,15 +254,28 @@ multi_predict_ccforest <- function(object, new_data, type = NULL, trees = NULL, 
   }
   trees <- sort(unique(as.integer(trees)))
   classification <- forest$task == "classification"
-  type <- type %||% if (classification) "class" else "numeric"
-  type <- check_choice(type, "type", if (classification) c("class", "prob") else "numeric")
+  # The engine's quantile regression mode (parsnip-quantile.R): tune asks for
+  # its quantiles with the first k trees.
+  quantile_mode <- identical(object$spec$mode, "quantile regression")
+  type <- type %||% if (classification) "class" else if (quantile_mode) "quantile" else "numeric"
+  type <- check_choice(type, "type", if (classification) c("class", "prob") else if (quantile_mode) {
+    "quantile"
+  } else {
+    "numeric"
+  })
   n <- nrow(new_data)
   per_k <- lapply(trees, function(k) {
-    value <- stats::predict(forest, new_data, type = if (type == "numeric") "response" else type,
-                            n_tree = k)
+    value <- if (type == "quantile") {
+      stats::predict(forest, new_data, type = "quantiles",
+                     quantiles = object$spec$quantile_levels, n_tree = k)
+    } else {
+      stats::predict(forest, new_data, type = if (type == "numeric") "response" else type,
+                     n_tree = k)
+    }
     columns <- switch(type,
       class = list(.pred_class = value),
       numeric = list(.pred = unname(value)),
+      quantile = parsnip_quantile_post(value, object),
       prob = stats::setNames(lapply(seq_len(ncol(value)), function(j) unname(value[, j])),
                              paste0(".pred_", colnames(value)))
     )

@@ -366,22 +366,27 @@ pd_value_labels <- function(response) {
 
 #' Plot partial dependence or ICE curves
 #'
-#' Base graphics, one panel per prediction column (per class for
-#' probabilities): for one numeric feature, a line (with `ice = TRUE`, one
-#' thin line per row and their average in bold); for one factor, logical or
-#' character feature, a point per value (joined per row for ICE); for two
-#' numeric features on a full grid, an image with contours; for other pairs,
-#' one line per value of the second feature against the first.
+#' Base graphics. For one feature without ICE curves, every prediction
+#' column (every class of a classifier) is one curve in a single panel, in
+#' its own colour with a legend: a line for a numeric feature, points joined
+#' by lines for a factor, logical or character one. With `ice = TRUE` (one
+#' thin line per row and their average in bold) or two features (an image
+#' with contours for two numeric features on a full grid, otherwise one line
+#' per value of the second feature against the first), each prediction
+#' column gets a panel, laid out in a grid that suits the device's shape.
+#' [ggplot2::autoplot()] draws the same as a ggplot (see [plot.ccforest()]).
 #'
 #' @param x A `"ccforest_pd"` from [partial_dependence()].
-#' @param col Colour of the average curve, or the colours of the image for
-#'   two numeric features.
+#' @param col Colours of the curves (one per prediction column in a shared
+#'   panel), or the colours of the image for two numeric features.
 #' @param ice_col Colour of the ICE curves.
-#' @param main Panel titles; default the prediction columns' names.
+#' @param main Title (of each panel, when there are several); by default
+#'   the prediction columns' names.
 #' @param ... Passed on to [graphics::plot()] (or [graphics::image()]).
 #' @return `x`, invisibly.
 #' @examples
 #' fit <- ccforest(Species ~ ., data = iris, n_tree = 30, seed = 1)
+#' plot(partial_dependence(fit, iris, "Petal.Width", grid_size = 15))
 #' plot(partial_dependence(fit, iris, c("Petal.Length", "Petal.Width"), grid_size = 10))
 #' @export
 plot.ccforest_pd <- function(x, col = NULL, ice_col = "grey75", main = NULL, ...) {
@@ -393,17 +398,22 @@ plot.ccforest_pd <- function(x, col = NULL, ice_col = "grey75", main = NULL, ...
          "itself rather than a subset of it.", call. = FALSE)
   }
   ice <- isTRUE(attr(x, "ice"))
+  frame <- as.data.frame(unclass(x)[c(features, value_columns, if (ice) ".row")],
+                         optional = TRUE, stringsAsFactors = FALSE)
+  n_panel <- length(value_columns)
+  if (length(features) == 1L && !ice && n_panel > 1L) {
+    plot_pd_shared(frame, features, value_columns, attr(x, "task"), col, main, ...)
+    return(invisible(x))
+  }
   main <- main %||% value_columns
   if (length(main) != length(value_columns)) {
     main <- rep_len(main, length(value_columns))
   }
-  n_panel <- length(value_columns)
   if (n_panel > 1L) {
-    old <- graphics::par(mfrow = grDevices::n2mfrow(n_panel))
+    old <- graphics::par(mfrow = panel_grid(n_panel), mar = c(4, 4, 2, 1) + 0.1,
+                         mgp = c(2.2, 0.7, 0))
     on.exit(graphics::par(old), add = TRUE)
   }
-  frame <- as.data.frame(unclass(x)[c(features, value_columns, if (ice) ".row")],
-                         optional = TRUE, stringsAsFactors = FALSE)
   for (k in seq_len(n_panel)) {
     value <- value_columns[[k]]
     if (length(features) == 1L) {
@@ -413,6 +423,44 @@ plot.ccforest_pd <- function(x, col = NULL, ice_col = "grey75", main = NULL, ...
     }
   }
   invisible(x)
+}
+
+#' Rows and columns of panels for the current device: about as many columns
+#' as its width allows panels of its height's share (three classes side by
+#' side on a wide device, in a 2 x 2 grid on a square one)
+#' @noRd
+panel_grid <- function(n) {
+  size <- graphics::par("din")
+  aspect <- if (all(size > 0)) size[[1L]] / size[[2L]] else 1
+  n_col <- max(1L, min(n, ceiling(sqrt(n * aspect))))
+  c(ceiling(n / n_col), n_col)
+}
+
+#' Every prediction column of a one-feature partial dependence in one panel
+#' @noRd
+plot_pd_shared <- function(frame, feature, value_columns, task, col, main, ...) {
+  grid <- frame[[feature]]
+  numeric <- is_numeric_feature(grid)
+  position <- if (numeric) grid else seq_along(grid)
+  values <- as.matrix(frame[value_columns])
+  colours <- rep_len(col %||% grDevices::hcl.colors(length(value_columns), "Dark 3"),
+                     length(value_columns))
+  labels <- if (identical(task, "classification")) sub("^prob\\.", "", value_columns) else {
+    sub("^prediction\\.", "", value_columns)
+  }
+  ylab <- if (identical(task, "classification")) "Probability" else "Prediction"
+  # Room above the curves for a legend in one row, so it covers none of them.
+  span <- range(values, finite = TRUE)
+  ylim <- c(span[[1L]], span[[2L]] + 0.15 * max(diff(span), 1e-8))
+  graphics::matplot(position, values, type = if (numeric) "l" else "b", lty = 1, lwd = 1.5,
+                    pch = 19, col = colours, xlab = feature, ylab = ylab, ylim = ylim,
+                    main = main %||% sprintf("Partial dependence on %s", feature),
+                    xaxt = if (numeric) "s" else "n", ...)
+  if (!numeric) {
+    graphics::axis(1L, at = position, labels = as.character(grid))
+  }
+  graphics::legend("top", legend = labels, col = colours, lty = 1, lwd = 1.5, bty = "n",
+                   cex = 0.8, horiz = length(labels) <= 6L, inset = 0.01)
 }
 
 #' @noRd

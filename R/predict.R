@@ -11,9 +11,12 @@
 #'   are predicted one after another and their predictions returned together.
 #' @param type `"class"` (default for classification) for the most probable
 #'   class, `"prob"` for class probabilities, `"response"` (default for
-#'   regression) for the predicted mean, or `"quantiles"` for quantiles of the
+#'   regression) for the predicted mean, `"quantiles"` for quantiles of the
 #'   conditional distribution (quantile regression forests, Meinshausen 2006;
-#'   the forest must be fitted with `quantiles = TRUE`).
+#'   the forest must be fitted with `quantiles = TRUE`), `"interval"` for
+#'   prediction intervals with a coverage guarantee, `"se"` for standard
+#'   errors of the predictions (bagged forests), or `"terminal_nodes"` for
+#'   the node each row reaches in each tree. See the sections below.
 #' @param quantiles With `type = "quantiles"`, the probabilities of the
 #'   quantiles, between 0 and 1.
 #' @param n_tree Use only the first `n_tree` trees (default: all of them).
@@ -30,6 +33,20 @@
 #'   with `"threads"`, one chunk per worker with `"future"`). Only one chunk
 #'   is encoded at a time in this session (with `"future"`: one per busy
 #'   worker), which bounds the memory used for large `new_data`.
+#' @param predict_all With `type = "class"`, `"prob"` or `"response"`, return
+#'   every tree's own prediction instead of the forest's (ranger's
+#'   `predict.all`); see the section on per-tree predictions.
+#' @param level With `type = "interval"`, the coverage the intervals
+#'   guarantee, between 0 and 1.
+#' @param interval With `type = "interval"`, the conformal method: `"cqr"`
+#'   (conformalised quantile regression, needs `calibration`) or
+#'   `"jackknife+"` (jackknife+-after-bootstrap, for bagged forests). The
+#'   default is `"cqr"` when `calibration` is given and `"jackknife+"`
+#'   otherwise.
+#' @param calibration,calibration_y With `interval = "cqr"`, the calibration
+#'   set: rows the forest was not grown on, like `new_data`, with their
+#'   outputs (in `calibration` itself for a forest fitted with a formula, in
+#'   `calibration_y` otherwise).
 #' @param ... `newdata`, another name for `new_data`; anything else is an
 #'   error (a misspelled argument gets a suggestion). The arguments after it
 #'   must be named.
@@ -39,6 +56,98 @@
 #'   numeric vector (`"response"`). For several outputs: a data.frame
 #'   (`"class"`, `"response"`) or a named list of probability matrices
 #'   (`"prob"`).
+#' @section Prediction intervals:
+#' `type = "interval"` gives, for a regression forest with one output, a
+#' data.frame of class `"ccforest_interval"` with columns `prediction` (the
+#' forest's mean), `lower` and `upper`, by one of two conformal methods:
+#'
+#' * `"cqr"`, conformalised quantile regression (Romano, Patterson and
+#'   Candes, 2019), for forests fitted with `quantiles = TRUE` and any
+#'   sampling. On a calibration set of n rows the forest was not grown on,
+#'   each row's score is how far its output falls outside the forest's
+#'   \eqn{(1 - level)/2} and \eqn{(1 + level)/2} quantiles (negative inside); a
+#'   new row's interval is that quantile band widened by the
+#'   \eqn{\lceil level (n + 1) \rceil}{ceiling(level (n + 1))}-th smallest score
+#'   (infinite when that exceeds n). Whenever the calibration rows and the new
+#'   row are exchangeable (drawn alike, the calibration rows unused for
+#'   fitting), the interval contains the new row's output with probability at
+#'   least `level`, whatever the forest: a finite-sample guarantee, on
+#'   average over new rows (not for each x). The band's width follows the
+#'   forest's conditional quantiles, so intervals widen where the noise is
+#'   larger.
+#' * `"jackknife+"`, jackknife+-after-bootstrap (Kim, Xu and Barber, 2020),
+#'   for forests grown with `sampling = "bagging"`, without a calibration
+#'   set. Each training row i's leave-one-out forest is the average of the
+#'   trees that did not draw it, and \eqn{R_i} its absolute out-of-bag
+#'   residual; a new row's interval runs from the
+#'   \eqn{\lfloor (1 - level)(n + 1) \rfloor}{floor((1 - level)(n + 1))}-th
+#'   smallest of \eqn{\mu_{-i}(x) - R_i} to the
+#'   \eqn{\lceil level (n + 1) \rceil}{ceiling(level (n + 1))}-th smallest of
+#'   \eqn{\mu_{-i}(x) + R_i}, over the n rows with a residual. Its
+#'   guarantee is weaker, coverage at least \eqn{1 - 2(1 - level)} for a
+#'   random number of trees, and in practice close to `level`; its width is
+#'   about the same everywhere (it follows the residuals, not x).
+#'
+#' Both cost per-tree work: `"jackknife+"` a product of (training rows x
+#' trees) by (trees x new rows).
+#'
+#' @section Standard errors:
+#' `type = "se"` gives the standard error of each prediction (of each class
+#' probability for a classifier), in the shape of `"response"` or `"prob"`,
+#' by the bias-corrected infinitesimal jackknife for bagging (Wager, Hastie
+#' and Efron, 2014): with \eqn{N_{bi}}{N_bi} the number of times tree b drew
+#' training row i (redrawn from the seed, never stored) and \eqn{t_b(x)}
+#' tree b's prediction, \eqn{V_{IJ} = \sum_i cov_b(N_{bi}, t_b(x))^2}{V_IJ =
+#' sum_i cov_b(N_bi, t_b(x))^2}, less its Monte Carlo bias
+#' \eqn{\sum_i var_b(N_{bi}) var_b(t_b(x)) / B}{sum_i var_b(N_bi)
+#' var_b(t_b(x)) / B} over the B trees. It measures how much the forest's
+#' prediction would vary over new training samples (its sampling variance,
+#' not the noise of a new output: for an interval for a new output use
+#' `type = "interval"`). It needs `sampling = "bagging"`: with projection
+#' bootstrapping every tree is grown on every row, so there are no bootstrap
+#' samples whose variation it could measure, and it is refused. The bias
+#' correction removes the trees' Monte Carlo noise, about
+#' \eqn{n var_b(t_b) / B} for n training rows, which needs B of the order of
+#' n or more to be small: with fewer trees the corrected estimate can be
+#' negative. Such a variance is given as 0 (a standard error of 0, marked in
+#' the attribute `"clamped"`, with a warning): it only says that the
+#' variance is below what these trees can resolve, not that there is none.
+#' The uncorrected \eqn{V_{IJ}}{V_IJ} would instead be dominated by that
+#' noise (on 300 rows and 100 trees, several times the corrected values
+#' around it). Grow more trees to resolve it: on 306 rows of the Boston
+#' housing data, 1000 trees left 22 of 100 predictions at 0, 4000 trees none
+#' (`vignette("explaining")`). ranger, after Wager's randomForestCI, instead
+#' calibrates the estimates by empirical Bayes across the rows predicted
+#' together; ccforest does not, so that a row's standard error never depends
+#' on which rows it is predicted with. Cost: the
+#' in-bag counts (two bytes per training row and tree) and a product of
+#' (training rows x trees) by (trees x predictions).
+#'
+#' @section Per-tree predictions and terminal nodes:
+#' `predict_all = TRUE` returns every tree's prediction, in ranger's shapes:
+#' for `"response"`, a matrix of rows x trees (an array rows x outputs x trees
+#' for several outputs); for `"prob"`, an array rows x classes x trees; for
+#' `"class"`, an integer matrix rows x trees of each tree's class as a level
+#' number (attribute `"levels"`); several class outputs give a list of these,
+#' one per output. The forest's prediction is their average over the trees.
+#' `type = "terminal_nodes"` returns an integer matrix rows x trees of the
+#' node each row reaches in each tree, numbered from 0 as in [tree_info()].
+#' They take 8 bytes per row, tree and value (4 per row and tree for
+#' terminal nodes): 100,000 rows and 500 trees of one output take 400 MB.
+#' A result that would not fit in the memory available is refused with its
+#' size; predict fewer rows at a time.
+#'
+#' @references Romano, Y., Patterson, E. and Candes, E. (2019). Conformalized
+#'   quantile regression. Advances in Neural Information Processing Systems
+#'   32.
+#'
+#'   Kim, B., Xu, C. and Barber, R. F. (2020). Predictive inference is free
+#'   with the jackknife+-after-bootstrap. Advances in Neural Information
+#'   Processing Systems 33.
+#'
+#'   Wager, S., Hastie, T. and Efron, B. (2014). Confidence intervals for
+#'   random forests: the jackknife and the infinitesimal jackknife. Journal
+#'   of Machine Learning Research 15, 1625-1651.
 #' @details Predictions are deterministic: a row gets the same prediction on
 #'   every call, whatever other rows are predicted with it and however many
 #'   threads are used, including rows with missing values (see the section on
@@ -63,10 +172,13 @@
 predict.ccforest <- function(object, new_data, ..., type = NULL, n_tree = NULL,
                              n_thread = NULL, na_action = NULL,
                              quantiles = c(0.1, 0.5, 0.9), backend = "threads",
-                             chunk_size = NULL) {
+                             chunk_size = NULL, predict_all = FALSE, level = 0.95,
+                             interval = NULL, calibration = NULL, calibration_y = NULL) {
   dots <- list(...)
   check_dots(dots, valid = c("object", "new_data", "newdata", "type", "n_tree", "n_thread",
-                             "na_action", "quantiles", "backend", "chunk_size"), fn = "predict")
+                             "na_action", "quantiles", "backend", "chunk_size", "predict_all",
+                             "level", "interval", "calibration", "calibration_y"),
+             fn = "predict")
   check_ccforest(object)
   if ("newdata" %in% names(dots)) {
     if (!missing(new_data)) {
@@ -79,12 +191,13 @@ predict.ccforest <- function(object, new_data, ..., type = NULL, n_tree = NULL,
   }
   task <- object$task
   type <- type %||% if (task == "classification") "class" else "response"
-  type <- check_choice(type, "type", c("class", "prob", "response", "quantiles"))
-  if (task == "classification" && type %in% c("response", "quantiles")) {
+  type <- check_choice(type, "type", c("class", "prob", "response", "quantiles", "interval",
+                                       "se", "terminal_nodes"))
+  if (task == "classification" && type %in% c("response", "quantiles", "interval")) {
     stop(sprintf("type = \"%s\" is for regression forests; this one is a classifier: ", type),
          "use \"class\" or \"prob\".", call. = FALSE)
   }
-  if (task == "regression" && !type %in% c("response", "quantiles")) {
+  if (task == "regression" && type %in% c("class", "prob")) {
     stop(sprintf("type = \"%s\" is for classification forests; this one is a ", type),
          "regression forest: use \"response\".", call. = FALSE)
   }
@@ -106,6 +219,12 @@ predict.ccforest <- function(object, new_data, ..., type = NULL, n_tree = NULL,
   chunk_size <- check_count(chunk_size, "chunk_size", min = 1L, allow_null = TRUE)
   impute_random <- (na_action %||% "") == "impute_random"
   whole <- backend == "threads" && is.null(chunk_size) && !is.function(new_data)
+  predict_all <- check_flag(predict_all, "predict_all")
+  if (predict_all || type %in% c("interval", "se", "terminal_nodes")) {
+    return(predict_beyond_mean(object, new_data, type, predict_all, whole, na_action,
+                               n_tree, n_thread, impute_random, level, interval, calibration,
+                               calibration_y))
+  }
   if (type == "quantiles") {
     if (!whole) {
       stop("type = \"quantiles\" predicts `new_data` in one piece in this session: ",

@@ -15,6 +15,11 @@
 #'
 #' * parsnip: the "ccforest" engine of rand_forest() and multi_predict();
 #' * tune: min_grid() for rand_forest(), so tuning `trees` costs one fit;
+#' * DALEX, pdp, iml, kernelshap, hstats, fastshap: the methods of
+#'   explainers.R, so that they explain a forest without a prediction
+#'   function of the user's;
+#' * ggplot2: autoplot() methods for forests, importance, partial
+#'   dependence and intervals;
 #' * ranger, randomForest: both export a generic importance() of their own,
 #'   which masks ours (or ours masks theirs) depending on the order the
 #'   packages are attached. Our method is registered on their generic and
@@ -25,10 +30,20 @@ package_registrations <- list(
   parsnip = function() {
     register_parsnip_engine()
     register_parsnip_methods()
+    register_parsnip_quantile()
   },
   tune = function() register_tune_methods(),
   ranger = function() register_importance_methods("ranger", "ranger"),
-  randomForest = function() register_importance_methods("randomForest", "randomForest")
+  randomForest = function() register_importance_methods("randomForest", "randomForest"),
+  # Explanation packages (see explainers.R).
+  DALEX = function() register_explainer("DALEX"),
+  pdp = function() register_explainer("pdp"),
+  iml = function() register_explainer("iml"),
+  kernelshap = function() register_explainer("kernelshap"),
+  hstats = function() register_explainer("hstats"),
+  fastshap = function() register_explainer("fastshap"),
+  # autoplot() methods (see plots.R).
+  ggplot2 = function() register_ggplot2_methods()
 )
 
 #' Run `fn` whenever package `pkg` is loaded

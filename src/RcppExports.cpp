@@ -146,6 +146,106 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// ccf_predict_trees_cpp
+SEXP ccf_predict_trees_cpp(const Rcpp::List& trees, const Rcpp::List& shape, const Rcpp::NumericMatrix& x, double seed, double first_tree, bool impute_random, int n_tree, int n_thread, bool nodes);
+RcppExport SEXP _ccforest_ccf_predict_trees_cpp(SEXP treesSEXP, SEXP shapeSEXP, SEXP xSEXP, SEXP seedSEXP, SEXP first_treeSEXP, SEXP impute_randomSEXP, SEXP n_treeSEXP, SEXP n_threadSEXP, SEXP nodesSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type trees(treesSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type shape(shapeSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::NumericMatrix& >::type x(xSEXP);
+    Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
+    Rcpp::traits::input_parameter< double >::type first_tree(first_treeSEXP);
+    Rcpp::traits::input_parameter< bool >::type impute_random(impute_randomSEXP);
+    Rcpp::traits::input_parameter< int >::type n_tree(n_treeSEXP);
+    Rcpp::traits::input_parameter< int >::type n_thread(n_threadSEXP);
+    Rcpp::traits::input_parameter< bool >::type nodes(nodesSEXP);
+    rcpp_result_gen = Rcpp::wrap(ccf_predict_trees_cpp(trees, shape, x, seed, first_tree, impute_random, n_tree, n_thread, nodes));
+    return rcpp_result_gen;
+END_RCPP
+}
+// ccf_predict_negated_cpp
+Rcpp::NumericMatrix ccf_predict_negated_cpp(const Rcpp::List& trees, const Rcpp::List& shape, const Rcpp::NumericMatrix& x, double seed, double first_tree, bool impute_random, int n_tree, int n_thread, int negate_begin, int negate_end);
+RcppExport SEXP _ccforest_ccf_predict_negated_cpp(SEXP treesSEXP, SEXP shapeSEXP, SEXP xSEXP, SEXP seedSEXP, SEXP first_treeSEXP, SEXP impute_randomSEXP, SEXP n_treeSEXP, SEXP n_threadSEXP, SEXP negate_beginSEXP, SEXP negate_endSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type trees(treesSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type shape(shapeSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::NumericMatrix& >::type x(xSEXP);
+    Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
+    Rcpp::traits::input_parameter< double >::type first_tree(first_treeSEXP);
+    Rcpp::traits::input_parameter< bool >::type impute_random(impute_randomSEXP);
+    Rcpp::traits::input_parameter< int >::type n_tree(n_treeSEXP);
+    Rcpp::traits::input_parameter< int >::type n_thread(n_threadSEXP);
+    Rcpp::traits::input_parameter< int >::type negate_begin(negate_beginSEXP);
+    Rcpp::traits::input_parameter< int >::type negate_end(negate_endSEXP);
+    rcpp_result_gen = Rcpp::wrap(ccf_predict_negated_cpp(trees, shape, x, seed, first_tree, impute_random, n_tree, n_thread, negate_begin, negate_end));
+    return rcpp_result_gen;
+END_RCPP
+}
+// ccf_oob_negation_cpp
+Rcpp::NumericVector ccf_oob_negation_cpp(const Rcpp::List& trees, const Rcpp::List& training, const Rcpp::List& source, int n_thread);
+RcppExport SEXP _ccforest_ccf_oob_negation_cpp(SEXP treesSEXP, SEXP trainingSEXP, SEXP sourceSEXP, SEXP n_threadSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type trees(treesSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type training(trainingSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type source(sourceSEXP);
+    Rcpp::traits::input_parameter< int >::type n_thread(n_threadSEXP);
+    rcpp_result_gen = Rcpp::wrap(ccf_oob_negation_cpp(trees, training, source, n_thread));
+    return rcpp_result_gen;
+END_RCPP
+}
+// ccf_in_bag_cpp
+Rcpp::IntegerMatrix ccf_in_bag_cpp(int n_row, const Rcpp::NumericVector& weights, bool uniform, double seed, double first_tree, int n_tree, int n_thread);
+RcppExport SEXP _ccforest_ccf_in_bag_cpp(SEXP n_rowSEXP, SEXP weightsSEXP, SEXP uniformSEXP, SEXP seedSEXP, SEXP first_treeSEXP, SEXP n_treeSEXP, SEXP n_threadSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< int >::type n_row(n_rowSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::NumericVector& >::type weights(weightsSEXP);
+    Rcpp::traits::input_parameter< bool >::type uniform(uniformSEXP);
+    Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
+    Rcpp::traits::input_parameter< double >::type first_tree(first_treeSEXP);
+    Rcpp::traits::input_parameter< int >::type n_tree(n_treeSEXP);
+    Rcpp::traits::input_parameter< int >::type n_thread(n_threadSEXP);
+    rcpp_result_gen = Rcpp::wrap(ccf_in_bag_cpp(n_row, weights, uniform, seed, first_tree, n_tree, n_thread));
+    return rcpp_result_gen;
+END_RCPP
+}
+// ccf_infjack_cpp
+Rcpp::List ccf_infjack_cpp(const Rcpp::NumericMatrix& values, int n_row, const Rcpp::NumericVector& weights, bool uniform, double seed, double first_tree, int n_thread);
+RcppExport SEXP _ccforest_ccf_infjack_cpp(SEXP valuesSEXP, SEXP n_rowSEXP, SEXP weightsSEXP, SEXP uniformSEXP, SEXP seedSEXP, SEXP first_treeSEXP, SEXP n_threadSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< const Rcpp::NumericMatrix& >::type values(valuesSEXP);
+    Rcpp::traits::input_parameter< int >::type n_row(n_rowSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::NumericVector& >::type weights(weightsSEXP);
+    Rcpp::traits::input_parameter< bool >::type uniform(uniformSEXP);
+    Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
+    Rcpp::traits::input_parameter< double >::type first_tree(first_treeSEXP);
+    Rcpp::traits::input_parameter< int >::type n_thread(n_threadSEXP);
+    rcpp_result_gen = Rcpp::wrap(ccf_infjack_cpp(values, n_row, weights, uniform, seed, first_tree, n_thread));
+    return rcpp_result_gen;
+END_RCPP
+}
+// ccf_jackknife_plus_cpp
+Rcpp::List ccf_jackknife_plus_cpp(const Rcpp::NumericMatrix& values, const Rcpp::NumericVector& residual, const Rcpp::NumericVector& weights, bool uniform, double seed, double first_tree, double rank_lower, double rank_upper, int n_thread);
+RcppExport SEXP _ccforest_ccf_jackknife_plus_cpp(SEXP valuesSEXP, SEXP residualSEXP, SEXP weightsSEXP, SEXP uniformSEXP, SEXP seedSEXP, SEXP first_treeSEXP, SEXP rank_lowerSEXP, SEXP rank_upperSEXP, SEXP n_threadSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< const Rcpp::NumericMatrix& >::type values(valuesSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::NumericVector& >::type residual(residualSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::NumericVector& >::type weights(weightsSEXP);
+    Rcpp::traits::input_parameter< bool >::type uniform(uniformSEXP);
+    Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
+    Rcpp::traits::input_parameter< double >::type first_tree(first_treeSEXP);
+    Rcpp::traits::input_parameter< double >::type rank_lower(rank_lowerSEXP);
+    Rcpp::traits::input_parameter< double >::type rank_upper(rank_upperSEXP);
+    Rcpp::traits::input_parameter< int >::type n_thread(n_threadSEXP);
+    rcpp_result_gen = Rcpp::wrap(ccf_jackknife_plus_cpp(values, residual, weights, uniform, seed, first_tree, rank_lower, rank_upper, n_thread));
+    return rcpp_result_gen;
+END_RCPP
+}
 // ccf_cca_cpp
 Rcpp::List ccf_cca_cpp(const Rcpp::NumericMatrix& x, const Rcpp::NumericMatrix& y, double tolerance);
 RcppExport SEXP _ccforest_ccf_cca_cpp(SEXP xSEXP, SEXP ySEXP, SEXP toleranceSEXP) {
@@ -243,6 +343,12 @@ static const R_CallMethodDef CallEntries[] = {
     {"_ccforest_ccf_tree_table_cpp", (DL_FUNC) &_ccforest_ccf_tree_table_cpp, 2},
     {"_ccforest_ccf_exact_row_sums_cpp", (DL_FUNC) &_ccforest_ccf_exact_row_sums_cpp, 1},
     {"_ccforest_ccf_fingerprint_cpp", (DL_FUNC) &_ccforest_ccf_fingerprint_cpp, 1},
+    {"_ccforest_ccf_predict_trees_cpp", (DL_FUNC) &_ccforest_ccf_predict_trees_cpp, 9},
+    {"_ccforest_ccf_predict_negated_cpp", (DL_FUNC) &_ccforest_ccf_predict_negated_cpp, 10},
+    {"_ccforest_ccf_oob_negation_cpp", (DL_FUNC) &_ccforest_ccf_oob_negation_cpp, 4},
+    {"_ccforest_ccf_in_bag_cpp", (DL_FUNC) &_ccforest_ccf_in_bag_cpp, 7},
+    {"_ccforest_ccf_infjack_cpp", (DL_FUNC) &_ccforest_ccf_infjack_cpp, 7},
+    {"_ccforest_ccf_jackknife_plus_cpp", (DL_FUNC) &_ccforest_ccf_jackknife_plus_cpp, 9},
     {"_ccforest_ccf_cca_cpp", (DL_FUNC) &_ccforest_ccf_cca_cpp, 3},
     {"_ccforest_ccf_cca_classes_cpp", (DL_FUNC) &_ccforest_ccf_cca_classes_cpp, 4},
     {"_ccforest_ccf_rotation_cpp", (DL_FUNC) &_ccforest_ccf_rotation_cpp, 3},

@@ -12,12 +12,15 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/Bagging.h"
 #include "core/Cca.h"
 #include "core/Data.h"
 #include "core/ExactSum.h"
 #include "core/Forest.h"
+#include "core/Importance.h"
 #include "core/Model.h"
 #include "core/Options.h"
+#include "core/PerTree.h"
 #include "core/Predictor.h"
 #include "core/Projection.h"
 #include "core/Quantiles.h"
@@ -175,18 +178,25 @@ Rcpp::List ccf_oob_cpp(const Rcpp::List& trees, const Rcpp::List& training,
   RHost host;
   const Runtime runtime = r_runtime(host, n_thread, false, "");
   const char* oom = "out of memory while computing out-of-bag predictions";
-  Rcpp::NumericMatrix sum;
-  Rcpp::IntegerVector count;
+  Rcpp::NumericMatrix sum, error_sum;
+  Rcpp::IntegerVector count, n_seen;
   {
     const OutOfBag oob = guarded([&] { return out_of_bag(encoded, model, data, from, runtime); }, oom);
     sum = to_r(oob.sum);
     count = integer_of(oob.count.begin(), oob.count.end());
+    error_sum = to_r(oob.error_sum);
+    n_seen = integer_of(oob.n_seen.begin(), oob.n_seen.end());
   }
-  if (!permutation_importance) return named_list({{"sum", sum}, {"count", count}});
+  if (!permutation_importance) {
+    return named_list({{"sum", sum}, {"count", count}, {"error_sum", error_sum},
+                       {"n_seen", n_seen}});
+  }
   const std::vector<double> importance = guarded(
       [&] { return oob_permutation_importance(encoded, model, data, from, runtime); }, oom);
   return named_list({{"sum", sum},
                      {"count", count},
+                     {"error_sum", error_sum},
+                     {"n_seen", n_seen},
                      {"importance", numeric_of(importance.begin(), importance.end())}});
 }
 
@@ -502,4 +512,211 @@ std::string ccf_fingerprint_cpp(const Rcpp::List& parts) {
   char text[17];
   std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(h));
   return text;
+}
+
+// ---- Per-tree predictions, terminal nodes, negation importance, and what
+// ---- a bagged forest's samples say about its predictions (issue 25).
+
+namespace {
+
+/**
+ * Calls work(batch, begin) on the first n_tree stored trees, decoded about
+ * 64 MB of stored trees at a time (decoded trees take a few times that).
+ */
+template <typename Work>
+void for_tree_batches(const EncodedTrees& encoded, const ModelShape& shape, size_t n_tree,
+                      const Runtime& runtime, Work work) {
+  const size_t budget = size_t{64} << 20;
+  for (size_t begin = 0; begin < n_tree;) {
+    size_t end = begin, bytes = 0;
+    while (end < n_tree && (end == begin || bytes + encoded[end].second <= budget)) {
+      bytes += encoded[end].second;
+      ++end;
+    }
+    const ForestModel batch = decode_forest(encoded, shape, begin, end, runtime);
+    work(batch, begin);
+    begin = end;
+  }
+}
+
+PredictOptions predict_options(double seed, double first_tree, bool impute_random) {
+  PredictOptions options;
+  options.seed = whole_number(seed, "seed");
+  options.first_tree = whole_number(first_tree, "first_tree");
+  options.impute_random = impute_random;
+  return options;
+}
+
+BagSource bag_source(int n_row, const Rcpp::NumericVector& weights, bool uniform, double seed,
+                     double first_tree) {
+  if (n_row < 1) Rcpp::stop("internal error: no training rows");
+  if (weights.size() != 0 && weights.size() != n_row) Rcpp::stop("internal error: weights");
+  BagSource source;
+  source.n_row = static_cast<size_t>(n_row);
+  source.weight = weights.size() == 0 ? nullptr : weights.begin();
+  source.uniform_weight = uniform;
+  source.seed = whole_number(seed, "seed");
+  source.first_tree = whole_number(first_tree, "first_tree");
+  return source;
+}
+
+}  // namespace
+
+// Each of the first n_tree trees' prediction for each row of x: an
+// n x n_value x n_tree array of leaf values, or with `nodes` an n x n_tree
+// matrix of terminal node numbers (breadth first from 0, as tree_info()).
+// The result is allocated before any C++ work.
+// [[Rcpp::export(rng = false)]]
+SEXP ccf_predict_trees_cpp(const Rcpp::List& trees, const Rcpp::List& shape,
+                           const Rcpp::NumericMatrix& x, double seed, double first_tree,
+                           bool impute_random, int n_tree, int n_thread, bool nodes) {
+  const ModelShape model = model_shape(shape);
+  if (x.ncol() != model.n_column) Rcpp::stop("internal error: data has the wrong width");
+  if (n_tree < 1 || n_tree > trees.size()) Rcpp::stop("internal error: n_tree out of range");
+  const R_xlen_t n = x.nrow();
+  const R_xlen_t n_value = model.n_value();
+  Rcpp::RObject out;
+  if (nodes) {
+    out = Rcpp::Shield<SEXP>(alloc_matrix(INTSXP, n, n_tree));
+  } else {
+    out = Rcpp::Shield<SEXP>(alloc_vector(REALSXP, n * n_value * n_tree));
+    Rcpp::IntegerVector dim = Rcpp::IntegerVector::create(static_cast<int>(n),
+                                                          static_cast<int>(n_value), n_tree);
+    out.attr("dim") = dim;
+  }
+  guarded([&] {
+    const EncodedTrees encoded = encoded_trees(trees);
+    const MatrixMap xm = map_matrix(x);
+    const std::vector<uint64_t> hash = row_hashes(xm);
+    RHost host;
+    const Runtime runtime = r_runtime(host, n_thread, false, "");
+    for_tree_batches(encoded, model, static_cast<size_t>(n_tree), runtime,
+                     [&](const ForestModel& batch, size_t begin) {
+      const PredictOptions options = predict_options(seed, first_tree + begin, impute_random);
+      if (nodes) {
+        terminal_nodes(batch, xm, hash, options, runtime,
+                       INTEGER(out) + static_cast<size_t>(n) * begin);
+      } else {
+        per_tree_values(batch, xm, hash, options, runtime,
+                        REAL(out) + static_cast<size_t>(n * n_value) * begin);
+      }
+    });
+  }, "out of memory while predicting with each tree; predict fewer rows at a time");
+  return out;
+}
+
+// The forest's averaged predictions with columns [negate_begin, negate_end)
+// (0-based) read with their sign flipped: negation importance on new data.
+// [[Rcpp::export(rng = false)]]
+Rcpp::NumericMatrix ccf_predict_negated_cpp(const Rcpp::List& trees, const Rcpp::List& shape,
+                                            const Rcpp::NumericMatrix& x, double seed,
+                                            double first_tree, bool impute_random, int n_tree,
+                                            int n_thread, int negate_begin, int negate_end) {
+  const ModelShape model = model_shape(shape);
+  if (x.ncol() != model.n_column) Rcpp::stop("internal error: data has the wrong width");
+  if (n_tree < 1 || n_tree > trees.size()) Rcpp::stop("internal error: n_tree out of range");
+  if (negate_begin < 0 || negate_end > model.n_column || negate_begin > negate_end) {
+    Rcpp::stop("internal error: negated columns out of range");
+  }
+  Rcpp::NumericMatrix out(Rcpp::Shield<SEXP>(alloc_matrix(REALSXP, x.nrow(), model.n_value())));
+  std::fill(out.begin(), out.end(), 0.0);
+  guarded([&] {
+    const EncodedTrees encoded = encoded_trees(trees);
+    const MatrixMap xm = map_matrix(x);
+    const std::vector<uint64_t> hash = row_hashes(xm);
+    RHost host;
+    const Runtime runtime = r_runtime(host, n_thread, false, "");
+    auto add = [&](const ForestModel& batch, size_t begin) {
+      PredictOptions options = predict_options(seed, first_tree + begin, impute_random);
+      options.negate_begin = negate_begin;
+      options.negate_end = negate_end;
+      add_tree_predictions(batch, xm, hash, options, runtime, out.begin());
+    };
+    if (const ForestModel* cached = decoded_cache.find(encoded, static_cast<size_t>(n_tree), model)) {
+      add(*cached, 0);
+    } else {
+      for_tree_batches(encoded, model, static_cast<size_t>(n_tree), runtime, add);
+    }
+  }, "out of memory while predicting; predict `new_data` in smaller pieces");
+  for (double& v : out) v /= static_cast<double>(n_tree);
+  return out;
+}
+
+// Out-of-bag negation importance of a bagged forest, from its training data.
+// [[Rcpp::export(rng = false)]]
+Rcpp::NumericVector ccf_oob_negation_cpp(const Rcpp::List& trees, const Rcpp::List& training,
+                                         const Rcpp::List& source, int n_thread) {
+  const Data data = training_data(training);
+  const ModelShape model = model_shape(list_value<Rcpp::List>(training, "shape"));
+  const ForestSource from = forest_source(source);
+  RHost host;
+  const Runtime runtime = r_runtime(host, n_thread, false, "");
+  const std::vector<double> importance = guarded([&] {
+    const EncodedTrees encoded = encoded_trees(trees);
+    return oob_negation_importance(encoded, model, data, from, runtime);
+  }, "out of memory while computing negation importance");
+  return numeric_of(importance.begin(), importance.end());
+}
+
+// In-bag counts of a bagged forest's trees (redrawn): an n_row x n_tree
+// integer matrix.
+// [[Rcpp::export(rng = false)]]
+Rcpp::IntegerMatrix ccf_in_bag_cpp(int n_row, const Rcpp::NumericVector& weights, bool uniform,
+                                   double seed, double first_tree, int n_tree, int n_thread) {
+  const BagSource source = bag_source(n_row, weights, uniform, seed, first_tree);
+  Rcpp::IntegerMatrix out(Rcpp::Shield<SEXP>(alloc_matrix(INTSXP, n_row, n_tree)));
+  guarded([&] {
+    RHost host;
+    const Runtime runtime = r_runtime(host, n_thread, false, "");
+    const std::vector<uint16_t> counts = in_bag_counts(source, static_cast<size_t>(n_tree), runtime);
+    std::copy(counts.begin(), counts.end(), out.begin());
+  }, "out of memory while redrawing the trees' samples");
+  return out;
+}
+
+// The infinitesimal jackknife's raw variance and its Monte Carlo bias (see
+// core/Bagging.h) for each row of `values` (predictions x trees).
+// [[Rcpp::export(rng = false)]]
+Rcpp::List ccf_infjack_cpp(const Rcpp::NumericMatrix& values, int n_row,
+                           const Rcpp::NumericVector& weights, bool uniform, double seed,
+                           double first_tree, int n_thread) {
+  const BagSource source = bag_source(n_row, weights, uniform, seed, first_tree);
+  Rcpp::NumericVector raw = new_numeric(values.nrow()), bias = new_numeric(values.nrow());
+  guarded([&] {
+    RHost host;
+    const Runtime runtime = r_runtime(host, n_thread, false, "");
+    const size_t n_tree = static_cast<size_t>(values.ncol());
+    const std::vector<uint16_t> counts = in_bag_counts(source, n_tree, runtime);
+    const JackknifeVariance v = infinitesimal_jackknife(
+        counts, source.n_row, n_tree, values.begin(), static_cast<size_t>(values.nrow()), runtime);
+    std::copy(v.raw.begin(), v.raw.end(), raw.begin());
+    std::copy(v.bias.begin(), v.bias.end(), bias.begin());
+  }, "out of memory while computing standard errors; predict fewer rows at a time");
+  return named_list({{"raw", raw}, {"bias", bias}});
+}
+
+// Jackknife+-after-bootstrap intervals (see core/Bagging.h) for the rows of
+// `values` (new rows x trees), from the training rows' absolute out-of-bag
+// residuals (NaN: none).
+// [[Rcpp::export(rng = false)]]
+Rcpp::List ccf_jackknife_plus_cpp(const Rcpp::NumericMatrix& values,
+                                  const Rcpp::NumericVector& residual,
+                                  const Rcpp::NumericVector& weights, bool uniform, double seed,
+                                  double first_tree, double rank_lower, double rank_upper,
+                                  int n_thread) {
+  const int n_row = static_cast<int>(residual.size());
+  const BagSource source = bag_source(n_row, weights, uniform, seed, first_tree);
+  if (!(rank_lower >= 0.0 && rank_upper >= 0.0)) Rcpp::stop("internal error: ranks");
+  Rcpp::NumericVector lower = new_numeric(values.nrow()), upper = new_numeric(values.nrow());
+  guarded([&] {
+    RHost host;
+    const Runtime runtime = r_runtime(host, n_thread, false, "");
+    const size_t n_tree = static_cast<size_t>(values.ncol());
+    const std::vector<uint16_t> counts = in_bag_counts(source, n_tree, runtime);
+    jackknife_plus(counts, source.n_row, n_tree, values.begin(),
+                   static_cast<size_t>(values.nrow()), residual.begin(),
+                   static_cast<size_t>(rank_lower), static_cast<size_t>(rank_upper), runtime,
+                   lower.begin(), upper.begin());
+  }, "out of memory while computing intervals; predict fewer rows at a time");
+  return named_list({{"lower", lower}, {"upper", upper}});
 }

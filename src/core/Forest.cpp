@@ -119,16 +119,45 @@ OutOfBag out_of_bag(const EncodedTrees& trees, const ModelShape& shape, const Da
       found[t].push_back({static_cast<int>(row), {-1, 0.0}});
     }
   };
+  const Eigen::Index n_output = static_cast<Eigen::Index>(data.n_output());
+  out.error_sum = Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(n_tree), n_output);
+  out.n_seen.assign(n_tree, 0);
+  Eigen::MatrixXd row_loss = Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(data.n_row()),
+                                                   n_output);
+  Eigen::VectorXd total = Eigen::VectorXd::Zero(n_output);
+  int seen = 0;
+  // A row's loss, from its sums so far, replaces its previous loss in the total.
+  auto update_loss = [&](int row) {
+    for (Eigen::Index m = 0; m < n_output; ++m) {
+      double loss;
+      if (data.is_classification()) {
+        int best = data.class_offset[m];
+        for (int k = best + 1; k < data.class_offset[m + 1]; ++k) {
+          if (out.sum(row, k) > out.sum(row, best)) best = k;
+        }
+        loss = best - data.class_offset[m] != data.y_class(row, m) ? 1.0 : 0.0;
+      } else {
+        const double diff = out.sum(row, m) / out.count[static_cast<size_t>(row)] -
+                            data.y_real(row, m);
+        loss = diff * diff;
+      }
+      total(m) += loss - row_loss(row, m);
+      row_loss(row, m) = loss;
+    }
+  };
   auto sum = [&](size_t begin, size_t end) {
     for (size_t t = begin; t < end; ++t) {
       for (const auto& entry : found[t]) {
         if (entry.second.first < 0) {
-          ++out.count[static_cast<size_t>(entry.first)];
+          if (out.count[static_cast<size_t>(entry.first)]++ == 0) ++seen;
+          update_loss(entry.first);
         } else {
           out.sum(entry.first, entry.second.first) += entry.second.second;
         }
       }
       std::vector<std::pair<int, std::pair<int, double>>>().swap(found[t]);
+      out.error_sum.row(static_cast<Eigen::Index>(t)) = total.transpose();
+      out.n_seen[t] = seen;
     }
   };
   run_batched(runtime, n_tree, visit, sum);

@@ -55,6 +55,14 @@ struct ForestSource {
 struct OutOfBag {
   Eigen::MatrixXd sum;
   std::vector<int> count;
+  /**
+   * The out-of-bag error as trees are added: after the first k + 1 trees,
+   * error_sum(k, m) sums output m's loss (0/1 misclassification, or the
+   * squared error of the standardised output) over the n_seen[k] rows that
+   * at least one of them left out.
+   */
+  Eigen::MatrixXd error_sum;
+  std::vector<int> n_seen;
 };
 OutOfBag out_of_bag(const EncodedTrees& trees, const ModelShape& shape, const Data& data,
                     const ForestSource& source, const Runtime& runtime);

@@ -4,6 +4,8 @@
 #include <cmath>
 
 #include "Predictor.h"
+#include "Sampling.h"
+#include "TreeCodec.h"
 
 namespace ccforest {
 
@@ -85,6 +87,64 @@ std::vector<double> tree_permutation_importance(const Data& data, const ForestMo
     importance[d] = error_with(static_cast<int>(d), partner) - base;
   }
   return importance;
+}
+
+std::vector<double> tree_negation_importance(const Data& data, const ForestModel& tree,
+                                             const std::vector<char>& in_bag,
+                                             uint64_t impute_key, bool impute_random,
+                                             const Runtime& runtime) {
+  std::vector<int> oob;
+  for (size_t row = 0; row < in_bag.size(); ++row) {
+    if (!in_bag[row]) oob.push_back(static_cast<int>(row));
+  }
+  if (oob.empty()) return {};
+  const size_t p = static_cast<size_t>(data.x.cols());
+  std::vector<double> row_values(p);
+  // Error with feature `feature`'s columns negated (-1: none).
+  auto error_with = [&](int feature) {
+    runtime.throw_if_cancelled();
+    const int first = feature < 0 ? 0 : data.feature_start[feature];
+    const int last = feature < 0 ? 0 : data.feature_start[feature + 1];
+    double total = 0.0;
+    for (int row : oob) {
+      tree_row(data.x, row, impute_random, impute_key, data.row_hash[static_cast<size_t>(row)],
+               row_values.data());
+      for (int j = first; j < last; ++j) row_values[static_cast<size_t>(j)] *= -1.0;
+      total += leaf_error(data, tree, find_leaf(tree, 0, row_values.data()), row);
+    }
+    return total / static_cast<double>(oob.size());
+  };
+  const double base = error_with(-1);
+  std::vector<double> importance(data.n_feature(), 0.0);
+  for (size_t d = 0; d < data.n_feature(); ++d) {
+    importance[d] = error_with(static_cast<int>(d)) - base;
+  }
+  return importance;
+}
+
+std::vector<double> oob_negation_importance(const EncodedTrees& trees, const ModelShape& shape,
+                                            const Data& data, const ForestSource& source,
+                                            const Runtime& runtime) {
+  const size_t n_tree = trees.size();
+  std::vector<std::vector<double>> per_tree(n_tree);
+  std::vector<double> total(data.n_feature(), 0.0);
+  size_t n_scored = 0;
+  run_batched(runtime, n_tree, [&](size_t t) {
+    const ForestModel model = decode_forest(trees, shape, t, t + 1);
+    const uint64_t tree = source.first_tree + t;
+    per_tree[t] = tree_negation_importance(data, model, in_bag(data, source.seed, tree),
+                                           tree_impute_key(source.seed, tree),
+                                           source.impute_random, runtime);
+  }, [&](size_t begin, size_t end) {
+    for (size_t t = begin; t < end; ++t) {
+      if (per_tree[t].empty()) continue;
+      for (size_t d = 0; d < total.size(); ++d) total[d] += per_tree[t][d];
+      ++n_scored;
+      std::vector<double>().swap(per_tree[t]);
+    }
+  });
+  for (double& value : total) value /= static_cast<double>(std::max<size_t>(1, n_scored));
+  return total;
 }
 
 }  // namespace ccforest

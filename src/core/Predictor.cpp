@@ -40,6 +40,9 @@ void add_tree_predictions(const ForestModel& model, const MatrixMap& x,
     for (size_t i = begin; i < end; ++i) {
       if (row_hash[i] != 0) with_na.push_back(i);
     }
+    if (options.negate_end > options.negate_begin) {
+      for (size_t i = begin; i < end; ++i) negate_columns(options, rows.data() + (i - begin) * p);
+    }
     std::vector<double> imputed(with_na.size() * p);
     // Each row's values as the trees read them: its row-major copy, or its
     // imputed copy (refilled for every tree, at the same place).
@@ -59,6 +62,7 @@ void add_tree_predictions(const ForestModel& model, const MatrixMap& x,
       for (size_t k = 0; k < with_na.size(); ++k) {
         tree_row(x, static_cast<Eigen::Index>(with_na[k]), options.impute_random, key,
                  row_hash[with_na[k]], imputed.data() + k * p);
+        negate_columns(options, imputed.data() + k * p);
       }
       auto add_leaf = [&](int32_t reference, size_t i) {
         const int32_t leaf = ~reference;

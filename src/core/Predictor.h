@@ -55,7 +55,19 @@ struct PredictOptions {
   bool impute_random = true;  // otherwise NaN counts as the training mean
   /** Global index of the model's first tree (imputation keys follow tree numbers). */
   uint64_t first_tree = 0;
+  /**
+   * Columns [negate_begin, negate_end) are read with their sign flipped, after
+   * imputation: the same as flipping the sign of their coefficients in every
+   * split (negation importance). Empty by default.
+   */
+  int negate_begin = 0;
+  int negate_end = 0;
 };
+
+/** Flips the sign of columns [options.negate_begin, options.negate_end) of a row. */
+inline void negate_columns(const PredictOptions& options, double* row) {
+  for (int j = options.negate_begin; j < options.negate_end; ++j) row[j] = -row[j];
+}
 
 /**
  * Adds the leaf values of every tree of `model`, in tree order, to each row's

@@ -197,7 +197,8 @@ test_that("predict() types must fit the task", {
                "type = \"response\" is for regression forests; this one is a classifier",
                fixed = TRUE)
   expect_error(predict(fit_iris(), iris, type = "probs"),
-               "`type` must be one of \"class\", \"prob\", \"response\", \"quantiles\", not \"probs\". Did you mean \"prob\"?",
+               paste("`type` must be one of \"class\", \"prob\", \"response\", \"quantiles\", \"interval\",",
+                     "\"se\", \"terminal_nodes\", not \"probs\". Did you mean \"prob\"?"),
                fixed = TRUE)
 })
 

@@ -324,7 +324,7 @@ test_that("importance() errors name the problem", {
   expect_error(importance(fit_class, new_data = test_class[features]),
                "`new_data` has no output column `y`")
   expect_error(importance(fit_class, type = "gain"),
-               "`type` must be one of \"projection\", \"permutation\", not \"gain\"")
+               "`type` must be one of \"projection\", \"permutation\", \"negation\", not \"gain\"")
   expect_error(importance(fit_class, new_data = test_class, n_repeat = 0),
                "`n_repeat` must be a single whole number >= 1, not 0")
   expect_error(importance(fit_class, new_data = test_class, seed = -1),

@@ -11,14 +11,17 @@
 #include <string>
 #include <vector>
 
+#include "Bagging.h"
 #include "Bytes.h"
 #include "Cca.h"
 #include "Data.h"
 #include "ExactSum.h"
 #include "Forest.h"
+#include "PerTree.h"
 #include "Predictor.h"
 #include "Projection.h"
 #include "Rng.h"
+#include "Sampling.h"
 #include "SmallDense.h"
 #include "TreeCodec.h"
 #include "SortKeys.h"
@@ -1092,6 +1095,146 @@ void test_exact_sum() {
   check(sum_of(parts).canonical() == whole, "exact sums of parts add up to the whole");
 }
 
+void test_per_tree_and_bagging() {
+  // A small bagged regression forest: each tree's own predictions, terminal
+  // nodes, in-bag counts, the infinitesimal jackknife, jackknife+ and
+  // negated columns, each against a brute-force computation here.
+  std::mt19937_64 gen(5);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  const int n = 120, p = 3, n_tree = 9;
+  std::vector<double> x(n * p), y(n);
+  std::vector<int> no_class;
+  for (int i = 0; i < n; ++i) {
+    for (int j = 0; j < p; ++j) x[j * n + i] = normal(gen);
+    y[i] = x[i] + 0.5 * x[n + i] * x[n + i] + 0.3 * normal(gen);
+  }
+  const Data data(MatrixMap(x.data(), n, p), {0, 1, 2, 3}, {0, 0, 0},
+                  IntMatrixMap(no_class.data(), n, 0), {}, MatrixMap(y.data(), n, 1));
+  ModelShape shape;
+  shape.n_column = p;
+  shape.n_output_real = 1;
+  const TreeOptions tree = tree_options(3, 6, 3, 0, SplitRule::kVariance, Projection::kCca, false, true);
+  const ForestOptions options(n_tree, 17, tree);
+  Runtime runtime;
+  const Grown grown = grow(data, options, shape, runtime);
+  const ForestModel model = decode_forest(grown.view(), shape, 0, n_tree);
+  PredictOptions po;
+  po.seed = 17;
+
+  std::vector<double> per_tree(static_cast<size_t>(n) * n_tree), mean(n, 0.0);
+  per_tree_values(model, data.x, data.row_hash, po, runtime, per_tree.data());
+  add_tree_predictions(model, data.x, data.row_hash, po, runtime, mean.data());
+  std::vector<int32_t> nodes(static_cast<size_t>(n) * n_tree);
+  terminal_nodes(model, data.x, data.row_hash, po, runtime, nodes.data());
+  bool average = true, walk = true;
+  std::vector<double> row(p);
+  for (int i = 0; i < n; ++i) {
+    double sum = 0.0;
+    for (int t = 0; t < n_tree; ++t) {
+      sum += per_tree[i + n * t];
+      tree_row(data.x, i, true, tree_impute_key(17, t), data.row_hash[i], row.data());
+      const int32_t leaf = find_leaf(model, t, row.data());
+      walk = walk && per_tree[i + n * t] == model.leaf_values(t, leaf)[0] &&
+             nodes[i + n * t] == leaf_node_numbers(model, t)[model.leaf(t, leaf).number];
+    }
+    average = average && std::abs(sum - mean[i]) < 1e-9;
+  }
+  check(average, "per-tree values add up to the forest's sums");
+  check(walk, "per-tree values and terminal nodes are the leaves each row reaches");
+
+  BagSource source;
+  source.n_row = n;
+  source.seed = 17;
+  const std::vector<uint16_t> counts = in_bag_counts(source, n_tree, runtime);
+  bool same_bag = true;
+  for (int t = 0; t < n_tree; ++t) {
+    const std::vector<char> flags = in_bag(data, 17, t);
+    int total = 0;
+    for (int i = 0; i < n; ++i) {
+      same_bag = same_bag && (counts[i + n * t] > 0) == (flags[i] != 0);
+      total += counts[i + n * t];
+    }
+    same_bag = same_bag && total == n;
+  }
+  check(same_bag, "in-bag counts are the samples out-of-bag estimates redraw");
+
+  // Infinitesimal jackknife of the first five rows' predictions, by loops.
+  const int m = 5;
+  std::vector<double> values(static_cast<size_t>(m) * n_tree);
+  for (int j = 0; j < m; ++j) {
+    for (int t = 0; t < n_tree; ++t) values[j + m * t] = per_tree[j + n * t];
+  }
+  const JackknifeVariance ij = infinitesimal_jackknife(counts, n, n_tree, values.data(), m, runtime);
+  bool ij_ok = true;
+  for (int j = 0; j < m; ++j) {
+    double t_mean = 0.0;
+    for (int t = 0; t < n_tree; ++t) t_mean += values[j + m * t] / n_tree;
+    double raw = 0.0, sum_var = 0.0, var_t = 0.0;
+    for (int t = 0; t < n_tree; ++t) var_t += std::pow(values[j + m * t] - t_mean, 2) / n_tree;
+    for (int i = 0; i < n; ++i) {
+      double n_mean = 0.0, cov = 0.0, var = 0.0;
+      for (int t = 0; t < n_tree; ++t) n_mean += counts[i + n * t] / static_cast<double>(n_tree);
+      for (int t = 0; t < n_tree; ++t) {
+        cov += (counts[i + n * t] - n_mean) * (values[j + m * t] - t_mean) / n_tree;
+        var += std::pow(counts[i + n * t] - n_mean, 2) / n_tree;
+      }
+      raw += cov * cov;
+      sum_var += var;
+    }
+    ij_ok = ij_ok && std::abs(ij.raw[j] - raw) < 1e-9 * (1 + raw) &&
+            std::abs(ij.bias[j] - sum_var * var_t / n_tree) < 1e-9 * (1 + ij.bias[j]);
+  }
+  check(ij_ok, "the infinitesimal jackknife is the sum of squared covariances, less its bias");
+
+  // Jackknife+ with ranks 3 and n_used - 2, by sorting.
+  std::vector<double> residual(n, std::nan(""));
+  std::vector<int> used;
+  for (int i = 0; i < n; ++i) {
+    int out = 0;
+    for (int t = 0; t < n_tree; ++t) out += counts[i + n * t] == 0;
+    if (out > 0 && i % 3 != 0) {
+      residual[i] = std::abs(normal(gen));
+      used.push_back(i);
+    }
+  }
+  const size_t n_used = used.size();
+  std::vector<double> lower(m), upper(m);
+  jackknife_plus(counts, n, n_tree, values.data(), m, residual.data(), 3, n_used - 2, runtime,
+                 lower.data(), upper.data());
+  bool jab_ok = true;
+  for (int j = 0; j < m; ++j) {
+    std::vector<double> lo, hi;
+    for (int i : used) {
+      double sum = 0.0;
+      int out = 0;
+      for (int t = 0; t < n_tree; ++t) {
+        if (counts[i + n * t] == 0) {
+          sum += values[j + m * t];
+          ++out;
+        }
+      }
+      lo.push_back(sum / out - residual[i]);
+      hi.push_back(sum / out + residual[i]);
+    }
+    std::sort(lo.begin(), lo.end());
+    std::sort(hi.begin(), hi.end());
+    jab_ok = jab_ok && std::abs(lower[j] - lo[2]) < 1e-12 && std::abs(upper[j] - hi[n_used - 3]) < 1e-12;
+  }
+  check(jab_ok, "jackknife+ bounds are the ranked leave-one-out values");
+
+  // Reading column 1 negated is predicting rows whose column 1 is negated.
+  std::vector<double> flipped(x);
+  for (int i = 0; i < n; ++i) flipped[n + i] = -flipped[n + i];
+  const MatrixMap flipped_x(flipped.data(), n, p);
+  std::vector<double> a(n, 0.0), b(n, 0.0);
+  PredictOptions negated = po;
+  negated.negate_begin = 1;
+  negated.negate_end = 2;
+  add_tree_predictions(model, data.x, data.row_hash, negated, runtime, a.data());
+  add_tree_predictions(model, flipped_x, row_hashes(flipped_x), po, runtime, b.data());
+  check(a == b, "a negated column range is read as the negated data");
+}
+
 int main() {
   test_rng();
   test_sorter();
@@ -1111,6 +1254,7 @@ int main() {
   test_precision();
   test_paper_rules();
   test_exact_sum();
+  test_per_tree_and_bagging();
   std::printf("%d passed, %d failed\n", checks - failures, failures);
   return failures == 0 ? 0 : 1;
 }

@@ -1,0 +1,232 @@
+# What a bagged forest's bootstrap samples tell about it: the out-of-bag
+# error as trees are added, out-of-bag negation importance, and (from the
+# samples redrawn from the seed, never stored) the infinitesimal jackknife's
+# standard errors and jackknife+-after-bootstrap intervals.
+
+#' What redrawing the trees' samples needs: the number of training rows the
+#' trees drew from, their case weights (NULL for none) and, with
+#' na_action = "omit", which of the data's rows those were
+#' @noRd
+bagging_record <- function(training, kept_rows) {
+  list(
+    n_row = nrow(training$x),
+    weights = if (length(training$weights)) training$weights,
+    uniform_weights = training$uniform_weights,
+    kept_rows = kept_rows
+  )
+}
+
+#' The record of a bagged forest, or a clear error
+#'
+#' Forests fitted before it was kept (ccforest 0.2.0) can be used when
+#' nothing but the number of rows is needed: no case weights and no row
+#' dropped by na_action = "omit".
+#' @noRd
+bagging_of <- function(object, what) {
+  if (!identical(object$options$sampling, "bagging")) {
+    stop(sprintf(paste0(
+      "%s needs a forest grown with sampling = \"bagging\": it measures how the predictions ",
+      "vary with the trees' bootstrap samples of the rows, and with projection bootstrapping ",
+      "every tree is grown on every row. Refit with sampling = \"bagging\"%s."), what,
+      if (object$task == "regression") {
+        paste0(", or use type = \"interval\" with a calibration set (conformalised quantile ",
+               "regression, for a forest fitted with quantiles = TRUE)")
+      } else {
+        ""
+      }), call. = FALSE)
+  }
+  record <- object$bagging
+  if (is.null(record)) {
+    if (isTRUE(object$options$case_weights) || length(object$options$class_weights) > 0L ||
+        identical(object$options$na_action, "omit")) {
+      stop(sprintf(paste0(
+        "%s needs the case weights and kept rows of the training data, which `object` ",
+        "(fitted by ccforest %s) did not keep. Refit it with this version."), what,
+        object$version), call. = FALSE)
+    }
+    record <- list(n_row = as.integer(object$n_obs), weights = NULL, uniform_weights = FALSE,
+                   kept_rows = NULL)
+  }
+  record
+}
+
+#' The out-of-bag error after each number of trees, in the units of
+#' oob_error
+#' @noRd
+oob_error_curve <- function(oob, response) {
+  seen <- oob$n_seen
+  if (is.null(seen)) return(NULL)
+  per_output <- oob$error_sum / pmax(seen, 1L)
+  if (response$task == "regression") {
+    per_output <- sweep(per_output, 2L, response$scale^2, `*`)
+  }
+  curve <- rowMeans(per_output)
+  curve[seen == 0L] <- NA_real_
+  curve
+}
+
+#' Out-of-bag negation importance, computed by the core from the training
+#' data at fit time
+#' @noRd
+oob_negation_importance <- function(fit, training, core, n_thread) {
+  values <- with_memory_advice(
+    ccf_oob_negation_cpp(fit$forest$trees, training,
+                         forest_source(fit$seed, fit$forest$first_tree, bagging = TRUE,
+                                       core$impute_random), n_thread),
+    doing = "compute the negation importance",
+    advice = "Fit with importance = \"projection\", or on fewer rows."
+  )
+  oob_importance(values, fit, type = "negation")
+}
+
+#' In-bag counts of a bagged forest's trees (rows x trees), redrawn from its
+#' seed: how many times each tree drew each training row
+#' @noRd
+in_bag_counts <- function(object, n_tree = n_trees(object), n_thread = 2L) {
+  record <- bagging_of(object, "In-bag counts")
+  ccf_in_bag_cpp(as.integer(record$n_row), record$weights %||% numeric(0),
+                 isTRUE(record$uniform_weights), object$seed, object$forest$first_tree - 1,
+                 as.integer(n_tree), as.integer(n_thread))
+}
+
+#' Rows of new data per piece, so that a piece's per-tree predictions (rows x
+#' values x trees doubles) take about 32 MB and the infinitesimal jackknife
+#' handles at most 4096 predictions at once
+#' @noRd
+rows_per_piece <- function(width, n_tree) {
+  max(1L, as.integer(min(floor(2^22 / (width * n_tree)), floor(4096 / width))))
+}
+
+#' Memory the in-bag counts take (two bytes per row and tree), checked
+#' against what is available
+#' @noRd
+check_in_bag_memory <- function(record, n_tree, what) {
+  bytes <- 2 * record$n_row * n_tree
+  limit <- memory_limit()
+  if (bytes > limit) {
+    stop(sprintf(paste0(
+      "%s redraws the trees' samples, whose counts take %s for %s training rows and %s trees, ",
+      "but only %s is available. Use fewer trees (n_tree)."), what, format_bytes(bytes),
+      format(record$n_row, big.mark = ","), format(n_tree, big.mark = ","),
+      format_bytes(limit)), call. = FALSE)
+  }
+}
+
+#' Standard errors of a bagged forest's predictions: the bias-corrected
+#' infinitesimal jackknife (Wager, Hastie and Efron, 2014)
+#'
+#' @return The raw values' standard errors (rows x values), with an attribute
+#'   `clamped`: TRUE where the bias-corrected variance was negative and 0 is
+#'   given instead.
+#' @noRd
+predict_se_values <- function(object, matrix_x, n_tree, n_thread, impute_random) {
+  record <- bagging_of(object, "type = \"se\"")
+  check_in_bag_memory(record, n_tree, "type = \"se\"")
+  n <- nrow(matrix_x)
+  width <- prediction_width(object$response)
+  variance <- matrix(NA_real_, n, width)
+  clamped <- matrix(FALSE, n, width)
+  per_piece <- rows_per_piece(width, n_tree)
+  for (start in seq(1L, max(n, 1L), by = per_piece)) {
+    if (n == 0L) break
+    rows <- seq(start, min(n, start + per_piece - 1L))
+    values <- per_tree_raw(object, matrix_x[rows, , drop = FALSE], n_tree, n_thread,
+                           impute_random)
+    dim(values) <- c(length(rows) * width, n_tree)
+    ij <- ccf_infjack_cpp(values, as.integer(record$n_row), record$weights %||% numeric(0),
+                          isTRUE(record$uniform_weights), object$seed,
+                          object$forest$first_tree - 1, as.integer(n_thread))
+    corrected <- ij$raw - ij$bias
+    negative <- corrected < 0
+    variance[rows, ] <- pmax(corrected, 0)
+    clamped[rows, ] <- negative
+  }
+  if (object$task == "regression") {
+    variance <- sweep(variance, 2L, object$response$scale^2, `*`)
+  }
+  structure(sqrt(variance), clamped = clamped)
+}
+
+#' The standard errors in the shape of predict()'s probabilities or values,
+#' with a warning where the bias correction had to be dropped
+#' @noRd
+format_se <- function(se, object, n_tree) {
+  clamped <- attr(se, "clamped")
+  attr(se, "clamped") <- NULL
+  if (any(clamped)) {
+    warning(sprintf(paste0(
+      "For %d of %d predictions the bias-corrected infinitesimal jackknife variance was ",
+      "negative: with %d trees, the trees' Monte Carlo noise exceeds the variance measured, ",
+      "so their standard error is given as 0 (attribute \"clamped\"), which only says it is ",
+      "below what these trees can resolve. More trees (n_tree) resolve it."),
+      sum(clamped), length(clamped), n_tree), call. = FALSE)
+  }
+  response <- object$response
+  out <- if (object$task == "classification") {
+    format_classification(se, response, "prob")
+  } else if (response$n_output == 1L) {
+    se[, 1L]
+  } else {
+    colnames(se) <- response$names
+    as.data.frame(se, optional = TRUE)
+  }
+  structure(out, clamped = if (response$n_output == 1L && object$task == "regression") {
+    clamped[, 1L]
+  } else {
+    clamped
+  })
+}
+
+#' Jackknife+-after-bootstrap intervals (Kim, Xu and Barber, 2020) of a
+#' bagged regression forest with one output
+#' @noRd
+jackknife_plus_interval <- function(object, matrix_x, level, n_tree, n_thread, impute_random) {
+  record <- bagging_of(object, "interval = \"jackknife+\"")
+  total <- n_trees(object)
+  if (n_tree != total) {
+    stop(sprintf(paste0(
+      "interval = \"jackknife+\" uses the out-of-bag residuals of all %d trees, so it predicts ",
+      "with all of them; drop n_tree = %d."), total, n_tree), call. = FALSE)
+  }
+  residuals <- object$residuals
+  if (is.null(residuals)) {
+    stop("interval = \"jackknife+\" needs the forest's out-of-bag residuals, which `object` ",
+         "does not have (forests combined from ranges have none): grow it in one call, or ",
+         "use interval = \"cqr\" with a calibration set.", call. = FALSE)
+  }
+  if (!is.null(record$kept_rows)) {
+    residuals <- residuals[record$kept_rows]
+  }
+  if (length(residuals) != record$n_row) {
+    stop("`object` is damaged: its out-of-bag residuals do not match its training rows. ",
+         "Refit the forest.", call. = FALSE)
+  }
+  check_in_bag_memory(record, n_tree, "interval = \"jackknife+\"")
+  scale <- object$response$scale[[1L]]
+  center <- object$response$center[[1L]]
+  standardised <- abs(residuals) / scale
+  n_used <- sum(!is.na(standardised))
+  if (n_used == 0L) {
+    stop("No training row was left out by any tree, so there are no out-of-bag residuals to ",
+         "build intervals from: grow more trees.", call. = FALSE)
+  }
+  rank_upper <- ceiling((level) * (n_used + 1) - 1e-9)
+  rank_lower <- n_used + 1 - rank_upper
+  n <- nrow(matrix_x)
+  lower <- upper <- numeric(n)
+  per_piece <- max(1L, floor(2^22 / n_tree))
+  for (start in seq(1L, max(n, 1L), by = per_piece)) {
+    if (n == 0L) break
+    rows <- seq(start, min(n, start + per_piece - 1L))
+    values <- per_tree_raw(object, matrix_x[rows, , drop = FALSE], n_tree, n_thread,
+                           impute_random)
+    dim(values) <- c(length(rows), n_tree)
+    bounds <- ccf_jackknife_plus_cpp(values, standardised, record$weights %||% numeric(0),
+                                     isTRUE(record$uniform_weights), object$seed,
+                                     object$forest$first_tree - 1, rank_lower, rank_upper,
+                                     as.integer(n_thread))
+    lower[rows] <- bounds$lower * scale + center
+    upper[rows] <- bounds$upper * scale + center
+  }
+  list(lower = lower, upper = upper)
+}
