@@ -5,12 +5,12 @@ ccf_grow_cpp <- function(x, feature_start, indicators, y_class, n_class, y_real,
     .Call(`_ccforest_ccf_grow_cpp`, x, feature_start, indicators, y_class, n_class, y_real, weights, uniform_weights, options, shape, first_tree, n_tree, n_thread, verbose, memory_limit)
 }
 
-ccf_oob_cpp <- function(trees, shape, x, feature_start, indicators, y_class, n_class, y_real, weights, uniform_weights, seed, first_tree, impute_random, n_thread, permutation_importance) {
-    .Call(`_ccforest_ccf_oob_cpp`, trees, shape, x, feature_start, indicators, y_class, n_class, y_real, weights, uniform_weights, seed, first_tree, impute_random, n_thread, permutation_importance)
+ccf_oob_cpp <- function(trees, shape, x, feature_start, indicators, y_class, n_class, y_real, weights, uniform_weights, seed, first_tree, sample, impute_random, n_thread, permutation_importance) {
+    .Call(`_ccforest_ccf_oob_cpp`, trees, shape, x, feature_start, indicators, y_class, n_class, y_real, weights, uniform_weights, seed, first_tree, sample, impute_random, n_thread, permutation_importance)
 }
 
-ccf_leaf_samples_cpp <- function(trees, shape, x, feature_start, indicators, y_class, n_class, y_real, weights, uniform_weights, seed, first_tree, bagging, impute_random, n_thread) {
-    .Call(`_ccforest_ccf_leaf_samples_cpp`, trees, shape, x, feature_start, indicators, y_class, n_class, y_real, weights, uniform_weights, seed, first_tree, bagging, impute_random, n_thread)
+ccf_leaf_samples_cpp <- function(trees, shape, x, feature_start, indicators, y_class, n_class, y_real, weights, uniform_weights, seed, first_tree, sample, impute_random, n_thread) {
+    .Call(`_ccforest_ccf_leaf_samples_cpp`, trees, shape, x, feature_start, indicators, y_class, n_class, y_real, weights, uniform_weights, seed, first_tree, sample, impute_random, n_thread)
 }
 
 ccf_predict_quantiles_cpp <- function(trees, shape, samples, x, seed, first_tree, impute_random, y, weights, probs, n_tree, n_thread) {

@@ -48,6 +48,43 @@
 #' = Inf`); `output_bins` and `axis_candidates` (off by default) go further
 #' beyond it, with trade-offs measured in `bench/results/regression-options.md`.
 #'
+#' @section Sampling and weights:
+#' Each tree is grown on a set of rows: with projection bootstrapping (the
+#' default when `mtry` is less than the number of features), every row once;
+#' with bagging, a bootstrap sample. `sample_fraction` and `replace` choose
+#' these rows as in ranger, under either scheme: a fraction of the rows, with
+#' or without replacement, or a number of rows per class, so that every tree
+#' sees a balanced sample of imbalanced classes. Rows a tree was not grown on
+#' give the forest's out-of-bag predictions.
+#'
+#' A case weight w (times the class weight of the row's class) counts as w
+#' copies of the row, relative to the other rows: the forest is the one grown
+#' on the data with each row repeated in proportion to its weight. Trees
+#' grown on samples draw their rows with probabilities proportional to the
+#' weights (without replacement, each draw among the rows not yet drawn),
+#' and are then grown on the sample unweighted; trees grown on every row
+#' weight each row in the projection bootstrap, in the impurity of the
+#' splits and in the leaves' class shares or means. Sample sizes and
+#' `min_split` and `min_leaf` count rows, not weight. Weights of any scale
+#' work, but positive weights (case times class weight) may differ by a
+#' factor of at most 1e15: sums of weights keep about 16 digits, so a
+#' lighter row would vanish from every sum it shares with a heavier one.
+#'
+#' What weights do to predicted probabilities follows. At the default
+#' `min_leaf = 1`, trees grown on every row split until each leaf holds one
+#' class, so its class shares are 0 and 1 whatever the weights: weights then
+#' move the boundaries between the classes but not the probabilities, and an
+#' up-weighted class can even lose a little probability, as it does when its
+#' rows are repeated (the splits fit closely around its heavy rows). Weights
+#' raise the probabilities of the classes they favour where trees are grown
+#' on samples (bagging, `sample_fraction < 1` or `replace = TRUE`: the heavy
+#' rows are in more trees) or leaves hold several rows (a larger `min_leaf`,
+#' or `max_depth`). On 2,000 rows with 3.6% of class "yes" (three features,
+#' so projection bootstrapping by default), `class_weights = c(yes = 10)`
+#' changes the mean predicted probability of "yes" from 0.036 to 0.033 by
+#' default, to 0.060 with `sampling = "bagging"`, and to 0.084 with
+#' `min_leaf = 5`.
+#'
 #' @section Reproducibility:
 #' Each tree draws from its own random stream derived from `seed` and the tree
 #' index, so a forest is identical for any number of threads. With
@@ -97,12 +134,30 @@
 #' @param sampling `"auto"` (default) uses projection bootstrapping when
 #'   `mtry` is less than the number of features and bagging of whole trees
 #'   otherwise, as in the paper; `"projection"` or `"bagging"` force one.
-#'   With bagging, out-of-bag predictions and their error are stored in the
-#'   forest (`predictions`, `oob_error`) and shown by `print()`. With
-#'   projection bootstrapping every tree is grown on every row, so a gross
-#'   error in a regression output reaches a leaf of every tree (bagging
-#'   leaves it out of about a third of them): look for data-entry errors in
-#'   the outputs before fitting.
+#'   Projection bootstrapping fits each node's CCA on a bootstrap sample of
+#'   the node's rows and grows each tree on every row (unless
+#'   `sample_fraction` or `replace` say otherwise); bagging grows each tree on
+#'   a bootstrap sample and fits each node's CCA on all of the node's rows.
+#'   When the trees are grown on samples, out-of-bag predictions and their
+#'   error are stored in the forest (`predictions`, `oob_error`) and shown by
+#'   `print()`. With projection bootstrapping every tree is grown on every
+#'   row, so a gross error in a regression output reaches a leaf of every
+#'   tree (bagging leaves it out of about a third of them): look for
+#'   data-entry errors in the outputs before fitting.
+#' @param sample_fraction The share of the rows each tree is grown on, as
+#'   ranger's `sample.fraction`: a number in (0, 1] (of the rows of positive
+#'   weight, rounded), or, for classification with one output, one number
+#'   per class (named by the classes, or in the order of the levels), each
+#'   the share of all rows drawn from that class, summing to at most 1:
+#'   `c(no = 0.1, yes = 0.1)` grows every tree on a balanced sample of a fifth
+#'   of the rows. Default 1, except 0.632 for bagging without replacement.
+#'   With projection bootstrapping, a fraction below 1 grows each tree on a
+#'   subsample (its nodes still use projection bootstrapping), which gives
+#'   out-of-bag predictions. See the section on sampling and weights.
+#' @param replace Whether each tree's rows are drawn with replacement.
+#'   Default `TRUE` for bagging and `FALSE` for projection bootstrapping,
+#'   where `sample_fraction = 1` without replacement is every row once (the
+#'   paper's forest).
 #' @param projection How each node turns its sampled features into candidate
 #'   split directions: `"cca"` (default; canonical correlation forest),
 #'   `"rotation"` (a uniformly random rotation: random rotation forest),
@@ -198,12 +253,11 @@
 #'   paper's random rotation forest.
 #' @param case_weights Optional case weights: one finite value >= 0 per row
 #'   of the data (tidymodels' importance and frequency weights are accepted).
-#'   Bagged forests draw rows with probabilities proportional to the weights;
-#'   forests grown on every row (projection bootstrapping) weight each row in
-#'   the projection bootstrap, in the impurity and in the leaves' class shares
-#'   or means. A row of weight 0 takes no part at all: the forest is the one
-#'   grown without it (and with bagging it still gets an out-of-bag
-#'   prediction). `min_split` and `min_leaf` count rows, not weight.
+#'   A row of weight w counts as w copies of itself, relative to the other
+#'   rows (only ratios matter): see the section on sampling and weights. A
+#'   row of weight 0 takes no part at all: the forest is the one grown
+#'   without it (and when trees are grown on samples it still gets an
+#'   out-of-bag prediction).
 #' @param class_weights Optional weights of the classes, a numeric vector
 #'   named by (some of) the levels of the output; unnamed classes weigh 1.
 #'   They multiply the case weights of the rows of each class (classification
@@ -303,7 +357,8 @@ ccforest.formula <- function(formula, data, ...) {
 #' @export
 ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = NULL,
                              min_leaf = NULL, max_depth = NULL, split_rule = NULL,
-                             sampling = "auto", projection = "cca", importance = "none",
+                             sampling = "auto", sample_fraction = NULL, replace = NULL,
+                             projection = "cca", importance = "none",
                              na_action = "impute_random", case_weights = NULL,
                              class_weights = NULL, quantiles = FALSE, onehot_max_levels = 32,
                              max_directions = 2L, output_bins = NULL,
@@ -409,23 +464,26 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
     stop("`output_bins` is for regression with one numeric output.", call. = FALSE)
   }
   bagging <- sampling == "bagging" || (sampling == "auto" && mtry >= n_feature)
-  if (importance == "permutation" && !bagging) {
-    stop("importance = \"permutation\" at fit time needs out-of-bag rows, so ",
-         "sampling = \"bagging\": with projection bootstrapping every tree sees every ",
-         "row. Use importance(fit, new_data = <held-out data>) instead.", call. = FALSE)
-  }
+  sample <- resolve_sample(sample_fraction, replace, bagging, response, weights, class_weights)
 
   options <- list(
     n_tree = n_tree, mtry = mtry, min_split = min_split, min_leaf = min_leaf,
     max_depth = max_depth, split_rule = split_rule,
     sampling = if (bagging) "bagging" else "projection",
+    sample_fraction = sample$sample_fraction, replace = sample$replace,
     projection = projection, importance = importance, na_action = na_action,
     case_weights = !is.null(case_weights), class_weights = class_weights,
     onehot_max_levels = onehot_max_levels, max_directions = max_directions,
     output_bins = output_bins, axis_candidates = axis_choice, variant = variant
   )
+  if (importance == "permutation" && !has_out_of_bag(options)) {
+    stop("importance = \"permutation\" at fit time needs out-of-bag rows, so trees grown on ",
+         "samples (sampling = \"bagging\", or a `sample_fraction` below 1): with projection ",
+         "bootstrapping every tree sees every row. Use importance(fit, new_data = <held-out ",
+         "data>) instead.", call. = FALSE)
+  }
   training <- training_set(matrix_x, blueprint, response, weights)
-  core <- core_options(options, seed)
+  core <- core_options(options, seed, training)
 
   started <- proc.time()[["elapsed"]]
   grown <- if (backend == "future") {
@@ -441,12 +499,12 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
     response = response_blueprint(response), options = options, seed = seed,
     n_obs = nrow(matrix_x), train_time = NA_real_, call = call
   )
-  if (bagging) {
+  if (has_out_of_bag(options)) {
     oob <- with_memory_advice(
       ccf_oob_cpp(fit$forest$trees, model_shape(fit), training$x, training$feature_start,
                   training$indicators, training$y_class, training$n_class, training$y_real,
                   training$weights, training$uniform_weights, seed, first_tree - 1,
-                  core$impute_random, n_thread, importance == "permutation"),
+                  core$sample, core$impute_random, n_thread, importance == "permutation"),
       doing = "compute the out-of-bag predictions",
       advice = "Use sampling = \"projection\", which has none, or fit on fewer rows."
     )

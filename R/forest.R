@@ -48,8 +48,9 @@ axis_mode <- function(axis_candidates) {
 }
 
 #' The options as the core reads them
+#' @param training The training_set(), which sample sizes count.
 #' @noRd
-core_options <- function(options, seed) {
+core_options <- function(options, seed, training) {
   bagging <- options$sampling == "bagging"
   list(
     seed = seed, mtry = options$mtry, min_split = options$min_split,
@@ -60,7 +61,8 @@ core_options <- function(options, seed) {
     impute_random = options$na_action %in% c("impute_random", "omit"),
     max_directions = options$max_directions %||% 0L,
     output_bins = options$output_bins %||% 0L,
-    axis_candidates = match(axis_mode(options$axis_candidates), c("none", "random", "search")) - 1L
+    axis_candidates = match(axis_mode(options$axis_candidates), c("none", "random", "search")) - 1L,
+    sample = row_sample(options, training)
   )
 }
 

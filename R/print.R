@@ -63,11 +63,7 @@ summary.ccforest <- function(object, ...) {
       first_tree = object$forest$first_tree,
       n_feature = length(object$blueprint$feature_names),
       n_column = length(object$blueprint$column_names),
-      sampling_label = if (object$options$sampling == "bagging") {
-        "bagging"
-      } else {
-        "projection bootstrap"
-      },
+      sampling_label = sampling_label(object$options),
       projection_label = projection_label(object$options$projection),
       leaves = sizes$leaves,
       depth = sizes$depth,

@@ -8,7 +8,7 @@ quantile_data <- function(fit, training, response, core, n_thread) {
     ccf_leaf_samples_cpp(
       fit$forest$trees, model_shape(fit), training$x, training$feature_start,
       training$indicators, training$y_class, training$n_class, training$y_real, training$weights,
-      training$uniform_weights, core$seed, fit$forest$first_tree - 1, core$bagging,
+      training$uniform_weights, core$seed, fit$forest$first_tree - 1, core$sample,
       core$impute_random, n_thread
     ),
     doing = "store the training outputs of every leaf for quantiles",

@@ -36,8 +36,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // ccf_oob_cpp
-Rcpp::List ccf_oob_cpp(const Rcpp::List& trees, const Rcpp::List& shape, const Rcpp::NumericMatrix& x, const Rcpp::IntegerVector& feature_start, const Rcpp::IntegerVector& indicators, const Rcpp::IntegerMatrix& y_class, const Rcpp::IntegerVector& n_class, const Rcpp::NumericMatrix& y_real, const Rcpp::NumericVector& weights, bool uniform_weights, double seed, double first_tree, bool impute_random, int n_thread, bool permutation_importance);
-RcppExport SEXP _ccforest_ccf_oob_cpp(SEXP treesSEXP, SEXP shapeSEXP, SEXP xSEXP, SEXP feature_startSEXP, SEXP indicatorsSEXP, SEXP y_classSEXP, SEXP n_classSEXP, SEXP y_realSEXP, SEXP weightsSEXP, SEXP uniform_weightsSEXP, SEXP seedSEXP, SEXP first_treeSEXP, SEXP impute_randomSEXP, SEXP n_threadSEXP, SEXP permutation_importanceSEXP) {
+Rcpp::List ccf_oob_cpp(const Rcpp::List& trees, const Rcpp::List& shape, const Rcpp::NumericMatrix& x, const Rcpp::IntegerVector& feature_start, const Rcpp::IntegerVector& indicators, const Rcpp::IntegerMatrix& y_class, const Rcpp::IntegerVector& n_class, const Rcpp::NumericMatrix& y_real, const Rcpp::NumericVector& weights, bool uniform_weights, double seed, double first_tree, const Rcpp::List& sample, bool impute_random, int n_thread, bool permutation_importance);
+RcppExport SEXP _ccforest_ccf_oob_cpp(SEXP treesSEXP, SEXP shapeSEXP, SEXP xSEXP, SEXP feature_startSEXP, SEXP indicatorsSEXP, SEXP y_classSEXP, SEXP n_classSEXP, SEXP y_realSEXP, SEXP weightsSEXP, SEXP uniform_weightsSEXP, SEXP seedSEXP, SEXP first_treeSEXP, SEXP sampleSEXP, SEXP impute_randomSEXP, SEXP n_threadSEXP, SEXP permutation_importanceSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::traits::input_parameter< const Rcpp::List& >::type trees(treesSEXP);
@@ -52,16 +52,17 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< bool >::type uniform_weights(uniform_weightsSEXP);
     Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
     Rcpp::traits::input_parameter< double >::type first_tree(first_treeSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type sample(sampleSEXP);
     Rcpp::traits::input_parameter< bool >::type impute_random(impute_randomSEXP);
     Rcpp::traits::input_parameter< int >::type n_thread(n_threadSEXP);
     Rcpp::traits::input_parameter< bool >::type permutation_importance(permutation_importanceSEXP);
-    rcpp_result_gen = Rcpp::wrap(ccf_oob_cpp(trees, shape, x, feature_start, indicators, y_class, n_class, y_real, weights, uniform_weights, seed, first_tree, impute_random, n_thread, permutation_importance));
+    rcpp_result_gen = Rcpp::wrap(ccf_oob_cpp(trees, shape, x, feature_start, indicators, y_class, n_class, y_real, weights, uniform_weights, seed, first_tree, sample, impute_random, n_thread, permutation_importance));
     return rcpp_result_gen;
 END_RCPP
 }
 // ccf_leaf_samples_cpp
-Rcpp::List ccf_leaf_samples_cpp(const Rcpp::List& trees, const Rcpp::List& shape, const Rcpp::NumericMatrix& x, const Rcpp::IntegerVector& feature_start, const Rcpp::IntegerVector& indicators, const Rcpp::IntegerMatrix& y_class, const Rcpp::IntegerVector& n_class, const Rcpp::NumericMatrix& y_real, const Rcpp::NumericVector& weights, bool uniform_weights, double seed, double first_tree, bool bagging, bool impute_random, int n_thread);
-RcppExport SEXP _ccforest_ccf_leaf_samples_cpp(SEXP treesSEXP, SEXP shapeSEXP, SEXP xSEXP, SEXP feature_startSEXP, SEXP indicatorsSEXP, SEXP y_classSEXP, SEXP n_classSEXP, SEXP y_realSEXP, SEXP weightsSEXP, SEXP uniform_weightsSEXP, SEXP seedSEXP, SEXP first_treeSEXP, SEXP baggingSEXP, SEXP impute_randomSEXP, SEXP n_threadSEXP) {
+Rcpp::List ccf_leaf_samples_cpp(const Rcpp::List& trees, const Rcpp::List& shape, const Rcpp::NumericMatrix& x, const Rcpp::IntegerVector& feature_start, const Rcpp::IntegerVector& indicators, const Rcpp::IntegerMatrix& y_class, const Rcpp::IntegerVector& n_class, const Rcpp::NumericMatrix& y_real, const Rcpp::NumericVector& weights, bool uniform_weights, double seed, double first_tree, const Rcpp::List& sample, bool impute_random, int n_thread);
+RcppExport SEXP _ccforest_ccf_leaf_samples_cpp(SEXP treesSEXP, SEXP shapeSEXP, SEXP xSEXP, SEXP feature_startSEXP, SEXP indicatorsSEXP, SEXP y_classSEXP, SEXP n_classSEXP, SEXP y_realSEXP, SEXP weightsSEXP, SEXP uniform_weightsSEXP, SEXP seedSEXP, SEXP first_treeSEXP, SEXP sampleSEXP, SEXP impute_randomSEXP, SEXP n_threadSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::traits::input_parameter< const Rcpp::List& >::type trees(treesSEXP);
@@ -76,10 +77,10 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< bool >::type uniform_weights(uniform_weightsSEXP);
     Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
     Rcpp::traits::input_parameter< double >::type first_tree(first_treeSEXP);
-    Rcpp::traits::input_parameter< bool >::type bagging(baggingSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type sample(sampleSEXP);
     Rcpp::traits::input_parameter< bool >::type impute_random(impute_randomSEXP);
     Rcpp::traits::input_parameter< int >::type n_thread(n_threadSEXP);
-    rcpp_result_gen = Rcpp::wrap(ccf_leaf_samples_cpp(trees, shape, x, feature_start, indicators, y_class, n_class, y_real, weights, uniform_weights, seed, first_tree, bagging, impute_random, n_thread));
+    rcpp_result_gen = Rcpp::wrap(ccf_leaf_samples_cpp(trees, shape, x, feature_start, indicators, y_class, n_class, y_real, weights, uniform_weights, seed, first_tree, sample, impute_random, n_thread));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -263,7 +264,7 @@ END_RCPP
 
 static const R_CallMethodDef CallEntries[] = {
     {"_ccforest_ccf_grow_cpp", (DL_FUNC) &_ccforest_ccf_grow_cpp, 15},
-    {"_ccforest_ccf_oob_cpp", (DL_FUNC) &_ccforest_ccf_oob_cpp, 15},
+    {"_ccforest_ccf_oob_cpp", (DL_FUNC) &_ccforest_ccf_oob_cpp, 16},
     {"_ccforest_ccf_leaf_samples_cpp", (DL_FUNC) &_ccforest_ccf_leaf_samples_cpp, 15},
     {"_ccforest_ccf_predict_quantiles_cpp", (DL_FUNC) &_ccforest_ccf_predict_quantiles_cpp, 12},
     {"_ccforest_ccf_predict_cpp", (DL_FUNC) &_ccforest_ccf_predict_cpp, 8},

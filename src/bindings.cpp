@@ -78,11 +78,12 @@ Rcpp::NumericMatrix to_r(const Eigen::MatrixXd& m) {
   return out;
 }
 
-ForestSource forest_source(double seed, double first_tree, bool bagging, bool impute_random) {
+ForestSource forest_source(double seed, double first_tree, const Rcpp::List& sample,
+                           bool impute_random) {
   ForestSource source;
   source.seed = whole_number(seed, "seed");
   source.first_tree = whole_number(first_tree, "first_tree");
-  source.bagging = bagging;
+  source.sample = row_sample(sample);
   source.impute_random = impute_random;
   return source;
 }
@@ -213,7 +214,7 @@ Rcpp::List ccf_grow_cpp(const Rcpp::NumericMatrix& x, const Rcpp::IntegerVector&
   return named_list({{"trees", trees}, {"importance", importance}});
 }
 
-// Out-of-bag sums of a bagged forest (and, if asked, its out-of-bag
+// Out-of-bag sums of a forest grown on samples (and, if asked, its out-of-bag
 // permutation importance), from the stored trees and the training data.
 // [[Rcpp::export(rng = false)]]
 Rcpp::List ccf_oob_cpp(const Rcpp::List& trees, const Rcpp::List& shape,
@@ -221,13 +222,14 @@ Rcpp::List ccf_oob_cpp(const Rcpp::List& trees, const Rcpp::List& shape,
                        const Rcpp::IntegerVector& indicators, const Rcpp::IntegerMatrix& y_class,
                        const Rcpp::IntegerVector& n_class,
                        const Rcpp::NumericMatrix& y_real, const Rcpp::NumericVector& weights,
-                       bool uniform_weights, double seed, double first_tree, bool impute_random,
-                       int n_thread, bool permutation_importance) {
+                       bool uniform_weights, double seed, double first_tree,
+                       const Rcpp::List& sample, bool impute_random, int n_thread,
+                       bool permutation_importance) {
   const Data data = training_data(x, feature_start, indicators, y_class, n_class, y_real, weights,
                                   uniform_weights);
   const ModelShape model = model_shape(shape);
   const EncodedTrees encoded = guarded([&] { return encoded_trees(trees); }, "out of memory");
-  const ForestSource source = forest_source(seed, first_tree, true, impute_random);
+  const ForestSource source = forest_source(seed, first_tree, sample, impute_random);
   RHost host;
   const Runtime runtime = r_runtime(host, n_thread, false, "");
   const char* oom = "out of memory while computing out-of-bag predictions";
@@ -257,8 +259,8 @@ Rcpp::List ccf_leaf_samples_cpp(const Rcpp::List& trees, const Rcpp::List& shape
                                 const Rcpp::IntegerVector& n_class,
                                 const Rcpp::NumericMatrix& y_real,
                                 const Rcpp::NumericVector& weights, bool uniform_weights,
-                                double seed, double first_tree, bool bagging, bool impute_random,
-                                int n_thread) {
+                                double seed, double first_tree, const Rcpp::List& sample,
+                                bool impute_random, int n_thread) {
   Rcpp::List out = new_list(trees.size());
   const Data data = training_data(x, feature_start, indicators, y_class, n_class, y_real, weights,
                                   uniform_weights);
@@ -267,7 +269,7 @@ Rcpp::List ccf_leaf_samples_cpp(const Rcpp::List& trees, const Rcpp::List& shape
   const Runtime runtime = r_runtime(host, n_thread, false, "");
   guarded([&] {
     const EncodedTrees encoded = encoded_trees(trees);
-    const ForestSource source = forest_source(seed, first_tree, bagging, impute_random);
+    const ForestSource source = forest_source(seed, first_tree, sample, impute_random);
     std::vector<std::vector<int32_t>> samples = leaf_samples(encoded, model, data, source, runtime);
     for (size_t t = 0; t < samples.size(); ++t) {
       out[static_cast<R_xlen_t>(t)] = integer_of(samples[t].begin(), samples[t].end());

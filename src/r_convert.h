@@ -152,9 +152,27 @@ inline Data training_data(const Rcpp::NumericMatrix& x, const Rcpp::IntegerVecto
               weights.size() == 0 ? nullptr : weights.begin(), uniform);
 }
 
+/**
+ * The rows each tree is grown on, from list(every_row, replace, size,
+ * class_size) as core_options() builds it in R; sizes were checked there.
+ */
+inline RowSample row_sample(const Rcpp::List& sample) {
+  RowSample out;
+  out.every_row = list_value<bool>(sample, "every_row");
+  out.replace = list_value<bool>(sample, "replace");
+  const double size = list_value<double>(sample, "size");
+  if (!(size >= 0.0 && size <= 2147483647.0)) Rcpp::stop("internal error: invalid sample size");
+  out.size = static_cast<size_t>(size);
+  for (double k : list_value<std::vector<double>>(sample, "class_size")) {
+    if (!(k >= 0.0 && k <= 2147483647.0)) Rcpp::stop("internal error: invalid class sample size");
+    out.class_size.push_back(static_cast<size_t>(k));
+  }
+  return out;
+}
+
 /** Tree options from the list ccforest() builds. */
 inline TreeOptions tree_options(const Rcpp::List& options) {
-  return TreeOptions(list_value<int>(options, "mtry"), list_value<int>(options, "min_split"),
+  TreeOptions out(list_value<int>(options, "mtry"), list_value<int>(options, "min_split"),
                      list_value<int>(options, "min_leaf"), list_value<int>(options, "max_depth"),
                      static_cast<SplitRule>(list_value<int>(options, "split_rule")),
                      static_cast<Projection>(list_value<int>(options, "projection")),
@@ -164,6 +182,9 @@ inline TreeOptions tree_options(const Rcpp::List& options) {
                      list_value<int>(options, "max_directions"),
                      list_value<int>(options, "output_bins"),
                      static_cast<AxisCandidates>(list_value<int>(options, "axis_candidates")));
+  // Lists of fits made before `sample` existed keep bagging's default.
+  if (options.containsElementNamed("sample")) out.sample = row_sample(options["sample"]);
+  return out;
 }
 
 }  // namespace ccforest

@@ -1,9 +1,11 @@
 #ifndef CCFOREST_OPTIONS_H_
 #define CCFOREST_OPTIONS_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace ccforest {
 
@@ -25,6 +27,26 @@ enum class Projection { kCca = 0, kRotation = 1, kPca = 2, kAxis = 3 };
  */
 enum class AxisCandidates { kNone = 0, kRandom = 1, kSearch = 2 };
 
+/**
+ * Which rows each tree is grown on (see draw_sample() in Sampling.h): every
+ * row once, or a sample of `size` rows (0: as many as there are rows of
+ * positive weight) drawn with or without replacement, or per class of the
+ * output, class_size[k] rows of class k.
+ */
+struct RowSample {
+  bool every_row = true;
+  bool replace = true;
+  size_t size = 0;
+  std::vector<size_t> class_size;
+
+  /** Bagging's bootstrap sample, or every row once. */
+  static RowSample bootstrap(bool bagging) {
+    RowSample sample;
+    sample.every_row = !bagging;
+    return sample;
+  }
+};
+
 /** Settings for growing one tree; the constructor enforces the invariants. */
 struct TreeOptions {
   TreeOptions(int mtry, int min_split, int min_leaf, int max_depth, SplitRule split_rule,
@@ -37,7 +59,7 @@ struct TreeOptions {
         projection_bootstrap(projection_bootstrap), bagging(bagging),
         impute_random(impute_random), rank_tolerance(rank_tolerance),
         max_directions(max_directions), output_bins(output_bins),
-        axis_candidates(axis_candidates) {
+        axis_candidates(axis_candidates), sample(RowSample::bootstrap(bagging)) {
     if (output_bins < 0 || output_bins == 1) {
       throw std::invalid_argument("output_bins must be 0 (off) or >= 2");
     }
@@ -77,6 +99,12 @@ struct TreeOptions {
   int output_bins;
   /** The sampled features' own axes, after the CCA's directions, and how they are cut. */
   AxisCandidates axis_candidates;
+  /**
+   * The rows the tree is grown on; by default bagging's bootstrap sample, or
+   * every row under projection bootstrapping. A tree grown on a sample drawn
+   * in proportion to the case weights is itself unweighted.
+   */
+  RowSample sample;
 };
 
 /** Settings for a whole forest, or for the range of its trees grown in one call. */
