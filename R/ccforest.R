@@ -632,11 +632,57 @@ response_blueprint <- function(response) {
   response[intersect(keep, names(response))]
 }
 
-#' Show calls as the user wrote them, through the generic
+#' The call a fit records: as the user wrote it, through the generic, but
+#' without values spliced into it. do.call() and caret put the data
+#' themselves in the call, which would then hold a copy of them (and print
+#' them in full): such a value becomes a symbol naming what it was, e.g.
+#' `<data.frame: 150 x 4>`, so that a fit's size does not depend on how
+#' ccforest() was called. Short plain vectors (`n_tree = 50`,
+#' `class_weights = c(yes = 10)`) are kept.
 #' @noRd
 generic_call <- function(call) {
   call[[1L]] <- as.name("ccforest")
+  for (i in seq_along(call)[-1L]) {
+    value <- call[[i]]
+    if (inherits(value, "formula")) {
+      # A formula object keeps its environment, which could hold anything:
+      # the bare expression reads the same.
+      attributes(value) <- NULL
+      call[[i]] <- value
+      next
+    }
+    if (is.null(value) || is.language(value)) next
+    if (is.atomic(value) && !is.object(value) && is.null(dim(value)) && length(value) <= 10L) next
+    call[[i]] <- as.name(sprintf("<%s>", value_summary(value)))
+  }
   call
+}
+
+#' What a value spliced into a call was, in a few words
+#' @noRd
+value_summary <- function(value) {
+  if (is.data.frame(value) || is.matrix(value)) {
+    kind <- if (is.data.frame(value)) class(value)[[1L]] else paste(typeof(value), "matrix")
+    return(sprintf("%s: %d x %d", kind, NROW(value), NCOL(value)))
+  }
+  if (is.function(value)) {
+    return("function")
+  }
+  kind <- if (is.object(value)) class(value)[[1L]] else if (is.atomic(value)) {
+    paste(typeof(value), "vector")
+  } else {
+    typeof(value)
+  }
+  sprintf("%s of length %d", kind, length(value))
+}
+
+#' Arguments of a recorded call that generic_call() replaced by a summary
+#' @noRd
+omitted_arguments <- function(call) {
+  args <- as.list(call)[-1L]
+  omitted <- vapply(args, function(a) is.symbol(a) && grepl("^<.*>$", as.character(a)),
+                    logical(1))
+  names(args)[omitted]
 }
 
 `%||%` <- function(a, b) if (is.null(a)) b else a

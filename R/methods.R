@@ -27,7 +27,9 @@
 #'
 #' `update()` evaluates the changed call in the environment it is called
 #' from, as [stats::update()] does: the data named in the original call must
-#' be found there. Arguments given to `update()` replace those of the
+#' be found there. A fit made through [do.call()] or caret records a call
+#' without the data it was given (it shows them as, e.g.,
+#' `<data.frame: 150 x 4>`): give them to `update()` again. Arguments given to `update()` replace those of the
 #' original call, and arguments set to `NULL` are removed from it.
 #'
 #' @param x,object A `"ccforest"` fitted by [ccforest()].
@@ -109,6 +111,15 @@ update.ccforest <- function(object, formula., ..., evaluate = TRUE) {
     for (name in extra_names) {
       call[[name]] <- extras[[name]]
     }
+  }
+  omitted <- omitted_arguments(call)
+  if (length(omitted) > 0L) {
+    stop(sprintf(paste0(
+      "update() cannot refit `object`: its call does not hold %s (the fit was called through ",
+      "do.call() or caret, which pass values rather than names, and a fit keeps no copy of ",
+      "its data). Give %s to update(), e.g. update(object, %s = <the data>)."),
+      format_names(omitted), if (length(omitted) == 1L) "it" else "them", omitted[[1L]]),
+      call. = FALSE)
   }
   if (!evaluate) {
     return(call)
