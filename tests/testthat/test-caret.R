@@ -141,6 +141,22 @@ test_that("caret's final model records a call without the training data", {
   expect_lt(abs(length(serialize(model, NULL)) - length(serialize(direct, NULL))), 5000)
 })
 
+test_that("sampling arguments pass through caret, and its fits are quiet", {
+  param <- data.frame(mtry = 2, min_split = 2)
+  fit <- expect_silent(ccforest_caret()$fit(iris[, 1:4], iris$Species, wts = NULL, param = param,
+                                            n_tree = 5, seed = 1, sample_fraction = 0.5,
+                                            replace = FALSE))
+  expect_identical(fit$options[c("sample_fraction", "replace")],
+                   list(sample_fraction = 0.5, replace = FALSE))
+  expect_false(is.null(fit$oob_error))
+  balanced <- ccforest_caret()$fit(iris[, 1:4], iris$Species, wts = NULL, param = param,
+                                   n_tree = 5, seed = 1,
+                                   sample_fraction = c(setosa = 0.1, versicolor = 0.1,
+                                                       virginica = 0.1))
+  expect_identical(balanced$options$sample_fraction,
+                   c(setosa = 0.1, versicolor = 0.1, virginica = 0.1))
+})
+
 test_that("caret::train() passes weights through to the final model", {
   skip_on_cran()
   w <- rep(c(1, 4), length.out = nrow(mtcars))
