@@ -385,6 +385,12 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
                             c("impute_random", "impute_mean", "fail", "omit"))
   sampling <- check_choice(sampling, "sampling", c("auto", "projection", "bagging"))
   projection <- check_choice(projection, "projection", c("cca", "rotation", "pca", "axis"))
+  if (identical(importance, "impurity") || identical(importance, "impurity_corrected")) {
+    stop(sprintf(paste0("importance = \"%s\" is ranger's; ccforest's split-gain importance is ",
+                        "\"projection\" (each split's gain shared among the features of its ",
+                        "hyperplane), and \"permutation\" is available too."), importance),
+         call. = FALSE)
+  }
   importance <- check_choice(importance, "importance", c("none", "projection", "permutation"))
   verbose <- check_flag(verbose, "verbose")
   quantiles <- check_flag(quantiles, "quantiles")
@@ -714,6 +720,12 @@ resolve_mtry <- function(mtry, n_feature) {
 resolve_split_rule <- function(split_rule, task) {
   if (is.null(split_rule)) {
     return(if (task == "classification") "entropy" else "variance")
+  }
+  if (identical(split_rule, "extratrees")) {
+    stop("split_rule = \"extratrees\" is ranger's; in ccforest, axis_candidates = \"random\" ",
+         "cuts each sampled feature once at random, as extremely randomised trees do, beside ",
+         "the canonical directions (projection = \"axis\" keeps only the features).",
+         call. = FALSE)
   }
   split_rule <- check_choice(split_rule, "split_rule", c("entropy", "gini", "variance"))
   if (task == "classification" && split_rule == "variance") {
