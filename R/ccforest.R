@@ -271,7 +271,11 @@
 #'   `CCFOREST_N_THREAD`, then 2. 0 means all cores.
 #' @param seed Master seed, a whole number in \[0, 2^31 - 1\]; `NULL` draws one
 #'   from R's random number generator.
-#' @param verbose Show progress on long fits.
+#' @param verbose Show progress on long fits: on a terminal, one line
+#'   rewritten in place; where output is not a terminal (a log file, knitr,
+#'   an RStudio background job), a line every 10 seconds with the estimated
+#'   time left. `options(ccforest.progress = "lines")` or `"bar"` chooses
+#'   either.
 #' @param first_tree The number of the first tree to grow: the fit holds
 #'   trees `first_tree`, ..., `first_tree + n_tree - 1` of the forest with
 #'   this `seed` (see the section on scaling out). Default 1.

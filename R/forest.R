@@ -84,11 +84,34 @@ grow_trees <- function(training, core, first_tree, n_tree, n_thread, verbose,
     ccf_grow_cpp(
       training$x, training$feature_start, training$indicators, training$y_class,
       training$n_class, training$y_real, training$weights, training$uniform_weights, core,
-      training$shape, first_tree, n_tree, n_thread, verbose, limit
+      training$shape, first_tree, n_tree, n_thread, progress_style(verbose), limit
     ),
     doing = sprintf("grow this forest of %s trees", format(n_tree, big.mark = ",")),
     advice = "Reduce `n_tree`, or grow smaller trees with a larger `min_leaf` or a `max_depth`."
   )
+}
+
+#' How a fit shows its progress, as the core's ProgressStyle: 0 not at all,
+#' 1 a line every few seconds with the time left (output that is not a
+#' terminal: a log file, knitr, an RStudio job), 2 one line rewritten in
+#' place (a terminal, or RStudio's console). `options(ccforest.progress =
+#' "lines")` or `"bar"` chooses.
+#' @noRd
+progress_style <- function(verbose) {
+  if (!isTRUE(verbose)) {
+    return(0L)
+  }
+  chosen <- getOption("ccforest.progress")
+  if (!is.null(chosen)) {
+    if (!identical(chosen, "lines") && !identical(chosen, "bar")) {
+      stop(sprintf("options(ccforest.progress) must be \"lines\" or \"bar\" (or NULL), not %s.",
+                   describe_value(chosen, is.character(chosen))), call. = FALSE)
+    }
+    return(if (chosen == "bar") 2L else 1L)
+  }
+  knitting <- isTRUE(getOption("knitr.in.progress"))
+  terminal <- isatty(stdout()) || (interactive() && identical(Sys.getenv("RSTUDIO"), "1"))
+  if (!knitting && sink.number() == 0L && terminal) 2L else 1L
 }
 
 #' @param training The training_set() the trees were grown from.

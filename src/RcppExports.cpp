@@ -12,8 +12,8 @@ Rcpp::Rostream<false>& Rcpp::Rcerr = Rcpp::Rcpp_cerr_get();
 #endif
 
 // ccf_grow_cpp
-Rcpp::List ccf_grow_cpp(const Rcpp::NumericMatrix& x, const Rcpp::IntegerVector& feature_start, const Rcpp::IntegerVector& indicators, const Rcpp::IntegerMatrix& y_class, const Rcpp::IntegerVector& n_class, const Rcpp::NumericMatrix& y_real, const Rcpp::NumericVector& weights, bool uniform_weights, const Rcpp::List& options, const Rcpp::List& shape, double first_tree, int n_tree, int n_thread, bool verbose, double memory_limit);
-RcppExport SEXP _ccforest_ccf_grow_cpp(SEXP xSEXP, SEXP feature_startSEXP, SEXP indicatorsSEXP, SEXP y_classSEXP, SEXP n_classSEXP, SEXP y_realSEXP, SEXP weightsSEXP, SEXP uniform_weightsSEXP, SEXP optionsSEXP, SEXP shapeSEXP, SEXP first_treeSEXP, SEXP n_treeSEXP, SEXP n_threadSEXP, SEXP verboseSEXP, SEXP memory_limitSEXP) {
+Rcpp::List ccf_grow_cpp(const Rcpp::NumericMatrix& x, const Rcpp::IntegerVector& feature_start, const Rcpp::IntegerVector& indicators, const Rcpp::IntegerMatrix& y_class, const Rcpp::IntegerVector& n_class, const Rcpp::NumericMatrix& y_real, const Rcpp::NumericVector& weights, bool uniform_weights, const Rcpp::List& options, const Rcpp::List& shape, double first_tree, int n_tree, int n_thread, int progress, double memory_limit);
+RcppExport SEXP _ccforest_ccf_grow_cpp(SEXP xSEXP, SEXP feature_startSEXP, SEXP indicatorsSEXP, SEXP y_classSEXP, SEXP n_classSEXP, SEXP y_realSEXP, SEXP weightsSEXP, SEXP uniform_weightsSEXP, SEXP optionsSEXP, SEXP shapeSEXP, SEXP first_treeSEXP, SEXP n_treeSEXP, SEXP n_threadSEXP, SEXP progressSEXP, SEXP memory_limitSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::traits::input_parameter< const Rcpp::NumericMatrix& >::type x(xSEXP);
@@ -29,9 +29,9 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< double >::type first_tree(first_treeSEXP);
     Rcpp::traits::input_parameter< int >::type n_tree(n_treeSEXP);
     Rcpp::traits::input_parameter< int >::type n_thread(n_threadSEXP);
-    Rcpp::traits::input_parameter< bool >::type verbose(verboseSEXP);
+    Rcpp::traits::input_parameter< int >::type progress(progressSEXP);
     Rcpp::traits::input_parameter< double >::type memory_limit(memory_limitSEXP);
-    rcpp_result_gen = Rcpp::wrap(ccf_grow_cpp(x, feature_start, indicators, y_class, n_class, y_real, weights, uniform_weights, options, shape, first_tree, n_tree, n_thread, verbose, memory_limit));
+    rcpp_result_gen = Rcpp::wrap(ccf_grow_cpp(x, feature_start, indicators, y_class, n_class, y_real, weights, uniform_weights, options, shape, first_tree, n_tree, n_thread, progress, memory_limit));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -156,6 +156,18 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// ccf_progress_text_cpp
+std::string ccf_progress_text_cpp(double done, double total, double elapsed);
+RcppExport SEXP _ccforest_ccf_progress_text_cpp(SEXP doneSEXP, SEXP totalSEXP, SEXP elapsedSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< double >::type done(doneSEXP);
+    Rcpp::traits::input_parameter< double >::type total(totalSEXP);
+    Rcpp::traits::input_parameter< double >::type elapsed(elapsedSEXP);
+    rcpp_result_gen = Rcpp::wrap(ccf_progress_text_cpp(done, total, elapsed));
+    return rcpp_result_gen;
+END_RCPP
+}
 // ccf_cca_cpp
 Rcpp::List ccf_cca_cpp(const Rcpp::NumericMatrix& x, const Rcpp::NumericMatrix& y, double tolerance);
 RcppExport SEXP _ccforest_ccf_cca_cpp(SEXP xSEXP, SEXP ySEXP, SEXP toleranceSEXP) {
@@ -271,6 +283,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_ccforest_ccf_prime_cpp", (DL_FUNC) &_ccforest_ccf_prime_cpp, 3},
     {"_ccforest_ccf_tree_sizes_cpp", (DL_FUNC) &_ccforest_ccf_tree_sizes_cpp, 2},
     {"_ccforest_ccf_tree_table_cpp", (DL_FUNC) &_ccforest_ccf_tree_table_cpp, 2},
+    {"_ccforest_ccf_progress_text_cpp", (DL_FUNC) &_ccforest_ccf_progress_text_cpp, 3},
     {"_ccforest_ccf_cca_cpp", (DL_FUNC) &_ccforest_ccf_cca_cpp, 3},
     {"_ccforest_ccf_cca_classes_cpp", (DL_FUNC) &_ccforest_ccf_cca_classes_cpp, 4},
     {"_ccforest_ccf_rotation_cpp", (DL_FUNC) &_ccforest_ccf_rotation_cpp, 3},

@@ -163,7 +163,7 @@ Rcpp::List ccf_grow_cpp(const Rcpp::NumericMatrix& x, const Rcpp::IntegerVector&
                         const Rcpp::NumericMatrix& y_real, const Rcpp::NumericVector& weights,
                         bool uniform_weights, const Rcpp::List& options,
                         const Rcpp::List& shape, double first_tree, int n_tree, int n_thread,
-                        bool verbose, double memory_limit) {
+                        int progress, double memory_limit) {
   // R results first: if R cannot allocate them, nothing C++ is held yet.
   const size_t n_feature = static_cast<size_t>(feature_start.size() - 1);
   Rcpp::List trees = new_list(n_tree);
@@ -176,7 +176,9 @@ Rcpp::List ccf_grow_cpp(const Rcpp::NumericMatrix& x, const Rcpp::IntegerVector&
   const ModelShape model = model_shape(shape);
   double stored_bytes = 0.0;
   RHost host;
-  const Runtime runtime = r_runtime(host, n_thread, verbose, "Growing trees");
+  if (progress < 0 || progress > 2) Rcpp::stop("internal error: invalid progress style");
+  const Runtime runtime =
+      r_runtime(host, n_thread, static_cast<ProgressStyle>(progress), "Growing trees");
   auto sink = [&](size_t begin, std::vector<std::vector<uint8_t>>& encoded,
                   std::vector<double>& tree_importance) {
     for (size_t i = 0; i < encoded.size(); ++i) {
@@ -231,7 +233,7 @@ Rcpp::List ccf_oob_cpp(const Rcpp::List& trees, const Rcpp::List& shape,
   const EncodedTrees encoded = guarded([&] { return encoded_trees(trees); }, "out of memory");
   const ForestSource source = forest_source(seed, first_tree, sample, impute_random);
   RHost host;
-  const Runtime runtime = r_runtime(host, n_thread, false, "");
+  const Runtime runtime = r_runtime(host, n_thread, ProgressStyle::kNone, "");
   const char* oom = "out of memory while computing out-of-bag predictions";
   Rcpp::NumericMatrix sum;
   Rcpp::IntegerVector count;
@@ -266,7 +268,7 @@ Rcpp::List ccf_leaf_samples_cpp(const Rcpp::List& trees, const Rcpp::List& shape
                                   uniform_weights);
   const ModelShape model = model_shape(shape);
   RHost host;
-  const Runtime runtime = r_runtime(host, n_thread, false, "");
+  const Runtime runtime = r_runtime(host, n_thread, ProgressStyle::kNone, "");
   guarded([&] {
     const EncodedTrees encoded = encoded_trees(trees);
     const ForestSource source = forest_source(seed, first_tree, sample, impute_random);
@@ -305,7 +307,7 @@ Rcpp::NumericMatrix ccf_predict_quantiles_cpp(const Rcpp::List& trees, const Rcp
     }
     const EncodedTrees encoded = encoded_trees(trees);
     RHost host;
-    const Runtime runtime = r_runtime(host, n_thread, false, "");
+    const Runtime runtime = r_runtime(host, n_thread, ProgressStyle::kNone, "");
     const ForestModel decoded = decode_forest(encoded, model_shape_, 0, static_cast<size_t>(n_tree),
                                               runtime);
     const MatrixMap xm = map_matrix(x);
@@ -342,7 +344,7 @@ Rcpp::NumericMatrix ccf_predict_cpp(const Rcpp::List& trees, const Rcpp::List& s
     const MatrixMap xm = map_matrix(x);
     const std::vector<uint64_t> hash = row_hashes(xm);
     RHost host;
-    const Runtime runtime = r_runtime(host, n_thread, false, "");
+    const Runtime runtime = r_runtime(host, n_thread, ProgressStyle::kNone, "");
     PredictOptions options;
     options.seed = whole_number(seed, "seed");
     options.impute_random = impute_random;
@@ -392,7 +394,7 @@ bool ccf_prime_cpp(const Rcpp::List& trees, const Rcpp::List& shape, int n_threa
     for (const auto& tree : encoded) total += tree.second;
     if (total > DecodedCache::kMaxStoredBytes || encoded.empty()) return false;
     RHost host;
-    const Runtime runtime = r_runtime(host, n_thread, false, "");
+    const Runtime runtime = r_runtime(host, n_thread, ProgressStyle::kNone, "");
     decoded_cache.store(encoded, encoded.size(), model,
                         decode_forest(encoded, model, 0, encoded.size(), runtime));
     return true;
@@ -480,6 +482,14 @@ Rcpp::List ccf_tree_table_cpp(const Rcpp::RawVector& tree, const Rcpp::List& sha
                        {"coefficients", coefficients}, {"value_index", value_index},
                        {"values", values}});
   }, "out of memory while reading the tree");
+}
+
+// Test hook: the text of a progress report after `done` of `total` steps in
+// `elapsed` seconds (the timing itself is not testable).
+// [[Rcpp::export(rng = false)]]
+std::string ccf_progress_text_cpp(double done, double total, double elapsed) {
+  return progress_text("Growing trees", static_cast<size_t>(done), static_cast<size_t>(total),
+                       elapsed);
 }
 
 // Test hooks: expose core kernels so testthat can compare them with
