@@ -42,11 +42,18 @@
 #'
 #' @section The paper's algorithm:
 #' Two defaults depart from Rainforth and Wood (2017), each measured to lose
-#' nothing (`bench/results/max-directions.md`, `bench/results/variants.md`,
-#' NEWS): `max_directions = 2` and `onehot_max_levels = 32`. `variant = "paper"` grows the paper's canonical
-#' correlation forest exactly (it is `max_directions = Inf, onehot_max_levels
-#' = Inf`); `output_bins` and `axis_candidates` (off by default) go further
-#' beyond it, with trade-offs measured in `bench/results/regression-options.md`.
+#' nothing: `max_directions = 2` and `onehot_max_levels = 32`. `variant =
+#' "paper"` grows the paper's canonical correlation forest exactly (it is
+#' `max_directions = Inf, onehot_max_levels = Inf`); `output_bins` and
+#' `axis_candidates` (off by default) go further beyond it, with trade-offs
+#' measured on regression tasks. `print()` lists the options beyond the paper
+#' that act on a fit.
+#'
+#' The benchmarks cited here are scripts in the `bench` folder of the source
+#' repository (<https://github.com/ccforest/ccforest>), which the installed
+#' package does not contain; their results are the files linked, such as
+#' [`bench/results/max-directions.md`](https://github.com/ccforest/ccforest/blob/main/bench/results/max-directions.md), with the command, machine
+#' and package versions (ranger 0.14.1) of each run.
 #'
 #' @section Sampling and weights:
 #' Each tree is grown on a set of rows: with projection bootstrapping (the
@@ -184,8 +191,9 @@
 #'   less time. The default, 2, departs from the paper for four classes or
 #'   more: on 50 new folds of each of Vehicle, Glass and Vowel and 10 of
 #'   LetterRecognition it changed no error beyond noise
-#'   (`bench/results/max-directions.md`, paired Wilcoxon tests over the folds;
-#'   `bench/results/variants.md` has Vehicle's error 0.6 points lower with all
+#'   ([`bench/results/max-directions.md`](https://github.com/ccforest/ccforest/blob/main/bench/results/max-directions.md), paired Wilcoxon
+#'   tests over the folds; [`bench/results/variants.md`](https://github.com/ccforest/ccforest/blob/main/bench/results/variants.md) has
+#'   Vehicle's error 0.6 points lower with all
 #'   directions, p = 0.03 on its 30 folds, which the 50 new ones did not
 #'   repeat). Regression with one output and two or three classes have at
 #'   most two directions anyway. It has no effect with
@@ -199,11 +207,12 @@
 #'   regression (Li, 1991) at every node. `NULL` (default): the paper's CCA.
 #'   It helps where the output depends on a direction of the features in a
 #'   way that is not monotone (Friedman 2, mlbench's peak, Servo) and hurts
-#'   where one linear trend dominates and the bins only add noise: on the 21
-#'   regression tasks of `bench/results/regression-options.md` it won on 3,
-#'   lost on 4 and tied on 14, at 1.0-1.4 times the training time (one sort of
-#'   each node's outputs and the extra directions' split searches). Hence an
-#'   option to try, not a default.
+#'   where one linear trend dominates and the bins only add noise (Friedman 1
+#'   and 3, nlschools, crabs): on the 35 regression tasks of
+#'   [`bench/results/regression-options.md`](https://github.com/ccforest/ccforest/blob/main/bench/results/regression-options.md) (`output_bins =
+#'   4`) it won on 4, lost on 8 and tied on 23, at 1.1-1.3 times the training
+#'   time (one sort of each node's outputs and the extra directions' split
+#'   searches). Hence an option to try, not a default.
 #' @param axis_candidates Whether the sampled features' own axes join the
 #'   canonical directions as candidate splits at each node (a hybrid with a
 #'   random forest's splits), and how they are cut: `"none"` (default, the
@@ -219,13 +228,15 @@
 #'   (UScereal, attenu, crabs). A random cut is a weaker candidate than a
 #'   searched one, so it wins less where axes help and loses less where they
 #'   hurt: on the 35 regression tasks of
-#'   `bench/results/regression-options.md`, random axes won on 8, lost on 3
+#'   [`bench/results/regression-options.md`](https://github.com/ccforest/ccforest/blob/main/bench/results/regression-options.md), random axes won
+#'   on 8, lost on 3
 #'   (by 1-3%) and tied on 24, at 1.1-1.2 times the training time (one pass
 #'   over each sampled feature, no sort); searched axes won on 7 and lost on 8
 #'   (by up to 21%), at 1.2-1.5 times. Neither is the default: on the 14
 #'   tasks chosen last, to confirm random axes as a default, they changed
 #'   nothing but two small losses. On the classification data sets of
-#'   `bench/results/variants.md` random axes won once (Vehicle, p = 0.02) and
+#'   [`bench/results/variants.md`](https://github.com/ccforest/ccforest/blob/main/bench/results/variants.md) random axes won once
+#'   (Vehicle, p = 0.02) and
 #'   lost nowhere; searched axes changed no error beyond noise.
 #' @param onehot_max_levels Unordered factors with at most this many levels
 #'   are expanded to one indicator column per level, sampled together as one
@@ -238,7 +249,8 @@
 #'   at most K - 1 and at most eight), sampled together as one feature, so
 #'   that the levels' class structure is not squeezed into a single order (on
 #'   five classes and 40 levels: 48.6% error against 54.7% with one order and
-#'   49.5% one-hot, `tests/testthat/test-factors.R`). Each training row is
+#'   49.5% one-hot, in the package's tests,
+#'   [`tests/testthat/test-factors.R`](https://github.com/ccforest/ccforest/blob/main/tests/testthat/test-factors.R)). Each training row is
 #'   valued without its own output. The cost is then that of at most eight
 #'   numeric columns whatever the number of levels, and a noisy factor with
 #'   many levels cannot over-fit the canonical correlations through one

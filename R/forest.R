@@ -235,6 +235,17 @@ forest_problem <- function(forest, n_feature) {
 #' class proportions (classification) or output means (regression), on the
 #' original scale of the outputs.
 #'
+#' Thresholds and coefficients are therefore on the z-score scale. Column
+#' \eqn{j} (named `object$blueprint$column_names[j]`) is
+#' \eqn{z_j = (x_j - c_j) / s_j}{z_j = (x_j - c_j) / s_j}, with \eqn{c_j}
+#' and \eqn{s_j} the training mean and standard deviation kept in
+#' `object$blueprint$center[j]` and `object$blueprint$scale[j]`, so in the
+#' columns' own units the split is
+#' \eqn{\sum_j (w_j / s_j) x_j \le t + \sum_j w_j c_j / s_j}{sum_j (w_j / s_j) x_j <= t + sum_j w_j c_j / s_j};
+#' a split on one numeric column sends \eqn{x_j \le c_j + s_j t}{x_j <= c_j + s_j t}
+#' left (see the example). Dates, date-times and time differences are in
+#' days, seconds and their units; a factor's indicator is 1 for its level.
+#'
 #' @param object A `"ccforest"` fitted by [ccforest()].
 #' @param tree Which tree, from 1 to the number of trees.
 #' @return A data.frame with one row per node: `node`, `left`, `right`
@@ -246,6 +257,16 @@ forest_problem <- function(forest, n_feature) {
 #' fit <- ccforest(Species ~ ., data = iris, n_tree = 5, seed = 1)
 #' info <- tree_info(fit, 1)
 #' head(info)
+#'
+#' # The root's hyperplane in the features' own units: coefficients of x and
+#' # the threshold they are compared with.
+#' root <- info[1, ]
+#' j <- match(root$columns[[1]], fit$blueprint$column_names)
+#' center <- fit$blueprint$center[j]
+#' scale <- fit$blueprint$scale[j]
+#' w <- root$coefficients[[1]]
+#' stats::setNames(w / scale, root$columns[[1]])
+#' root$threshold + sum(w * center / scale)
 #' @export
 tree_info <- function(object, tree = 1L) {
   check_ccforest(object)
