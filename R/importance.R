@@ -56,7 +56,8 @@
 #' Forests grown with projection bootstrapping (the default) fit every tree to
 #' every training row, so the training data would overstate every variable's
 #' importance: permutation importance then needs held-out data, e.g. a test
-#' set or an assessment fold. A forest fitted with `sampling = "bagging"` and
+#' set or an assessment fold. A forest whose trees are grown on samples
+#' (`sampling = "bagging"`, or a `sample_fraction` below 1) and fitted with
 #' `importance = "permutation"` stores its out-of-bag permutation importance,
 #' which `importance(fit)` returns.
 #'
@@ -140,8 +141,9 @@ importance.ccforest <- function(x, type = NULL, new_data = NULL, y = NULL, n_rep
          "with data not used to fit the forest", if (is.null(x$formula)) " and its outputs in `y`",
          ". With projection bootstrapping every tree is grown on every training row, so ",
          "permuting the training data would overstate every variable's importance. ",
-         "(A forest fitted with sampling = \"bagging\" and importance = \"permutation\" ",
-         "stores an out-of-bag permutation importance instead.)", call. = FALSE)
+         "(A forest whose trees are grown on samples, with sampling = \"bagging\" or a ",
+         "`sample_fraction` below 1, and fitted with importance = \"permutation\" stores ",
+         "an out-of-bag permutation importance instead.)", call. = FALSE)
   }
   permutation_importance(x, new_data, y, n_repeat = n_repeat,
                          n_thread = resolve_n_thread(n_thread), seed = seed)

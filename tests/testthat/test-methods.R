@@ -162,7 +162,13 @@ test_that("out-of-bag values line up with the data's rows under na_action = \"om
 
 test_that("without out-of-bag rows, fitted() and residuals() say why", {
   fit <- ccforest(mpg ~ ., data = mtcars, n_tree = 5, seed = 1)
-  expect_error(fitted(fit), "fitted\\(\\) needs out-of-bag predictions.*sampling = \"bagging\"")
+  expect_error(fitted(fit), paste0("fitted\\(\\) needs out-of-bag predictions, which only ",
+                                   "forests whose trees are grown on samples have \\(sampling = ",
+                                   "\"bagging\", or a `sample_fraction` below 1\\); every tree of ",
+                                   "`object` saw every row."))
+  # A projection forest grown on subsamples has them.
+  sub <- ccforest(mpg ~ ., data = mtcars, n_tree = 30, seed = 1, sample_fraction = 0.6)
+  expect_identical(fitted(sub), sub$predictions)
   expect_error(residuals(fit), "residuals\\(\\) needs out-of-bag predictions")
   old <- ccforest(mpg ~ ., data = mtcars, n_tree = 5, sampling = "bagging", seed = 1)
   old$residuals <- NULL
