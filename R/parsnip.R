@@ -221,7 +221,8 @@ register_parsnip_engine <- function() {
 #' @export
 #' @examples
 #' if (requireNamespace("parsnip", quietly = TRUE)) {
-#'   fit <- ccforest_parsnip_fit(iris[1:20, 1:4], droplevels(iris$Species[1:20]),
+#'   rows <- c(1:10, 51:60)
+#'   fit <- ccforest_parsnip_fit(iris[rows, 1:4], droplevels(iris$Species[rows]),
 #'                               min_split = 50, n_tree = 5, seed = 1)
 #'   fit$options$min_split
 #' }
