@@ -193,9 +193,10 @@ coef.ccforest <- function(object, ...) {
 #' @rdname fitted.ccforest
 #' @export
 deviance.ccforest <- function(object, ...) {
-  stop("A canonical correlation forest has no deviance. A forest grown with ",
-       "sampling = \"bagging\" stores its out-of-bag error in `oob_error`; otherwise ",
-       "measure the error of predict() on held-out data.", call. = FALSE)
+  stop("A canonical correlation forest has no deviance. A forest whose trees are grown on ",
+       "samples (sampling = \"bagging\", or a `sample_fraction` below 1) stores its ",
+       "out-of-bag error in `oob_error`; otherwise measure the error of predict() on ",
+       "held-out data.", call. = FALSE)
 }
 
 #' Out-of-bag values exist only for forests whose trees are grown on samples

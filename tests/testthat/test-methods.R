@@ -178,7 +178,9 @@ test_that("without out-of-bag rows, fitted() and residuals() say why", {
 test_that("coef() and deviance() are errors that say what to use instead", {
   fit <- ccforest(mpg ~ ., data = mtcars, n_tree = 5, seed = 1)
   expect_error(coef(fit), "has no coefficients. Use importance\\(\\)")
-  expect_error(deviance(fit), "has no deviance.*oob_error")
+  expect_error(deviance(fit), paste0("has no deviance. A forest whose trees are grown on ",
+                                     "samples \\(sampling = \"bagging\", or a `sample_fraction` ",
+                                     "below 1\\) stores its out-of-bag error in `oob_error`"))
 })
 
 test_that("predict() takes newdata as well as new_data, not both", {
