@@ -4,8 +4,10 @@
 #   make build     R CMD build -> ccforest_<version>.tar.gz
 #   make install   deps + document + build + R CMD INSTALL of the tarball
 #   make demo      install, then Rscript tools/demo.R
-#   make test      install, testthat suite on the installed package,
-#                  then R CMD check --as-cran (fails on ERROR or WARNING)
+#   make test      install, testthat suite on the installed package, the
+#                  documentation's file references (check-docs), then
+#                  R CMD check --as-cran (fails on ERROR or WARNING)
+#   make check-docs  every file the docs refer to exists (tools/check-doc-references.R)
 #   make core-test the C++ core alone (no R), with ASan + UBSan
 #   make sanitize  install, then the test suite under ASan + UBSan
 #   make valgrind  install, then a small fit/predict under valgrind memcheck
@@ -36,7 +38,7 @@ NO_MANUAL := $(if $(shell command -v pdflatex 2>/dev/null),,--no-manual)
 
 # Prerequisites are run in the order written (install before tests, ...).
 .NOTPARALLEL:
-.PHONY: all deps document build install demo test run-tests check core-test sanitize valgrind readme clean
+.PHONY: all deps document build install demo test run-tests check-docs check core-test sanitize valgrind readme clean
 
 all: install
 
@@ -67,13 +69,16 @@ demo: install
 	$(RSCRIPT) tools/demo.R
 
 # The test summary line is repeated last so it closes the output.
-test: install run-tests check
+test: install run-tests check-docs check
 	@echo
 	@cat $(CHECK_DIR)/test-summary.txt
 
 run-tests:
 	@mkdir -p $(CHECK_DIR)
 	$(RSCRIPT) tools/run-tests.R $(CHECK_DIR)/test-summary.txt
+
+check-docs:
+	$(RSCRIPT) tools/check-doc-references.R
 
 # Checks the tarball left by `make build`/`make install`. R CMD check's own
 # exit status is kept and judged, with the log, by tools/check-log.sh.

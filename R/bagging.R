@@ -4,14 +4,17 @@
 # standard errors and jackknife+-after-bootstrap intervals.
 
 #' What redrawing the trees' samples needs: the number of training rows the
-#' trees drew from, their case weights (NULL for none) and, with
-#' na_action = "omit", which of the data's rows those were
+#' trees drew from, their case weights (NULL for none), how they were sampled
+#' (row_sample()), their classes when the sample has a size per class, and,
+#' with na_action = "omit", which of the data's rows those were
 #' @noRd
-bagging_record <- function(training, kept_rows) {
+bagging_record <- function(training, kept_rows, sample) {
   list(
     n_row = nrow(training$x),
     weights = if (length(training$weights)) training$weights,
     uniform_weights = training$uniform_weights,
+    sample = sample,
+    classes = if (length(sample$class_size)) training$y_class[, 1L],
     kept_rows = kept_rows
   )
 }
@@ -23,11 +26,12 @@ bagging_record <- function(training, kept_rows) {
 #' dropped by na_action = "omit".
 #' @noRd
 bagging_of <- function(object, what) {
-  if (!identical(object$options$sampling, "bagging")) {
+  if (!has_out_of_bag(object$options)) {
     stop(sprintf(paste0(
-      "%s needs a forest grown with sampling = \"bagging\": it measures how the predictions ",
-      "vary with the trees' bootstrap samples of the rows, and with projection bootstrapping ",
-      "every tree is grown on every row. Refit with sampling = \"bagging\"%s."), what,
+      "%s needs a forest whose trees are grown on samples of the rows (sampling = ",
+      "\"bagging\", or a `sample_fraction` below 1): it measures how the predictions vary ",
+      "with the trees' samples, and with projection bootstrapping every tree is grown on every ",
+      "row. Refit with sampling = \"bagging\"%s."), what,
       if (object$task == "regression") {
         paste0(", or use type = \"interval\" with a calibration set (conformalised quantile ",
                "regression, for a forest fitted with quantiles = TRUE)")
@@ -45,7 +49,11 @@ bagging_of <- function(object, what) {
         object$version), call. = FALSE)
     }
     record <- list(n_row = as.integer(object$n_obs), weights = NULL, uniform_weights = FALSE,
-                   kept_rows = NULL)
+                   classes = NULL, kept_rows = NULL)
+  }
+  if (is.null(record$sample)) {
+    # Forests fitted before samples could be chosen were bagged.
+    record$sample <- list(every_row = FALSE, replace = TRUE, size = 0, class_size = numeric(0))
   }
   record
 }
@@ -71,7 +79,7 @@ oob_error_curve <- function(oob, response) {
 oob_negation_importance <- function(fit, training, core, n_thread) {
   values <- with_memory_advice(
     ccf_oob_negation_cpp(fit$forest$trees, training,
-                         forest_source(fit$seed, fit$forest$first_tree, bagging = TRUE,
+                         forest_source(fit$seed, fit$forest$first_tree, core$sample,
                                        core$impute_random), n_thread),
     doing = "compute the negation importance",
     advice = "Fit with importance = \"projection\", or on fewer rows."
@@ -84,8 +92,7 @@ oob_negation_importance <- function(fit, training, core, n_thread) {
 #' @noRd
 in_bag_counts <- function(object, n_tree = n_trees(object), n_thread = 2L) {
   record <- bagging_of(object, "In-bag counts")
-  ccf_in_bag_cpp(as.integer(record$n_row), record$weights %||% numeric(0),
-                 isTRUE(record$uniform_weights), object$seed, object$forest$first_tree - 1,
+  ccf_in_bag_cpp(record, object$seed, object$forest$first_tree - 1,
                  as.integer(n_tree), as.integer(n_thread))
 }
 
@@ -133,9 +140,8 @@ predict_se_values <- function(object, matrix_x, n_tree, n_thread, impute_random)
     values <- per_tree_raw(object, matrix_x[rows, , drop = FALSE], n_tree, n_thread,
                            impute_random)
     dim(values) <- c(length(rows) * width, n_tree)
-    ij <- ccf_infjack_cpp(values, as.integer(record$n_row), record$weights %||% numeric(0),
-                          isTRUE(record$uniform_weights), object$seed,
-                          object$forest$first_tree - 1, as.integer(n_thread))
+    ij <- ccf_infjack_cpp(values, record, object$seed, object$forest$first_tree - 1,
+                          as.integer(n_thread))
     corrected <- ij$raw - ij$bias
     negative <- corrected < 0
     variance[rows, ] <- pmax(corrected, 0)
@@ -221,8 +227,7 @@ jackknife_plus_interval <- function(object, matrix_x, level, n_tree, n_thread, i
     values <- per_tree_raw(object, matrix_x[rows, , drop = FALSE], n_tree, n_thread,
                            impute_random)
     dim(values) <- c(length(rows), n_tree)
-    bounds <- ccf_jackknife_plus_cpp(values, standardised, record$weights %||% numeric(0),
-                                     isTRUE(record$uniform_weights), object$seed,
+    bounds <- ccf_jackknife_plus_cpp(values, standardised, record, object$seed,
                                      object$forest$first_tree - 1, rank_lower, rank_upper,
                                      as.integer(n_thread))
     lower[rows] <- bounds$lower * scale + center

@@ -8,8 +8,9 @@
 #' pass it as `method`. It handles classification (with class probabilities
 #' when `trainControl(classProbs = TRUE)`) and regression, and tunes `mtry`
 #' (features sampled at each node) and `min_split` (the smallest node that is
-#' split further). Other arguments of [ccforest()], such as `n_tree` or
-#' `n_thread`, can be given to `train()` and are passed on.
+#' split further). Other arguments of [ccforest()], such as `n_tree`,
+#' `n_thread`, `sample_fraction` or `replace`, can be given to `train()` and
+#' are passed on. Fits are quiet unless `verbose = TRUE` is given.
 #'
 #' @details
 #' The default grid crosses `len` values of `mtry`, spread evenly on a log

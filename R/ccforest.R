@@ -74,7 +74,7 @@
 #' floats or pairs of floats where nearly collinear features need them, so
 #' that accuracy does not depend on the coordinates the features come in.
 #' `output_bins` and `axis_candidates` (off by default) go further beyond the
-#' paper.
+#' paper. `print()` lists the options beyond the paper that act on a fit.
 #'
 #' In either variant the canonical correlation analysis drops a sampled
 #' feature that is collinear with the others to within its rank tolerance
@@ -82,6 +82,49 @@
 #' where a feature differs from a combination of the others by less than
 #' 1e-4 of their spread at a node, the direction along that difference is not
 #' found there.
+#'
+#' The benchmarks cited here are scripts in the `bench` folder of the source
+#' repository (<https://github.com/ccforest/ccforest>), which the installed
+#' package does not contain; their results are the files linked, such as
+#' [`bench/results/max-directions.md`](https://github.com/ccforest/ccforest/blob/main/bench/results/max-directions.md), with the command, machine
+#' and package versions (ranger 0.14.1) of each run.
+#'
+#' @section Sampling and weights:
+#' Each tree is grown on a set of rows: with projection bootstrapping (the
+#' default when `mtry` is less than the number of features), every row once;
+#' with bagging, a bootstrap sample. `sample_fraction` and `replace` choose
+#' these rows as in ranger, under either scheme: a fraction of the rows, with
+#' or without replacement, or a number of rows per class, so that every tree
+#' sees a balanced sample of imbalanced classes. Rows a tree was not grown on
+#' give the forest's out-of-bag predictions.
+#'
+#' A case weight w (times the class weight of the row's class) counts as w
+#' copies of the row, relative to the other rows: the forest is the one grown
+#' on the data with each row repeated in proportion to its weight. Trees
+#' grown on samples draw their rows with probabilities proportional to the
+#' weights (without replacement, each draw among the rows not yet drawn),
+#' and are then grown on the sample unweighted; trees grown on every row
+#' weight each row in the projection bootstrap, in the impurity of the
+#' splits and in the leaves' class shares or means. Sample sizes and
+#' `min_split` and `min_leaf` count rows, not weight. Weights of any scale
+#' work, but positive weights (case times class weight) may differ by a
+#' factor of at most 1e15: sums of weights keep about 16 digits, so a
+#' lighter row would vanish from every sum it shares with a heavier one.
+#'
+#' What weights do to predicted probabilities follows. At the default
+#' `min_leaf = 1`, trees grown on every row split until each leaf holds one
+#' class, so its class shares are 0 and 1 whatever the weights: weights then
+#' move the boundaries between the classes but not the probabilities, and an
+#' up-weighted class can even lose a little probability, as it does when its
+#' rows are repeated (the splits fit closely around its heavy rows). Weights
+#' raise the probabilities of the classes they favour where trees are grown
+#' on samples (bagging, `sample_fraction < 1` or `replace = TRUE`: the heavy
+#' rows are in more trees) or leaves hold several rows (a larger `min_leaf`,
+#' or `max_depth`). On 2,000 rows with 3.6% of class "yes" (three features,
+#' so projection bootstrapping by default), `class_weights = c(yes = 10)`
+#' changes the mean predicted probability of "yes" from 0.036 to 0.033 by
+#' default, to 0.060 with `sampling = "bagging"`, and to 0.084 with
+#' `min_leaf = 5`.
 #'
 #' @section Reproducibility:
 #' Each tree draws from its own random stream derived from `seed` and the tree
@@ -132,12 +175,30 @@
 #' @param sampling `"auto"` (default) uses projection bootstrapping when
 #'   `mtry` is less than the number of features and bagging of whole trees
 #'   otherwise, as in the paper; `"projection"` or `"bagging"` force one.
-#'   With bagging, out-of-bag predictions and their error are stored in the
-#'   forest (`predictions`, `oob_error`) and shown by `print()`. With
-#'   projection bootstrapping every tree is grown on every row, so a gross
-#'   error in a regression output reaches a leaf of every tree (bagging
-#'   leaves it out of about a third of them): look for data-entry errors in
-#'   the outputs before fitting.
+#'   Projection bootstrapping fits each node's CCA on a bootstrap sample of
+#'   the node's rows and grows each tree on every row (unless
+#'   `sample_fraction` or `replace` say otherwise); bagging grows each tree on
+#'   a bootstrap sample and fits each node's CCA on all of the node's rows.
+#'   When the trees are grown on samples, out-of-bag predictions and their
+#'   error are stored in the forest (`predictions`, `oob_error`) and shown by
+#'   `print()`. With projection bootstrapping every tree is grown on every
+#'   row, so a gross error in a regression output reaches a leaf of every
+#'   tree (bagging leaves it out of about a third of them): look for
+#'   data-entry errors in the outputs before fitting.
+#' @param sample_fraction The share of the rows each tree is grown on, as
+#'   ranger's `sample.fraction`: a number in (0, 1] (of the rows of positive
+#'   weight, rounded), or, for classification with one output, one number
+#'   per class (named by the classes, or in the order of the levels), each
+#'   the share of all rows drawn from that class, summing to at most 1:
+#'   `c(no = 0.1, yes = 0.1)` grows every tree on a balanced sample of a fifth
+#'   of the rows. Default 1, except 0.632 for bagging without replacement.
+#'   With projection bootstrapping, a fraction below 1 grows each tree on a
+#'   subsample (its nodes still use projection bootstrapping), which gives
+#'   out-of-bag predictions. See the section on sampling and weights.
+#' @param replace Whether each tree's rows are drawn with replacement.
+#'   Default `TRUE` for bagging and `FALSE` for projection bootstrapping,
+#'   where `sample_fraction = 1` without replacement is every row once (the
+#'   paper's forest).
 #' @param projection How each node turns its sampled features into candidate
 #'   split directions: `"cca"` (default; canonical correlation forest),
 #'   `"rotation"` (a uniformly random rotation: random rotation forest),
@@ -166,8 +227,9 @@
 #'   less time. The default, 2, departs from the paper for four classes or
 #'   more: on 50 new folds of each of Vehicle, Glass and Vowel and 10 of
 #'   LetterRecognition it changed no error beyond noise
-#'   (`bench/results/max-directions.md`, paired Wilcoxon tests over the folds;
-#'   `bench/results/variants.md` has Vehicle's error 0.6 points lower with all
+#'   ([`bench/results/max-directions.md`](https://github.com/ccforest/ccforest/blob/main/bench/results/max-directions.md), paired Wilcoxon
+#'   tests over the folds; [`bench/results/variants.md`](https://github.com/ccforest/ccforest/blob/main/bench/results/variants.md) has
+#'   Vehicle's error 0.6 points lower with all
 #'   directions, p = 0.03 on its 30 folds, which the 50 new ones did not
 #'   repeat). Regression with one output and two or three classes have at
 #'   most two directions anyway. It has no effect with
@@ -181,11 +243,12 @@
 #'   regression (Li, 1991) at every node. `NULL` (default): the paper's CCA.
 #'   It helps where the output depends on a direction of the features in a
 #'   way that is not monotone (Friedman 2, mlbench's peak, Servo) and hurts
-#'   where one linear trend dominates and the bins only add noise: on the 21
-#'   regression tasks of `bench/results/regression-options.md` it won on 3,
-#'   lost on 4 and tied on 14, at 1.0-1.4 times the training time (one sort of
-#'   each node's outputs and the extra directions' split searches). Hence an
-#'   option to try, not a default.
+#'   where one linear trend dominates and the bins only add noise (Friedman 1
+#'   and 3, nlschools, crabs): on the 35 regression tasks of
+#'   [`bench/results/regression-options.md`](https://github.com/ccforest/ccforest/blob/main/bench/results/regression-options.md) (`output_bins =
+#'   4`) it won on 4, lost on 8 and tied on 23, at 1.1-1.3 times the training
+#'   time (one sort of each node's outputs and the extra directions' split
+#'   searches). Hence an option to try, not a default.
 #' @param axis_candidates Whether the sampled features' own axes join the
 #'   canonical directions as candidate splits at each node (a hybrid with a
 #'   random forest's splits), and how they are cut: `"none"` (default, the
@@ -201,13 +264,15 @@
 #'   (UScereal, attenu, crabs). A random cut is a weaker candidate than a
 #'   searched one, so it wins less where axes help and loses less where they
 #'   hurt: on the 35 regression tasks of
-#'   `bench/results/regression-options.md`, random axes won on 8, lost on 3
+#'   [`bench/results/regression-options.md`](https://github.com/ccforest/ccforest/blob/main/bench/results/regression-options.md), random axes won
+#'   on 8, lost on 3
 #'   (by 1-3%) and tied on 24, at 1.1-1.2 times the training time (one pass
 #'   over each sampled feature, no sort); searched axes won on 7 and lost on 8
 #'   (by up to 21%), at 1.2-1.5 times. Neither is the default: on the 14
 #'   tasks chosen last, to confirm random axes as a default, they changed
 #'   nothing but two small losses. On the classification data sets of
-#'   `bench/results/variants.md` random axes won once (Vehicle, p = 0.02) and
+#'   [`bench/results/variants.md`](https://github.com/ccforest/ccforest/blob/main/bench/results/variants.md) random axes won once
+#'   (Vehicle, p = 0.02) and
 #'   lost nowhere; searched axes changed no error beyond noise.
 #' @param onehot_max_levels Unordered factors with at most this many levels
 #'   are expanded to one indicator column per level, sampled together as one
@@ -220,7 +285,8 @@
 #'   at most K - 1 and at most eight), sampled together as one feature, so
 #'   that the levels' class structure is not squeezed into a single order (on
 #'   five classes and 40 levels: 48.6% error against 54.7% with one order and
-#'   49.5% one-hot, `tests/testthat/test-factors.R`). Each training row is
+#'   49.5% one-hot, in the package's tests,
+#'   [`tests/testthat/test-factors.R`](https://github.com/ccforest/ccforest/blob/main/tests/testthat/test-factors.R)). Each training row is
 #'   valued without its own output. The cost is then that of at most eight
 #'   numeric columns whatever the number of levels, and a noisy factor with
 #'   many levels cannot over-fit the canonical correlations through one
@@ -236,12 +302,11 @@
 #'   paper's random rotation forest.
 #' @param case_weights Optional case weights: one finite value >= 0 per row
 #'   of the data (tidymodels' importance and frequency weights are accepted).
-#'   Bagged forests draw rows with probabilities proportional to the weights;
-#'   forests grown on every row (projection bootstrapping) weight each row in
-#'   the projection bootstrap, in the impurity and in the leaves' class shares
-#'   or means. A row of weight 0 takes no part at all: the forest is the one
-#'   grown without it (and with bagging it still gets an out-of-bag
-#'   prediction). `min_split` and `min_leaf` count rows, not weight.
+#'   A row of weight w counts as w copies of itself, relative to the other
+#'   rows (only ratios matter): see the section on sampling and weights. A
+#'   row of weight 0 takes no part at all: the forest is the one grown
+#'   without it (and when trees are grown on samples it still gets an
+#'   out-of-bag prediction).
 #' @param class_weights Optional weights of the classes, a numeric vector
 #'   named by (some of) the levels of the output; unnamed classes weigh 1.
 #'   They multiply the case weights of the rows of each class (classification
@@ -255,7 +320,11 @@
 #'   `CCFOREST_N_THREAD`, then 2. 0 means all cores.
 #' @param seed Master seed, a whole number in \[0, 2^31 - 1\]; `NULL` draws one
 #'   from R's random number generator.
-#' @param verbose Show progress on long fits.
+#' @param verbose Show progress on long fits: on a terminal, one line
+#'   rewritten in place; where output is not a terminal (a log file, knitr,
+#'   an RStudio background job), a line every 10 seconds with the estimated
+#'   time left. `options(ccforest.progress = "lines")` or `"bar"` chooses
+#'   either.
 #' @param first_tree The number of the first tree to grow: the fit holds
 #'   trees `first_tree`, ..., `first_tree + n_tree - 1` of the forest with
 #'   this `seed` (see the section on scaling out). Default 1.
@@ -341,7 +410,8 @@ ccforest.formula <- function(formula, data, ...) {
 #' @export
 ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = NULL,
                              min_leaf = NULL, max_depth = NULL, split_rule = NULL,
-                             sampling = "auto", projection = "cca", importance = "none",
+                             sampling = "auto", sample_fraction = NULL, replace = NULL,
+                             projection = "cca", importance = "none",
                              na_action = "impute_random", case_weights = NULL,
                              class_weights = NULL, quantiles = FALSE, onehot_max_levels = 32,
                              max_directions = 2L, output_bins = NULL,
@@ -368,6 +438,12 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
                             c("impute_random", "impute_mean", "fail", "omit"))
   sampling <- check_choice(sampling, "sampling", c("auto", "projection", "bagging"))
   projection <- check_choice(projection, "projection", c("cca", "rotation", "pca", "axis"))
+  if (identical(importance, "impurity") || identical(importance, "impurity_corrected")) {
+    stop(sprintf(paste0("importance = \"%s\" is ranger's; ccforest's split-gain importance is ",
+                        "\"projection\" (each split's gain shared among the features of its ",
+                        "hyperplane), and \"permutation\" and \"negation\" are available too."),
+                 importance), call. = FALSE)
+  }
   importance <- check_choice(importance, "importance",
                              c("none", "projection", "permutation", "negation"))
   verbose <- check_flag(verbose, "verbose")
@@ -448,23 +524,27 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
     stop("`output_bins` is for regression with one numeric output.", call. = FALSE)
   }
   bagging <- sampling == "bagging" || (sampling == "auto" && mtry >= n_feature)
-  if (importance %in% c("permutation", "negation") && !bagging) {
-    stop(sprintf("importance = \"%s\" at fit time needs out-of-bag rows, so ", importance),
-         "sampling = \"bagging\": with projection bootstrapping every tree sees every ",
-         "row. Use importance(fit, new_data = <held-out data>) instead.", call. = FALSE)
-  }
+  sample <- resolve_sample(sample_fraction, replace, bagging, response, weights, class_weights)
 
   options <- list(
     n_tree = n_tree, mtry = mtry, min_split = min_split, min_leaf = min_leaf,
     max_depth = max_depth, split_rule = split_rule,
     sampling = if (bagging) "bagging" else "projection",
+    sample_fraction = sample$sample_fraction, replace = sample$replace,
     projection = projection, importance = importance, na_action = na_action,
     case_weights = !is.null(case_weights), class_weights = class_weights,
     onehot_max_levels = onehot_max_levels, max_directions = max_directions,
     output_bins = output_bins, axis_candidates = axis_choice, variant = variant
   )
+  if (importance %in% c("permutation", "negation") && !has_out_of_bag(options)) {
+    stop(sprintf(paste0(
+      "importance = \"%s\" at fit time needs out-of-bag rows, so trees grown on samples ",
+      "(sampling = \"bagging\", or a `sample_fraction` below 1): with projection ",
+      "bootstrapping every tree sees every row. Use importance(fit, new_data = <held-out ",
+      "data>) instead."), importance), call. = FALSE)
+  }
   training <- training_set(matrix_x, blueprint, response, weights)
-  core <- core_options(options, seed)
+  core <- core_options(options, seed, training)
 
   started <- proc.time()[["elapsed"]]
   grown <- if (backend == "future") {
@@ -480,17 +560,17 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
     response = response_blueprint(response), options = options, seed = seed,
     n_obs = nrow(matrix_x), train_time = NA_real_, call = call
   )
-  if (bagging) {
+  if (has_out_of_bag(options)) {
     oob <- with_memory_advice(
       ccf_oob_cpp(fit$forest$trees, training,
-                  forest_source(seed, first_tree, bagging = TRUE, core$impute_random), n_thread,
+                  forest_source(seed, first_tree, core$sample, core$impute_random), n_thread,
                   importance == "permutation"),
       doing = "compute the out-of-bag predictions",
       advice = "Use sampling = \"projection\", which has none, or fit on fewer rows."
     )
     oob_values <- out_of_bag(oob, fit$response, response, kept_rows)
     fit[names(oob_values)] <- oob_values
-    fit$bagging <- bagging_record(training, kept_rows)
+    fit$bagging <- bagging_record(training, kept_rows, core$sample)
     if (importance == "permutation") {
       fit$variable.importance <- oob_importance(oob$importance, fit)
     }
@@ -626,11 +706,57 @@ response_blueprint <- function(response) {
   response[intersect(keep, names(response))]
 }
 
-#' Show calls as the user wrote them, through the generic
+#' The call a fit records: as the user wrote it, through the generic, but
+#' without values spliced into it. do.call() and caret put the data
+#' themselves in the call, which would then hold a copy of them (and print
+#' them in full): such a value becomes a symbol naming what it was, e.g.
+#' `<data.frame: 150 x 4>`, so that a fit's size does not depend on how
+#' ccforest() was called. Short plain vectors (`n_tree = 50`,
+#' `class_weights = c(yes = 10)`) are kept.
 #' @noRd
 generic_call <- function(call) {
   call[[1L]] <- as.name("ccforest")
+  for (i in seq_along(call)[-1L]) {
+    value <- call[[i]]
+    if (inherits(value, "formula")) {
+      # A formula object keeps its environment, which could hold anything:
+      # the bare expression reads the same.
+      attributes(value) <- NULL
+      call[[i]] <- value
+      next
+    }
+    if (is.null(value) || is.language(value)) next
+    if (is.atomic(value) && !is.object(value) && is.null(dim(value)) && length(value) <= 10L) next
+    call[[i]] <- as.name(sprintf("<%s>", value_summary(value)))
+  }
   call
+}
+
+#' What a value spliced into a call was, in a few words
+#' @noRd
+value_summary <- function(value) {
+  if (is.data.frame(value) || is.matrix(value)) {
+    kind <- if (is.data.frame(value)) class(value)[[1L]] else paste(typeof(value), "matrix")
+    return(sprintf("%s: %d x %d", kind, NROW(value), NCOL(value)))
+  }
+  if (is.function(value)) {
+    return("function")
+  }
+  kind <- if (is.object(value)) class(value)[[1L]] else if (is.atomic(value)) {
+    paste(typeof(value), "vector")
+  } else {
+    typeof(value)
+  }
+  sprintf("%s of length %d", kind, length(value))
+}
+
+#' Arguments of a recorded call that generic_call() replaced by a summary
+#' @noRd
+omitted_arguments <- function(call) {
+  args <- as.list(call)[-1L]
+  omitted <- vapply(args, function(a) is.symbol(a) && grepl("^<.*>$", as.character(a)),
+                    logical(1))
+  names(args)[omitted]
 }
 
 `%||%` <- function(a, b) if (is.null(a)) b else a
@@ -662,6 +788,12 @@ resolve_mtry <- function(mtry, n_feature) {
 resolve_split_rule <- function(split_rule, task) {
   if (is.null(split_rule)) {
     return(if (task == "classification") "entropy" else "variance")
+  }
+  if (identical(split_rule, "extratrees")) {
+    stop("split_rule = \"extratrees\" is ranger's; in ccforest, axis_candidates = \"random\" ",
+         "cuts each sampled feature once at random, as extremely randomised trees do, beside ",
+         "the canonical directions (projection = \"axis\" keeps only the features).",
+         call. = FALSE)
   }
   split_rule <- check_choice(split_rule, "split_rule", c("entropy", "gini", "variance"))
   if (task == "classification" && split_rule == "variance") {

@@ -36,7 +36,8 @@ check_first_tree <- function(first_tree, n_tree) {
 #' of one forest.
 #'
 #' Out-of-bag predictions, the out-of-bag error and out-of-bag permutation
-#' importance of bagged forests (`sampling = "bagging"`) need the training
+#' importance of forests grown on samples (`sampling = "bagging"`, or a
+#' `sample_fraction` below 1) need the training
 #' data, which a forest does not store: the combined forest has none, and a
 #' message says so. To have them, grow the whole forest in one call
 #' (`backend = "future"` spreads it over workers and computes them after

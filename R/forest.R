@@ -50,8 +50,9 @@ axis_mode <- function(axis_candidates) {
 
 #' The options as the core reads them, by name (enumerated ones by the names
 #' src/core/Options.h lists)
+#' @param training The training_set(), which sample sizes count.
 #' @noRd
-core_options <- function(options, seed) {
+core_options <- function(options, seed, training) {
   bagging <- options$sampling == "bagging"
   list(
     seed = seed, mtry = options$mtry, min_split = options$min_split,
@@ -63,17 +64,18 @@ core_options <- function(options, seed) {
     max_directions = options$max_directions %||% 0L,
     output_bins = options$output_bins %||% 0L,
     axis_candidates = axis_mode(options$axis_candidates),
-    variant = options$variant %||% "ccforest"
+    variant = options$variant %||% "ccforest",
+    sample = row_sample(options, training)
   )
 }
 
 #' Where a forest's stored trees came from, as the core reads it: enough to
-#' redraw what was not stored (bootstrap samples, imputations)
+#' redraw what was not stored (the trees' samples, imputations)
 #' @param first_tree The 1-based number of the first stored tree.
+#' @param sample The rows each tree was grown on (row_sample()).
 #' @noRd
-forest_source <- function(seed, first_tree, bagging, impute_random) {
-  list(seed = seed, first_tree = first_tree - 1, bagging = bagging,
-       impute_random = impute_random)
+forest_source <- function(seed, first_tree, sample, impute_random) {
+  list(seed = seed, first_tree = first_tree - 1, sample = sample, impute_random = impute_random)
 }
 
 #' Grow trees first_tree, ..., first_tree + n_tree - 1 (0-based global numbers)
@@ -91,10 +93,33 @@ grow_trees <- function(training, core, first_tree, n_tree, n_thread, verbose,
       format_bytes(limit)), call. = FALSE)
   }
   with_memory_advice(
-    ccf_grow_cpp(training, core, first_tree, n_tree, n_thread, verbose, limit),
+    ccf_grow_cpp(training, core, first_tree, n_tree, n_thread, progress_style(verbose), limit),
     doing = sprintf("grow this forest of %s trees", format(n_tree, big.mark = ",")),
     advice = "Reduce `n_tree`, or grow smaller trees with a larger `min_leaf` or a `max_depth`."
   )
+}
+
+#' How a fit shows its progress, as the core's ProgressStyle: 0 not at all,
+#' 1 a line every few seconds with the time left (output that is not a
+#' terminal: a log file, knitr, an RStudio job), 2 one line rewritten in
+#' place (a terminal, or RStudio's console). `options(ccforest.progress =
+#' "lines")` or `"bar"` chooses.
+#' @noRd
+progress_style <- function(verbose) {
+  if (!isTRUE(verbose)) {
+    return(0L)
+  }
+  chosen <- getOption("ccforest.progress")
+  if (!is.null(chosen)) {
+    if (!identical(chosen, "lines") && !identical(chosen, "bar")) {
+      stop(sprintf("options(ccforest.progress) must be \"lines\" or \"bar\" (or NULL), not %s.",
+                   describe_value(chosen, is.character(chosen))), call. = FALSE)
+    }
+    return(if (chosen == "bar") 2L else 1L)
+  }
+  knitting <- isTRUE(getOption("knitr.in.progress"))
+  terminal <- isatty(stdout()) || (interactive() && identical(Sys.getenv("RSTUDIO"), "1"))
+  if (!knitting && sink.number() == 0L && terminal) 2L else 1L
 }
 
 #' @param training The training_set() the trees were grown from.
@@ -218,6 +243,17 @@ forest_problem <- function(forest, n_feature) {
 #' class proportions (classification) or output means (regression), on the
 #' original scale of the outputs.
 #'
+#' Thresholds and coefficients are therefore on the z-score scale. Column
+#' \eqn{j} (named `object$blueprint$column_names[j]`) is
+#' \eqn{z_j = (x_j - c_j) / s_j}{z_j = (x_j - c_j) / s_j}, with \eqn{c_j}
+#' and \eqn{s_j} the training mean and standard deviation kept in
+#' `object$blueprint$center[j]` and `object$blueprint$scale[j]`, so in the
+#' columns' own units the split is
+#' \eqn{\sum_j (w_j / s_j) x_j \le t + \sum_j w_j c_j / s_j}{sum_j (w_j / s_j) x_j <= t + sum_j w_j c_j / s_j};
+#' a split on one numeric column sends \eqn{x_j \le c_j + s_j t}{x_j <= c_j + s_j t}
+#' left (see the example). Dates, date-times and time differences are in
+#' days, seconds and their units; a factor's indicator is 1 for its level.
+#'
 #' @param object A `"ccforest"` fitted by [ccforest()].
 #' @param tree Which tree, from 1 to the number of trees.
 #' @return A data.frame with one row per node: `node`, `left`, `right`
@@ -229,6 +265,16 @@ forest_problem <- function(forest, n_feature) {
 #' fit <- ccforest(Species ~ ., data = iris, n_tree = 5, seed = 1)
 #' info <- tree_info(fit, 1)
 #' head(info)
+#'
+#' # The root's hyperplane in the features' own units: coefficients of x and
+#' # the threshold they are compared with.
+#' root <- info[1, ]
+#' j <- match(root$columns[[1]], fit$blueprint$column_names)
+#' center <- fit$blueprint$center[j]
+#' scale <- fit$blueprint$scale[j]
+#' w <- root$coefficients[[1]]
+#' stats::setNames(w / scale, root$columns[[1]])
+#' root$threshold + sum(w * center / scale)
 #' @export
 tree_info <- function(object, tree = 1L) {
   check_ccforest(object)

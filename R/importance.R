@@ -59,7 +59,8 @@
 #' Forests grown with projection bootstrapping (the default) fit every tree to
 #' every training row, so the training data would overstate every variable's
 #' importance: permutation importance then needs held-out data, e.g. a test
-#' set or an assessment fold. A forest fitted with `sampling = "bagging"` and
+#' set or an assessment fold. A forest whose trees are grown on samples
+#' (`sampling = "bagging"`, or a `sample_fraction` below 1) and fitted with
 #' `importance = "permutation"` stores its out-of-bag permutation importance,
 #' which `importance(fit)` returns.
 #'
@@ -213,8 +214,9 @@ importance.ccforest <- function(x, type = NULL, new_data = NULL, y = NULL, n_rep
       "%s importance needs held-out data: call importance(fit, new_data = ...%s) ",
       "with data not used to fit the forest%s. With projection bootstrapping every tree is ",
       "grown on every training row, so the training data would overstate every variable's ",
-      "importance. (A forest fitted with sampling = \"bagging\" and importance = \"%s\" ",
-      "stores an out-of-bag %s importance instead.)"), measure,
+      "importance. (A forest whose trees are grown on samples, with sampling = \"bagging\" ",
+      "or a `sample_fraction` below 1, and fitted with importance = \"%s\" stores an ",
+      "out-of-bag %s importance instead.)"), measure,
       if (type == "negation") ", type = \"negation\"" else "",
       if (is.null(x$formula)) " and its outputs in `y`" else "", type, type), call. = FALSE)
   }

@@ -27,7 +27,9 @@
 #'
 #' `update()` evaluates the changed call in the environment it is called
 #' from, as [stats::update()] does: the data named in the original call must
-#' be found there. Arguments given to `update()` replace those of the
+#' be found there. A fit made through [do.call()] or caret records a call
+#' without the data it was given (it shows them as, e.g.,
+#' `<data.frame: 150 x 4>`): give them to `update()` again. Arguments given to `update()` replace those of the
 #' original call, and arguments set to `NULL` are removed from it.
 #'
 #' @param x,object A `"ccforest"` fitted by [ccforest()].
@@ -110,6 +112,15 @@ update.ccforest <- function(object, formula., ..., evaluate = TRUE) {
       call[[name]] <- extras[[name]]
     }
   }
+  omitted <- omitted_arguments(call)
+  if (length(omitted) > 0L) {
+    stop(sprintf(paste0(
+      "update() cannot refit `object`: its call does not hold %s (the fit was called through ",
+      "do.call() or caret, which pass values rather than names, and a fit keeps no copy of ",
+      "its data). Give %s to update(), e.g. update(object, %s = <the data>)."),
+      format_names(omitted), if (length(omitted) == 1L) "it" else "them", omitted[[1L]]),
+      call. = FALSE)
+  }
   if (!evaluate) {
     return(call)
   }
@@ -121,15 +132,16 @@ update.ccforest <- function(object, formula., ..., evaluate = TRUE) {
 
 #' Out-of-bag fitted values and residuals of a bagged forest
 #'
-#' A forest grown with `sampling = "bagging"` keeps, for every training row,
-#' the prediction of the trees that did not draw it (its out-of-bag
-#' prediction). `fitted()` returns these, and `residuals()` the observed
+#' A forest whose trees are grown on samples (`sampling = "bagging"`, or a
+#' `sample_fraction` below 1) keeps, for every training row, the prediction
+#' of the trees that did not draw it (its out-of-bag prediction). `fitted()` returns these, and `residuals()` the observed
 #' minus the out-of-bag predicted values of a regression forest. They are
 #' honest estimates of how the forest does on new rows, unlike predictions
 #' of the training rows by the whole forest.
 #'
 #' Forests grown with projection bootstrapping (the default) fit every tree to
-#' every row, so they have no out-of-bag predictions: `fitted()` and
+#' every row unless given a `sample_fraction`, so they have no out-of-bag
+#' predictions: `fitted()` and
 #' `residuals()` then say so. A forest has neither coefficients nor a
 #' deviance: `coef()` and `deviance()` are errors that say what to use
 #' instead.
@@ -204,19 +216,20 @@ coef.ccforest <- function(object, ...) {
 #' @rdname fitted.ccforest
 #' @export
 deviance.ccforest <- function(object, ...) {
-  stop("A canonical correlation forest has no deviance. A forest grown with ",
-       "sampling = \"bagging\" stores its out-of-bag error in `oob_error`; otherwise ",
-       "measure the error of predict() on held-out data.", call. = FALSE)
+  stop("A canonical correlation forest has no deviance. A forest whose trees are grown on ",
+       "samples (sampling = \"bagging\", or a `sample_fraction` below 1) stores its ",
+       "out-of-bag error in `oob_error`; otherwise measure the error of predict() on ",
+       "held-out data.", call. = FALSE)
 }
 
-#' Out-of-bag values exist only for bagged forests
+#' Out-of-bag values exist only for forests whose trees are grown on samples
 #' @noRd
 check_out_of_bag <- function(object, fn) {
   if (is.null(object$predictions)) {
-    stop(sprintf("%s() needs out-of-bag predictions, which only forests grown with ", fn),
-         "sampling = \"bagging\" have; `object` was grown with projection bootstrapping, ",
-         "so every tree saw every row. Refit with sampling = \"bagging\", or use ",
-         "predict(object, <data>) (predictions of training rows are optimistic).",
+    stop(sprintf("%s() needs out-of-bag predictions, which only forests whose trees ", fn),
+         "are grown on samples have (sampling = \"bagging\", or a `sample_fraction` below ",
+         "1); every tree of `object` saw every row. Refit with sampling = \"bagging\", or ",
+         "use predict(object, <data>) (predictions of training rows are optimistic).",
          call. = FALSE)
   }
   invisible(object)

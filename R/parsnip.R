@@ -25,16 +25,28 @@
 #'   features) -> `mtry`; a factor counts as one feature.
 #' * `min_n` (default 2 for classification, 6 for regression) -> `min_split`.
 #'
-#' Three engine arguments can be tuned as well, with `set_engine("ccforest",
-#' projection = tune())` and so on; their dials parameter objects are
-#' [ccf_projection()], [ccf_split_rule()] and [ccf_sampling()], found by
-#' `extract_parameter_set_dials()` without further work:
+#' As with parsnip's ranger engine, `mtry` is capped by the number of
+#' predictors and `min_n` by the number of rows of the data a model is fitted
+#' on (with parsnip's warning), so that tuning them over resamples with few
+#' rows does not grow single-leaf forests.
 #'
-#' * `projection`: `"cca"`, `"rotation"`, `"pca"` or `"axis"`;
-#' * `split_rule`: `"entropy"` or `"gini"` (classification);
-#' * `sampling`: `"projection"` or `"bagging"`.
+#' Seven engine arguments can be tuned as well, with `set_engine("ccforest",
+#' projection = tune())` and so on; their dials parameter objects are found
+#' by `extract_parameter_set_dials()` without further work:
 #'
-#' Every other argument of [ccforest()] can be given to `set_engine()`.
+#' * `projection` ([ccf_projection()]): `"cca"`, `"rotation"`, `"pca"` or
+#'   `"axis"`;
+#' * `split_rule` ([ccf_split_rule()]): `"entropy"` or `"gini"`
+#'   (classification);
+#' * `sampling` ([ccf_sampling()]): `"projection"` or `"bagging"`;
+#' * `sample_fraction` ([dials::sample_prop()]): the share of the rows each
+#'   tree is grown on;
+#' * `max_directions`, `axis_candidates` and `output_bins`
+#'   ([ccf_max_directions()], [ccf_axis_candidates()], [ccf_output_bins()]):
+#'   the options beyond the paper.
+#'
+#' Every other argument of [ccforest()] can be given to `set_engine()`, such
+#' as `replace`, or `sample_fraction` with one value per class.
 #'
 #' @section Translation from parsnip to the original package:
 #' ```
@@ -43,12 +55,14 @@
 #'   set_mode("classification") |>
 #'   translate()
 #' ## Model fit template:
-#' ## ccforest::ccforest(x = missing_arg(), y = missing_arg(), weights = missing_arg(),
-#' ##     mtry = min_cols(~integer(1), x), n_tree = integer(1), min_split = integer(1),
-#' ##     n_thread = 1L, verbose = FALSE, seed = sample.int(.Machine$integer.max, 1L))
+#' ## ccforest::ccforest_parsnip_fit(x = missing_arg(), y = missing_arg(),
+#' ##     weights = missing_arg(), mtry = min_cols(~integer(1), x),
+#' ##     n_tree = integer(1), min_split = integer(1), n_thread = 1L,
+#' ##     verbose = FALSE, seed = sample.int(.Machine$integer.max, 1L))
 #' ```
-#' `weights` stands for the case weights, which reach [ccforest()] as
-#' `case_weights`. The engine runs on one thread by default (`n_thread = 1`; tune
+#' [ccforest_parsnip_fit()] is [ccforest()] with `min_split` capped by the
+#' rows of `x`. `weights` stands for the case weights, which reach
+#' [ccforest()] as `case_weights`. The engine runs on one thread by default (`n_thread = 1`; tune
 #' parallelises over resamples) and draws its seed from R's generator, so
 #' `set.seed()` makes a fit or a tuning run reproducible. Give `n_thread` to
 #' `set_engine()` to use more threads.
@@ -122,7 +136,9 @@ register_parsnip_engine <- function() {
     list(parsnip = "axis_candidates", original = "axis_candidates", pkg = "ccforest",
          fun = "ccf_axis_candidates", sub = FALSE),
     list(parsnip = "output_bins", original = "output_bins", pkg = "ccforest",
-         fun = "ccf_output_bins", sub = FALSE)
+         fun = "ccf_output_bins", sub = FALSE),
+    list(parsnip = "sample_fraction", original = "sample_fraction", pkg = "dials",
+         fun = "sample_prop", sub = FALSE)
   )
   for (a in arguments) {
     parsnip::set_model_arg(
@@ -141,7 +157,7 @@ register_parsnip_engine <- function() {
         # how an engine declares that it takes them.
         data = c(x = "x", y = "y", weights = "case_weights"),
         protect = c("x", "y", "weights"),
-        func = c(pkg = "ccforest", fun = "ccforest"),
+        func = c(pkg = "ccforest", fun = "ccforest_parsnip_fit"),
         # One thread (tune parallelises over resamples) and a seed drawn from
         # R's generator, so set.seed() makes a tuning run reproducible.
         defaults = list(
@@ -187,6 +203,40 @@ register_parsnip_engine <- function() {
   parsnip::set_pred(model = model, eng = engine, mode = "regression", type = "raw",
                     value = predict_value("response"))
   invisible(TRUE)
+}
+
+#' Fit function of the parsnip engine
+#'
+#' What parsnip's `fit()` calls for `rand_forest()` with the `"ccforest"`
+#' engine (see [details_rand_forest_ccforest]); users call [ccforest()]. It is
+#' [ccforest()] with `min_split` (parsnip's `min_n`) capped by the number of
+#' rows of `x`, with parsnip's warning, as parsnip caps ranger's
+#' `min.node.size`: tuning `min_n` on small resamples then fits trees
+#' instead of single leaves.
+#'
+#' @param x,y,... Passed to [ccforest()].
+#' @param min_split As in [ccforest()], at most the number of rows of `x`.
+#' @return A `"ccforest"`.
+#' @keywords internal
+#' @export
+#' @examples
+#' if (requireNamespace("parsnip", quietly = TRUE)) {
+#'   rows <- c(1:10, 51:60)
+#'   fit <- ccforest_parsnip_fit(iris[rows, 1:4], droplevels(iris$Species[rows]),
+#'                               min_split = 50, n_tree = 5, seed = 1)
+#'   fit$options$min_split
+#' }
+ccforest_parsnip_fit <- function(x, y, ..., min_split = NULL) {
+  call <- match.call()
+  if (!is.null(min_split) && is_plain_number(min_split) && length(min_split) == 1L &&
+      is.finite(min_split) && requireNamespace("parsnip", quietly = TRUE)) {
+    min_split <- parsnip::min_rows(min_split, x)
+    call$min_split <- min_split
+  }
+  fit <- ccforest(x, y, ..., min_split = min_split)
+  # The call as parsnip wrote it, not as passed on from here.
+  fit$call <- generic_call(call)
+  fit
 }
 
 #' Class probabilities as parsnip wants them: a tibble with one column per

@@ -1,8 +1,10 @@
 #' Print and summarise a canonical correlation forest
 #'
 #' `print()` shows what was fitted, in the spirit of ranger: the task, the
-#' number of trees, `mtry`, the sampling scheme, the data's size, the mean tree
-#' size and the training time. `summary()` adds the options and the spread of
+#' number of trees, `mtry`, the sampling scheme, the options beyond the paper
+#' that change this fit (`max_directions` only where a node can have more
+#' directions, `onehot_max_levels` only where a factor has more levels), the
+#' data's size, the mean tree size and the training time. `summary()` adds the options and the spread of
 #' tree sizes and depths.
 #'
 #' @param x,object A `"ccforest"`.
@@ -25,7 +27,7 @@ print.ccforest <- function(x, ...) {
     "Sampling:" = s$sampling_label,
     "Projection:" = s$projection_label,
     "Split rule:" = x$options$split_rule,
-    "Beyond paper:" = beyond_paper_label(x$options),
+    "Beyond paper:" = s$beyond_paper,
     "Rows:" = format(x$n_obs),
     "Features:" = sprintf("%d (%d columns after encoding)", s$n_feature, s$n_column),
     "Mean tree size:" = sprintf("%.1f leaves, depth %.1f", mean(s$leaves), mean(s$depth)),
@@ -63,11 +65,8 @@ summary.ccforest <- function(object, ...) {
       first_tree = object$forest$first_tree,
       n_feature = length(object$blueprint$feature_names),
       n_column = length(object$blueprint$column_names),
-      sampling_label = if (object$options$sampling == "bagging") {
-        "bagging"
-      } else {
-        "projection bootstrap"
-      },
+      sampling_label = sampling_label(object$options),
+      beyond_paper = beyond_paper_label(object$options, acting = acting_options(object)),
       projection_label = projection_label(object$options$projection),
       leaves = sizes$leaves,
       depth = sizes$depth,
@@ -95,7 +94,7 @@ print.summary.ccforest <- function(x, ...) {
     "Sampling:" = x$sampling_label,
     "Projection:" = x$projection_label,
     "Split rule:" = opts$split_rule,
-    "Beyond paper:" = beyond_paper_label(opts),
+    "Beyond paper:" = x$beyond_paper %||% beyond_paper_label(opts),
     "min_split, min_leaf:" = sprintf("%d, %d", opts$min_split, opts$min_leaf),
     "max_depth:" = if (opts$max_depth == 0L) "unlimited" else format(opts$max_depth),
     "na_action:" = opts$na_action,
@@ -119,15 +118,18 @@ format_tree_count <- function(n_tree, first_tree = 1L) {
           first_tree + n_tree - 1L)
 }
 
-#' The options of a fit that depart from Rainforth and Wood (2017), as the
-#' user would write them; "none" for the paper's forest
+#' The options of a fit that depart from Rainforth and Wood (2017) and act
+#' on it, as the user would write them; "none" for the paper's forest
+#'
+#' @param acting Which of max_directions and onehot_max_levels change this
+#'   fit (see acting_options()); by default both are shown when set.
 #' @noRd
-beyond_paper_label <- function(opts) {
+beyond_paper_label <- function(opts, acting = c(max_directions = TRUE, onehot_max_levels = TRUE)) {
   shown <- c(
-    if (!identical(opts$max_directions %||% 0L, 0L)) {
+    if (!identical(opts$max_directions %||% 0L, 0L) && acting[["max_directions"]]) {
       sprintf("max_directions = %d", opts$max_directions)
     },
-    if (is.finite(opts$onehot_max_levels %||% Inf)) {
+    if (is.finite(opts$onehot_max_levels %||% Inf) && acting[["onehot_max_levels"]]) {
       sprintf("onehot_max_levels = %d", as.integer(opts$onehot_max_levels))
     },
     if (!identical(opts$output_bins %||% 0L, 0L)) sprintf("output_bins = %d", opts$output_bins),
@@ -139,6 +141,38 @@ beyond_paper_label <- function(opts) {
     return(if (identical(opts$variant, "paper")) "none (variant = \"paper\")" else "none")
   }
   paste(shown, collapse = ", ")
+}
+
+#' Whether the two defaults beyond the paper change this fit at all:
+#' `onehot_max_levels` only when a factor had more levels (it was valued by
+#' the outputs instead of expanded); `max_directions` only when a node can
+#' have more canonical (or principal) directions than it keeps: at most one
+#' per encoded column of the features sampled, and for the CCA one per output
+#' column less one per output's classes (K - 1 for K classes, bins - 1 with
+#' `output_bins`). Rotations and axes have none to drop.
+#' @noRd
+acting_options <- function(object) {
+  opts <- object$options
+  bp <- object$blueprint
+  onehot <- any(bp$feature_type == "scored")
+  projection <- opts$projection %||% "cca"
+  kept <- opts$max_directions %||% 0L
+  directions <- FALSE
+  if (kept > 0L && projection %in% c("cca", "pca")) {
+    widths <- diff(bp$feature_start)
+    sampled <- sum(utils::head(sort(widths, decreasing = TRUE), opts$mtry))
+    response <- object$response
+    from_outputs <- if (object$task == "classification") {
+      sum(response$n_class - 1L)
+    } else if (!identical(opts$output_bins %||% 0L, 0L)) {
+      opts$output_bins - 1L
+    } else {
+      response$n_output
+    }
+    possible <- if (projection == "pca") sampled else min(sampled, from_outputs)
+    directions <- possible > kept
+  }
+  c(max_directions = directions, onehot_max_levels = onehot)
 }
 
 #' @noRd

@@ -7,7 +7,7 @@ quantile_data <- function(fit, training, response, core, n_thread) {
   samples <- with_memory_advice(
     ccf_leaf_samples_cpp(
       fit$forest$trees, training,
-      forest_source(core$seed, fit$forest$first_tree, core$bagging, core$impute_random), n_thread
+      forest_source(core$seed, fit$forest$first_tree, core$sample, core$impute_random), n_thread
     ),
     doing = "store the training outputs of every leaf for quantiles",
     advice = "Grow fewer trees, or fit without quantiles = TRUE."

@@ -260,6 +260,55 @@ closest_name <- function(name, valid) {
   if (distance[best] <= max(2, nchar(name) / 3)) valid[[best]] else NA_character_
 }
 
+#' ranger's argument names, and what they are in ccforest: users coming
+#' from ranger write them first (num.trees, or predict(fit, data = )), and
+#' edit distance does not find snake_case names for dotted ones
+#' @noRd
+ranger_names <- list(
+  ccforest = c(
+    num.trees = "is `n_tree` in ccforest",
+    num.threads = "is `n_thread` in ccforest",
+    min.node.size = "is `min_split` in ccforest (the smallest node that is split; `min_leaf` bounds the leaves)",
+    min.bucket = "is `min_leaf` in ccforest",
+    max.depth = "is `max_depth` in ccforest",
+    sample.fraction = "is `sample_fraction` in ccforest",
+    case.weights = "is `case_weights` in ccforest",
+    class.weights = "is `class_weights` in ccforest",
+    splitrule = "is `split_rule` in ccforest",
+    quantreg = "is `quantiles` in ccforest",
+    probability = paste0("has no counterpart in ccforest: a classification forest always ",
+                         "estimates class probabilities; ask predict(fit, new_data, ",
+                         "type = \"prob\") for them"),
+    respect.unordered.factors = paste0("has no counterpart in ccforest: factors with up to ",
+                                       "`onehot_max_levels` levels are expanded to indicators, ",
+                                       "larger ones valued by the outputs"),
+    holdout = paste0("has no counterpart in ccforest: rows of weight 0 in `case_weights` ",
+                     "take no part and still get out-of-bag predictions"),
+    keep.inbag = paste0("has no counterpart in ccforest: each tree's sample is redrawn from ",
+                        "the seed when needed"),
+    write.forest = "has no counterpart in ccforest: the forest is always kept",
+    oob.error = paste0("has no counterpart in ccforest: the out-of-bag error is computed ",
+                       "whenever the trees are grown on samples"),
+    dependent.variable.name = "has no counterpart in ccforest: give `y`, or a formula"
+  ),
+  predict = c(
+    data = "is `new_data` in ccforest's predict()",
+    num.trees = "is `n_tree` in ccforest's predict()",
+    num.threads = "is `n_thread` in ccforest's predict()",
+    predict.all = "has no counterpart in ccforest's predict()"
+  )
+)
+
+#' "ranger's `num.trees` is `n_tree` in ccforest", or NA
+#' @noRd
+ranger_hint <- function(name, fn) {
+  hints <- ranger_names[[fn]]
+  if (is.null(hints) || !name %in% names(hints)) {
+    return(NA_character_)
+  }
+  sprintf("ranger's `%s` %s", name, hints[[name]])
+}
+
 #' Check the arguments that arrived through `...`
 #'
 #' @param dots `list(...)` of the calling function.
@@ -292,10 +341,13 @@ check_dots <- function(dots, valid, fn) {
     )
   }
   unknown <- unique(dot_names[!dot_names %in% valid])
+  from_ranger <- vapply(unknown, ranger_hint, character(1), fn = fn, USE.NAMES = FALSE)
   if (length(unknown) == 1L) {
     hint <- closest_name(unknown, valid)
     message <- sprintf("Unknown argument `%s` in %s()", unknown, fn)
-    message <- if (is.na(hint)) {
+    message <- if (!is.na(from_ranger)) {
+      sprintf("%s: %s.", message, from_ranger)
+    } else if (is.na(hint)) {
       paste0(message, ".")
     } else {
       sprintf("%s; did you mean `%s`?", message, hint)
@@ -309,6 +361,8 @@ check_dots <- function(dots, valid, fn) {
       sprintf("`%s`", unknown),
       sprintf("`%s` (did you mean `%s`?)", unknown, hints)
     )
+    items <- ifelse(is.na(from_ranger), items,
+                    sprintf("`%s` (%s)", unknown, from_ranger))
     stop(
       sprintf("Unknown arguments in %s(): %s.", fn, paste(items, collapse = ", ")),
       call. = FALSE

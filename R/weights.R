@@ -71,18 +71,68 @@ check_class_weights <- function(class_weights, response) {
 }
 
 #' One weight per row from case and class weights (NULL when neither)
+#'
+#' A weight counts as that many copies of its row, relative to the other
+#' rows: only ratios matter. The weights reach the core scaled by a power of
+#' two (exact: ratios are kept to the last bit) so that their mean over the
+#' rows of positive weight lies in [1, 2), whatever their scale, so no sum
+#' of them overflows; weights whose mean is already there are unchanged.
+#' Ratios beyond 1e15 are refused: sums of weights keep about 16 digits, so
+#' a lighter row would vanish from every sum it shares with a heavier one
+#' (trees would stop splitting nodes that hold both).
 #' @noRd
 row_weights <- function(case_weights, class_weights, response) {
   if (is.null(case_weights) && is.null(class_weights)) {
     return(NULL)
   }
-  w <- case_weights %||% rep(1, response$n)
+  w <- if (is.null(case_weights)) rep(1, response$n) else scale_by_power_of_two(case_weights)
   if (!is.null(class_weights)) {
-    w <- w * unname(class_weights)[response$codes[, 1L] + 1L]
+    w <- w * scale_by_power_of_two(unname(class_weights))[response$codes[, 1L] + 1L]
   }
   if (!any(w > 0)) {
     stop("Every row has weight 0 (`case_weights` times `class_weights`): at least one row ",
          "needs a positive weight.", call. = FALSE)
   }
-  w
+  check_weight_range(w, case_weights, class_weights, response)
+  positive <- w[w > 0]
+  scale_by_power_of_two(w, mean(positive))
+}
+
+#' x times the power of two that brings `reference` (default: the largest
+#' of x) into [1, 2): exact, and done in two steps so that neither factor
+#' overflows, however large or small the values
+#' @noRd
+scale_by_power_of_two <- function(x, reference = max(x)) {
+  if (!(reference > 0)) {
+    return(as.double(x))
+  }
+  e <- floor(log2(reference))
+  half <- e %/% 2
+  as.double(x) * 2^-half * 2^-(e - half)
+}
+
+#' Rows of positive case and class weight must keep a usable weight once
+#' scaled: at least 1e-15 of the largest
+#' @noRd
+check_weight_range <- function(w, case_weights, class_weights, response) {
+  intended <- if (is.null(case_weights)) rep(TRUE, length(w)) else case_weights > 0
+  if (!is.null(class_weights)) {
+    intended <- intended & (unname(class_weights) > 0)[response$codes[, 1L] + 1L]
+  }
+  tiny <- which(intended & w < 1e-15 * max(w))
+  if (length(tiny) == 0L) {
+    return(invisible())
+  }
+  row <- tiny[[1L]]
+  if (is.null(class_weights)) {
+    stop(sprintf(paste0(
+      "`case_weights` span too wide a range: row %d's weight, %s, is less than 1e-15 times ",
+      "the largest, %s. Give the row weight 0 to leave it out, or narrow the range."),
+      row, format_value(case_weights[[row]]), format_value(max(case_weights))), call. = FALSE)
+  }
+  level <- response$levels[[1L]][[response$codes[row, 1L] + 1L]]
+  stop(sprintf(paste0(
+    "`case_weights` times `class_weights` span too wide a range: row %d (class `%s`) weighs ",
+    "less than 1e-15 times the heaviest row. Give such rows or classes weight 0 to leave ",
+    "them out, or narrow the range of the weights."), row, level), call. = FALSE)
 }

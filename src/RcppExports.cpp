@@ -12,8 +12,8 @@ Rcpp::Rostream<false>& Rcpp::Rcerr = Rcpp::Rcpp_cerr_get();
 #endif
 
 // ccf_grow_cpp
-Rcpp::List ccf_grow_cpp(const Rcpp::List& training, const Rcpp::List& options, double first_tree, int n_tree, int n_thread, bool verbose, double memory_limit);
-RcppExport SEXP _ccforest_ccf_grow_cpp(SEXP trainingSEXP, SEXP optionsSEXP, SEXP first_treeSEXP, SEXP n_treeSEXP, SEXP n_threadSEXP, SEXP verboseSEXP, SEXP memory_limitSEXP) {
+Rcpp::List ccf_grow_cpp(const Rcpp::List& training, const Rcpp::List& options, double first_tree, int n_tree, int n_thread, int progress, double memory_limit);
+RcppExport SEXP _ccforest_ccf_grow_cpp(SEXP trainingSEXP, SEXP optionsSEXP, SEXP first_treeSEXP, SEXP n_treeSEXP, SEXP n_threadSEXP, SEXP progressSEXP, SEXP memory_limitSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::traits::input_parameter< const Rcpp::List& >::type training(trainingSEXP);
@@ -21,9 +21,9 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< double >::type first_tree(first_treeSEXP);
     Rcpp::traits::input_parameter< int >::type n_tree(n_treeSEXP);
     Rcpp::traits::input_parameter< int >::type n_thread(n_threadSEXP);
-    Rcpp::traits::input_parameter< bool >::type verbose(verboseSEXP);
+    Rcpp::traits::input_parameter< int >::type progress(progressSEXP);
     Rcpp::traits::input_parameter< double >::type memory_limit(memory_limitSEXP);
-    rcpp_result_gen = Rcpp::wrap(ccf_grow_cpp(training, options, first_tree, n_tree, n_thread, verbose, memory_limit));
+    rcpp_result_gen = Rcpp::wrap(ccf_grow_cpp(training, options, first_tree, n_tree, n_thread, progress, memory_limit));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -197,52 +197,47 @@ BEGIN_RCPP
 END_RCPP
 }
 // ccf_in_bag_cpp
-Rcpp::IntegerMatrix ccf_in_bag_cpp(int n_row, const Rcpp::NumericVector& weights, bool uniform, double seed, double first_tree, int n_tree, int n_thread);
-RcppExport SEXP _ccforest_ccf_in_bag_cpp(SEXP n_rowSEXP, SEXP weightsSEXP, SEXP uniformSEXP, SEXP seedSEXP, SEXP first_treeSEXP, SEXP n_treeSEXP, SEXP n_threadSEXP) {
+Rcpp::IntegerMatrix ccf_in_bag_cpp(const Rcpp::List& record, double seed, double first_tree, int n_tree, int n_thread);
+RcppExport SEXP _ccforest_ccf_in_bag_cpp(SEXP recordSEXP, SEXP seedSEXP, SEXP first_treeSEXP, SEXP n_treeSEXP, SEXP n_threadSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< int >::type n_row(n_rowSEXP);
-    Rcpp::traits::input_parameter< const Rcpp::NumericVector& >::type weights(weightsSEXP);
-    Rcpp::traits::input_parameter< bool >::type uniform(uniformSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type record(recordSEXP);
     Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
     Rcpp::traits::input_parameter< double >::type first_tree(first_treeSEXP);
     Rcpp::traits::input_parameter< int >::type n_tree(n_treeSEXP);
     Rcpp::traits::input_parameter< int >::type n_thread(n_threadSEXP);
-    rcpp_result_gen = Rcpp::wrap(ccf_in_bag_cpp(n_row, weights, uniform, seed, first_tree, n_tree, n_thread));
+    rcpp_result_gen = Rcpp::wrap(ccf_in_bag_cpp(record, seed, first_tree, n_tree, n_thread));
     return rcpp_result_gen;
 END_RCPP
 }
 // ccf_infjack_cpp
-Rcpp::List ccf_infjack_cpp(const Rcpp::NumericMatrix& values, int n_row, const Rcpp::NumericVector& weights, bool uniform, double seed, double first_tree, int n_thread);
-RcppExport SEXP _ccforest_ccf_infjack_cpp(SEXP valuesSEXP, SEXP n_rowSEXP, SEXP weightsSEXP, SEXP uniformSEXP, SEXP seedSEXP, SEXP first_treeSEXP, SEXP n_threadSEXP) {
+Rcpp::List ccf_infjack_cpp(const Rcpp::NumericMatrix& values, const Rcpp::List& record, double seed, double first_tree, int n_thread);
+RcppExport SEXP _ccforest_ccf_infjack_cpp(SEXP valuesSEXP, SEXP recordSEXP, SEXP seedSEXP, SEXP first_treeSEXP, SEXP n_threadSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::traits::input_parameter< const Rcpp::NumericMatrix& >::type values(valuesSEXP);
-    Rcpp::traits::input_parameter< int >::type n_row(n_rowSEXP);
-    Rcpp::traits::input_parameter< const Rcpp::NumericVector& >::type weights(weightsSEXP);
-    Rcpp::traits::input_parameter< bool >::type uniform(uniformSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type record(recordSEXP);
     Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
     Rcpp::traits::input_parameter< double >::type first_tree(first_treeSEXP);
     Rcpp::traits::input_parameter< int >::type n_thread(n_threadSEXP);
-    rcpp_result_gen = Rcpp::wrap(ccf_infjack_cpp(values, n_row, weights, uniform, seed, first_tree, n_thread));
+    rcpp_result_gen = Rcpp::wrap(ccf_infjack_cpp(values, record, seed, first_tree, n_thread));
     return rcpp_result_gen;
 END_RCPP
 }
 // ccf_jackknife_plus_cpp
-Rcpp::List ccf_jackknife_plus_cpp(const Rcpp::NumericMatrix& values, const Rcpp::NumericVector& residual, const Rcpp::NumericVector& weights, bool uniform, double seed, double first_tree, double rank_lower, double rank_upper, int n_thread);
-RcppExport SEXP _ccforest_ccf_jackknife_plus_cpp(SEXP valuesSEXP, SEXP residualSEXP, SEXP weightsSEXP, SEXP uniformSEXP, SEXP seedSEXP, SEXP first_treeSEXP, SEXP rank_lowerSEXP, SEXP rank_upperSEXP, SEXP n_threadSEXP) {
+Rcpp::List ccf_jackknife_plus_cpp(const Rcpp::NumericMatrix& values, const Rcpp::NumericVector& residual, const Rcpp::List& record, double seed, double first_tree, double rank_lower, double rank_upper, int n_thread);
+RcppExport SEXP _ccforest_ccf_jackknife_plus_cpp(SEXP valuesSEXP, SEXP residualSEXP, SEXP recordSEXP, SEXP seedSEXP, SEXP first_treeSEXP, SEXP rank_lowerSEXP, SEXP rank_upperSEXP, SEXP n_threadSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::traits::input_parameter< const Rcpp::NumericMatrix& >::type values(valuesSEXP);
     Rcpp::traits::input_parameter< const Rcpp::NumericVector& >::type residual(residualSEXP);
-    Rcpp::traits::input_parameter< const Rcpp::NumericVector& >::type weights(weightsSEXP);
-    Rcpp::traits::input_parameter< bool >::type uniform(uniformSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type record(recordSEXP);
     Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
     Rcpp::traits::input_parameter< double >::type first_tree(first_treeSEXP);
     Rcpp::traits::input_parameter< double >::type rank_lower(rank_lowerSEXP);
     Rcpp::traits::input_parameter< double >::type rank_upper(rank_upperSEXP);
     Rcpp::traits::input_parameter< int >::type n_thread(n_threadSEXP);
-    rcpp_result_gen = Rcpp::wrap(ccf_jackknife_plus_cpp(values, residual, weights, uniform, seed, first_tree, rank_lower, rank_upper, n_thread));
+    rcpp_result_gen = Rcpp::wrap(ccf_jackknife_plus_cpp(values, residual, record, seed, first_tree, rank_lower, rank_upper, n_thread));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -331,6 +326,18 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// ccf_progress_text_cpp
+std::string ccf_progress_text_cpp(double done, double total, double elapsed);
+RcppExport SEXP _ccforest_ccf_progress_text_cpp(SEXP doneSEXP, SEXP totalSEXP, SEXP elapsedSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< double >::type done(doneSEXP);
+    Rcpp::traits::input_parameter< double >::type total(totalSEXP);
+    Rcpp::traits::input_parameter< double >::type elapsed(elapsedSEXP);
+    rcpp_result_gen = Rcpp::wrap(ccf_progress_text_cpp(done, total, elapsed));
+    return rcpp_result_gen;
+END_RCPP
+}
 
 static const R_CallMethodDef CallEntries[] = {
     {"_ccforest_ccf_grow_cpp", (DL_FUNC) &_ccforest_ccf_grow_cpp, 7},
@@ -346,9 +353,9 @@ static const R_CallMethodDef CallEntries[] = {
     {"_ccforest_ccf_predict_trees_cpp", (DL_FUNC) &_ccforest_ccf_predict_trees_cpp, 9},
     {"_ccforest_ccf_predict_negated_cpp", (DL_FUNC) &_ccforest_ccf_predict_negated_cpp, 10},
     {"_ccforest_ccf_oob_negation_cpp", (DL_FUNC) &_ccforest_ccf_oob_negation_cpp, 4},
-    {"_ccforest_ccf_in_bag_cpp", (DL_FUNC) &_ccforest_ccf_in_bag_cpp, 7},
-    {"_ccforest_ccf_infjack_cpp", (DL_FUNC) &_ccforest_ccf_infjack_cpp, 7},
-    {"_ccforest_ccf_jackknife_plus_cpp", (DL_FUNC) &_ccforest_ccf_jackknife_plus_cpp, 9},
+    {"_ccforest_ccf_in_bag_cpp", (DL_FUNC) &_ccforest_ccf_in_bag_cpp, 5},
+    {"_ccforest_ccf_infjack_cpp", (DL_FUNC) &_ccforest_ccf_infjack_cpp, 5},
+    {"_ccforest_ccf_jackknife_plus_cpp", (DL_FUNC) &_ccforest_ccf_jackknife_plus_cpp, 8},
     {"_ccforest_ccf_cca_cpp", (DL_FUNC) &_ccforest_ccf_cca_cpp, 3},
     {"_ccforest_ccf_cca_classes_cpp", (DL_FUNC) &_ccforest_ccf_cca_classes_cpp, 4},
     {"_ccforest_ccf_rotation_cpp", (DL_FUNC) &_ccforest_ccf_rotation_cpp, 3},
@@ -356,6 +363,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_ccforest_ccf_round_coefficients_cpp", (DL_FUNC) &_ccforest_ccf_round_coefficients_cpp, 1},
     {"_ccforest_ccf_alloc_probe_cpp", (DL_FUNC) &_ccforest_ccf_alloc_probe_cpp, 2},
     {"_ccforest_ccf_short_threshold_cpp", (DL_FUNC) &_ccforest_ccf_short_threshold_cpp, 2},
+    {"_ccforest_ccf_progress_text_cpp", (DL_FUNC) &_ccforest_ccf_progress_text_cpp, 3},
     {NULL, NULL, 0}
 };
 

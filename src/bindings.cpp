@@ -116,7 +116,7 @@ DecodedCache decoded_cache;
 // an error as soon as it would exceed `memory_limit` bytes.
 // [[Rcpp::export(rng = false)]]
 Rcpp::List ccf_grow_cpp(const Rcpp::List& training, const Rcpp::List& options, double first_tree,
-                        int n_tree, int n_thread, bool verbose, double memory_limit) {
+                        int n_tree, int n_thread, int progress, double memory_limit) {
   // R results first: if R cannot allocate them, nothing C++ is held yet.
   const Data data = training_data(training);
   const size_t n_feature = data.n_feature();
@@ -128,7 +128,9 @@ Rcpp::List ccf_grow_cpp(const Rcpp::List& training, const Rcpp::List& options, d
   const ModelShape model = model_shape(list_value<Rcpp::List>(training, "shape"));
   double stored_bytes = 0.0;
   RHost host;
-  const Runtime runtime = r_runtime(host, n_thread, verbose, "Growing trees");
+  if (progress < 0 || progress > 2) Rcpp::stop("internal error: invalid progress style");
+  const Runtime runtime =
+      r_runtime(host, n_thread, static_cast<ProgressStyle>(progress), "Growing trees");
   auto sink = [&](size_t begin, std::vector<std::vector<uint8_t>>& encoded,
                   std::vector<double>& tree_importance) {
     for (size_t i = 0; i < encoded.size(); ++i) {
@@ -166,7 +168,7 @@ Rcpp::List ccf_grow_cpp(const Rcpp::List& training, const Rcpp::List& options, d
   return named_list({{"trees", trees}, {"importance", importance}});
 }
 
-// Out-of-bag sums of a bagged forest (and, if asked, its out-of-bag
+// Out-of-bag sums of a forest grown on samples (and, if asked, its out-of-bag
 // permutation importance), from the stored trees and the training data.
 // [[Rcpp::export(rng = false)]]
 Rcpp::List ccf_oob_cpp(const Rcpp::List& trees, const Rcpp::List& training,
@@ -176,7 +178,7 @@ Rcpp::List ccf_oob_cpp(const Rcpp::List& trees, const Rcpp::List& training,
   const EncodedTrees encoded = guarded([&] { return encoded_trees(trees); }, "out of memory");
   const ForestSource from = forest_source(source);
   RHost host;
-  const Runtime runtime = r_runtime(host, n_thread, false, "");
+  const Runtime runtime = r_runtime(host, n_thread, ProgressStyle::kNone, "");
   const char* oom = "out of memory while computing out-of-bag predictions";
   Rcpp::NumericMatrix sum, error_sum;
   Rcpp::IntegerVector count, n_seen;
@@ -209,7 +211,7 @@ Rcpp::List ccf_leaf_samples_cpp(const Rcpp::List& trees, const Rcpp::List& train
   const Data data = training_data(training);
   const ModelShape model = model_shape(list_value<Rcpp::List>(training, "shape"));
   RHost host;
-  const Runtime runtime = r_runtime(host, n_thread, false, "");
+  const Runtime runtime = r_runtime(host, n_thread, ProgressStyle::kNone, "");
   guarded([&] {
     const EncodedTrees encoded = encoded_trees(trees);
     std::vector<std::vector<int32_t>> samples =
@@ -248,7 +250,7 @@ Rcpp::NumericMatrix ccf_predict_quantiles_cpp(const Rcpp::List& trees, const Rcp
     }
     const EncodedTrees encoded = encoded_trees(trees);
     RHost host;
-    const Runtime runtime = r_runtime(host, n_thread, false, "");
+    const Runtime runtime = r_runtime(host, n_thread, ProgressStyle::kNone, "");
     const ForestModel decoded = decode_forest(encoded, model_shape_, 0, static_cast<size_t>(n_tree),
                                               runtime);
     const MatrixMap xm = map_matrix(x);
@@ -285,7 +287,7 @@ Rcpp::NumericMatrix ccf_predict_cpp(const Rcpp::List& trees, const Rcpp::List& s
     const MatrixMap xm = map_matrix(x);
     const std::vector<uint64_t> hash = row_hashes(xm);
     RHost host;
-    const Runtime runtime = r_runtime(host, n_thread, false, "");
+    const Runtime runtime = r_runtime(host, n_thread, ProgressStyle::kNone, "");
     PredictOptions options;
     options.seed = whole_number(seed, "seed");
     options.impute_random = impute_random;
@@ -335,7 +337,7 @@ bool ccf_prime_cpp(const Rcpp::List& trees, const Rcpp::List& shape, int n_threa
     for (const auto& tree : encoded) total += tree.second;
     if (total > DecodedCache::kMaxStoredBytes || encoded.empty()) return false;
     RHost host;
-    const Runtime runtime = r_runtime(host, n_thread, false, "");
+    const Runtime runtime = r_runtime(host, n_thread, ProgressStyle::kNone, "");
     decoded_cache.store(encoded, encoded.size(), model,
                         decode_forest(encoded, model, 0, encoded.size(), runtime));
     return true;
@@ -547,14 +549,36 @@ PredictOptions predict_options(double seed, double first_tree, bool impute_rando
   return options;
 }
 
-BagSource bag_source(int n_row, const Rcpp::NumericVector& weights, bool uniform, double seed,
-                     double first_tree) {
-  if (n_row < 1) Rcpp::stop("internal error: no training rows");
-  if (weights.size() != 0 && weights.size() != n_row) Rcpp::stop("internal error: weights");
+/**
+ * What a forest's samples were drawn from, from the record bagging_record()
+ * keeps in R: list(n_row, weights, uniform_weights, sample, classes); the
+ * record must outlive the view.
+ */
+BagSource bag_source(const Rcpp::List& record, double seed, double first_tree) {
   BagSource source;
+  const int n_row = list_value<int>(record, "n_row");
+  if (n_row < 1) Rcpp::stop("internal error: no training rows");
+  SEXP weights = list_value<SEXP>(record, "weights");
+  if (weights != R_NilValue && (TYPEOF(weights) != REALSXP || XLENGTH(weights) != n_row)) {
+    Rcpp::stop("internal error: weights");
+  }
+  SEXP classes = list_value<SEXP>(record, "classes");
+  if (classes != R_NilValue && (TYPEOF(classes) != INTSXP || XLENGTH(classes) != n_row)) {
+    Rcpp::stop("internal error: classes");
+  }
   source.n_row = static_cast<size_t>(n_row);
-  source.weight = weights.size() == 0 ? nullptr : weights.begin();
-  source.uniform_weight = uniform;
+  source.weight = weights == R_NilValue ? nullptr : REAL(weights);
+  source.uniform_weight = list_value<bool>(record, "uniform_weights");
+  source.sample = row_sample(list_value<Rcpp::List>(record, "sample"));
+  if (classes != R_NilValue) {
+    source.classes = INTEGER(classes);
+    source.n_class = static_cast<int>(source.sample.class_size.size());
+    for (R_xlen_t i = 0; i < XLENGTH(classes); ++i) {
+      if (source.classes[i] < 0 || source.classes[i] >= source.n_class) {
+        Rcpp::stop("internal error: classes");
+      }
+    }
+  }
   source.seed = whole_number(seed, "seed");
   source.first_tree = whole_number(first_tree, "first_tree");
   return source;
@@ -589,7 +613,7 @@ SEXP ccf_predict_trees_cpp(const Rcpp::List& trees, const Rcpp::List& shape,
     const MatrixMap xm = map_matrix(x);
     const std::vector<uint64_t> hash = row_hashes(xm);
     RHost host;
-    const Runtime runtime = r_runtime(host, n_thread, false, "");
+    const Runtime runtime = r_runtime(host, n_thread, ProgressStyle::kNone, "");
     for_tree_batches(encoded, model, static_cast<size_t>(n_tree), runtime,
                      [&](const ForestModel& batch, size_t begin) {
       const PredictOptions options = predict_options(seed, first_tree + begin, impute_random);
@@ -625,7 +649,7 @@ Rcpp::NumericMatrix ccf_predict_negated_cpp(const Rcpp::List& trees, const Rcpp:
     const MatrixMap xm = map_matrix(x);
     const std::vector<uint64_t> hash = row_hashes(xm);
     RHost host;
-    const Runtime runtime = r_runtime(host, n_thread, false, "");
+    const Runtime runtime = r_runtime(host, n_thread, ProgressStyle::kNone, "");
     auto add = [&](const ForestModel& batch, size_t begin) {
       PredictOptions options = predict_options(seed, first_tree + begin, impute_random);
       options.negate_begin = negate_begin;
@@ -650,7 +674,7 @@ Rcpp::NumericVector ccf_oob_negation_cpp(const Rcpp::List& trees, const Rcpp::Li
   const ModelShape model = model_shape(list_value<Rcpp::List>(training, "shape"));
   const ForestSource from = forest_source(source);
   RHost host;
-  const Runtime runtime = r_runtime(host, n_thread, false, "");
+  const Runtime runtime = r_runtime(host, n_thread, ProgressStyle::kNone, "");
   const std::vector<double> importance = guarded([&] {
     const EncodedTrees encoded = encoded_trees(trees);
     return oob_negation_importance(encoded, model, data, from, runtime);
@@ -661,13 +685,14 @@ Rcpp::NumericVector ccf_oob_negation_cpp(const Rcpp::List& trees, const Rcpp::Li
 // In-bag counts of a bagged forest's trees (redrawn): an n_row x n_tree
 // integer matrix.
 // [[Rcpp::export(rng = false)]]
-Rcpp::IntegerMatrix ccf_in_bag_cpp(int n_row, const Rcpp::NumericVector& weights, bool uniform,
-                                   double seed, double first_tree, int n_tree, int n_thread) {
-  const BagSource source = bag_source(n_row, weights, uniform, seed, first_tree);
+Rcpp::IntegerMatrix ccf_in_bag_cpp(const Rcpp::List& record, double seed, double first_tree,
+                                   int n_tree, int n_thread) {
+  const BagSource source = bag_source(record, seed, first_tree);
+  const int n_row = static_cast<int>(source.n_row);
   Rcpp::IntegerMatrix out(Rcpp::Shield<SEXP>(alloc_matrix(INTSXP, n_row, n_tree)));
   guarded([&] {
     RHost host;
-    const Runtime runtime = r_runtime(host, n_thread, false, "");
+    const Runtime runtime = r_runtime(host, n_thread, ProgressStyle::kNone, "");
     const std::vector<uint16_t> counts = in_bag_counts(source, static_cast<size_t>(n_tree), runtime);
     std::copy(counts.begin(), counts.end(), out.begin());
   }, "out of memory while redrawing the trees' samples");
@@ -677,14 +702,13 @@ Rcpp::IntegerMatrix ccf_in_bag_cpp(int n_row, const Rcpp::NumericVector& weights
 // The infinitesimal jackknife's raw variance and its Monte Carlo bias (see
 // core/Bagging.h) for each row of `values` (predictions x trees).
 // [[Rcpp::export(rng = false)]]
-Rcpp::List ccf_infjack_cpp(const Rcpp::NumericMatrix& values, int n_row,
-                           const Rcpp::NumericVector& weights, bool uniform, double seed,
-                           double first_tree, int n_thread) {
-  const BagSource source = bag_source(n_row, weights, uniform, seed, first_tree);
+Rcpp::List ccf_infjack_cpp(const Rcpp::NumericMatrix& values, const Rcpp::List& record,
+                           double seed, double first_tree, int n_thread) {
+  const BagSource source = bag_source(record, seed, first_tree);
   Rcpp::NumericVector raw = new_numeric(values.nrow()), bias = new_numeric(values.nrow());
   guarded([&] {
     RHost host;
-    const Runtime runtime = r_runtime(host, n_thread, false, "");
+    const Runtime runtime = r_runtime(host, n_thread, ProgressStyle::kNone, "");
     const size_t n_tree = static_cast<size_t>(values.ncol());
     const std::vector<uint16_t> counts = in_bag_counts(source, n_tree, runtime);
     const JackknifeVariance v = infinitesimal_jackknife(
@@ -700,17 +724,16 @@ Rcpp::List ccf_infjack_cpp(const Rcpp::NumericMatrix& values, int n_row,
 // residuals (NaN: none).
 // [[Rcpp::export(rng = false)]]
 Rcpp::List ccf_jackknife_plus_cpp(const Rcpp::NumericMatrix& values,
-                                  const Rcpp::NumericVector& residual,
-                                  const Rcpp::NumericVector& weights, bool uniform, double seed,
-                                  double first_tree, double rank_lower, double rank_upper,
-                                  int n_thread) {
-  const int n_row = static_cast<int>(residual.size());
-  const BagSource source = bag_source(n_row, weights, uniform, seed, first_tree);
+                                  const Rcpp::NumericVector& residual, const Rcpp::List& record,
+                                  double seed, double first_tree, double rank_lower,
+                                  double rank_upper, int n_thread) {
+  const BagSource source = bag_source(record, seed, first_tree);
+  if (static_cast<size_t>(residual.size()) != source.n_row) Rcpp::stop("internal error: residuals");
   if (!(rank_lower >= 0.0 && rank_upper >= 0.0)) Rcpp::stop("internal error: ranks");
   Rcpp::NumericVector lower = new_numeric(values.nrow()), upper = new_numeric(values.nrow());
   guarded([&] {
     RHost host;
-    const Runtime runtime = r_runtime(host, n_thread, false, "");
+    const Runtime runtime = r_runtime(host, n_thread, ProgressStyle::kNone, "");
     const size_t n_tree = static_cast<size_t>(values.ncol());
     const std::vector<uint16_t> counts = in_bag_counts(source, n_tree, runtime);
     jackknife_plus(counts, source.n_row, n_tree, values.begin(),

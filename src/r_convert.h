@@ -193,15 +193,33 @@ inline Data training_data(const Rcpp::List& training) {
 }
 
 /**
+ * The rows each tree is grown on, from list(every_row, replace, size,
+ * class_size) as row_sample() builds it in R; sizes were checked there.
+ */
+inline RowSample row_sample(const Rcpp::List& sample) {
+  RowSample out;
+  out.every_row = list_value<bool>(sample, "every_row");
+  out.replace = list_value<bool>(sample, "replace");
+  const double size = list_value<double>(sample, "size");
+  if (!(size >= 0.0 && size <= 2147483647.0)) Rcpp::stop("internal error: invalid sample size");
+  out.size = static_cast<size_t>(size);
+  for (double k : list_value<std::vector<double>>(sample, "class_size")) {
+    if (!(k >= 0.0 && k <= 2147483647.0)) Rcpp::stop("internal error: invalid class sample size");
+    out.class_size.push_back(static_cast<size_t>(k));
+  }
+  return out;
+}
+
+/**
  * Where stored trees came from, to redraw what was not stored: list(seed,
- * first_tree (the 0-based global number of the first), bagging,
- * impute_random).
+ * first_tree (the 0-based global number of the first), sample (see
+ * row_sample()), impute_random).
  */
 inline ForestSource forest_source(const Rcpp::List& source) {
   ForestSource out;
   out.seed = whole_number(list_value<double>(source, "seed"), "seed");
   out.first_tree = whole_number(list_value<double>(source, "first_tree"), "first_tree");
-  out.bagging = list_value<bool>(source, "bagging");
+  out.sample = row_sample(list_value<Rcpp::List>(source, "sample"));
   out.impute_random = list_value<bool>(source, "impute_random");
   return out;
 }
@@ -226,13 +244,13 @@ inline TreeOptions tree_options(const Rcpp::List& options) {
   out.split_rule = list_enum<SplitRule>(options, "split_rule", kSplitRuleNames);
   out.projection = list_enum<Projection>(options, "projection", kProjectionNames);
   out.projection_bootstrap = list_value<bool>(options, "projection_bootstrap");
-  out.bagging = list_value<bool>(options, "bagging");
   out.impute_random = list_value<bool>(options, "impute_random");
   out.rank_tolerance = list_value<double>(options, "rank_tolerance");
   out.max_directions = list_value<int>(options, "max_directions");
   out.output_bins = list_value<int>(options, "output_bins");
   out.axis_candidates = list_enum<AxisCandidates>(options, "axis_candidates", kAxisCandidatesNames);
   out.variant = list_enum<Variant>(options, "variant", kVariantNames);
+  out.sample = row_sample(list_value<Rcpp::List>(options, "sample"));
   try {
     out.check();
   } catch (const std::invalid_argument& e) {

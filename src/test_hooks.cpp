@@ -9,6 +9,7 @@
 #include "core/Projection.h"
 #include "core/Rotation.h"
 #include "core/SplitSearch.h"
+#include "parallel.h"
 #include "r_convert.h"
 
 using namespace ccforest;
@@ -173,3 +174,11 @@ double ccf_short_threshold_cpp(double lo, double hi) {
   return short_threshold(lo, hi);
 }
 
+
+// The text of a progress report after `done` of `total` steps in `elapsed`
+// seconds (the timing itself is not testable).
+// [[Rcpp::export(rng = false)]]
+std::string ccf_progress_text_cpp(double done, double total, double elapsed) {
+  return progress_text("Growing trees", static_cast<size_t>(done), static_cast<size_t>(total),
+                       elapsed);
+}

@@ -27,14 +27,18 @@ std::vector<uint16_t> in_bag_counts(const BagSource& source, size_t n_tree,
                                     const Runtime& runtime) {
   const size_t n = source.n_row;
   std::vector<uint16_t> counts(n * n_tree, 0);
-  // draw_sample() reads the rows' number and weights only.
+  // draw_sample() reads the rows' number, weights and (per-class sizes)
+  // classes only.
   const Eigen::Index rows = static_cast<Eigen::Index>(n);
-  const Data data(MatrixMap(nullptr, rows, 0), {0}, {}, IntMatrixMap(nullptr, rows, 0), {},
+  const bool classes = source.classes != nullptr;
+  const Data data(MatrixMap(nullptr, rows, 0), {0}, {},
+                  IntMatrixMap(source.classes, rows, classes ? 1 : 0),
+                  classes ? std::vector<int>{source.n_class} : std::vector<int>{},
                   MatrixMap(nullptr, rows, 0), source.weight, source.uniform_weight);
   run_batched(runtime, n_tree, [&](size_t t) {
     Rng rng(source.seed, source.first_tree + t);
     std::vector<int> sample;
-    draw_sample(data, true, rng, sample);
+    draw_sample(data, source.sample, rng, sample);
     uint16_t* count = counts.data() + n * t;
     for (int r : sample) {
       if (count[r] == std::numeric_limits<uint16_t>::max()) {

@@ -5,13 +5,16 @@
 #include <cstdint>
 #include <vector>
 
+#include "Options.h"
 #include "Runtime.h"
 
 namespace ccforest {
 
 /**
- * What a bagged forest's bootstrap samples were drawn from: the training
- * rows and their case weights (null for none), and the forest's seed. The
+ * What the samples of a forest grown on samples (bagging, or a
+ * sample_fraction) were drawn from: the training rows, their case weights
+ * (null for none) and classes, how the rows were sampled, and the forest's
+ * seed. The
  * samples themselves are never stored: tree t's is redrawn from (seed, t),
  * as out-of-bag estimates redraw it (see Sampling.h).
  */
@@ -19,6 +22,10 @@ struct BagSource {
   size_t n_row = 0;
   const double* weight = nullptr;
   bool uniform_weight = false;
+  /** Each training row's class, for samples of given sizes per class (else null). */
+  const int* classes = nullptr;
+  int n_class = 0;
+  RowSample sample = RowSample::bootstrap(true);
   uint64_t seed = 0;
   uint64_t first_tree = 0;  // global number of the first tree
 };

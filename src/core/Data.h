@@ -100,10 +100,12 @@ struct Data {
   MatrixMap y_real;
   /**
    * Case weights, one finite non-negative value per row, or null for none.
-   * A row of weight 0 takes no part in any tree. Bagged trees draw their
-   * rows with probabilities proportional to the weights; trees grown on
+   * A row of weight 0 takes no part in any tree. A weight counts as that
+   * many copies of the row: trees grown on samples (bagging) draw their rows
+   * with probabilities proportional to the weights, and trees grown on
    * every row (projection bootstrapping) weight each row in the projection
-   * bootstrap, the impurities and the leaves.
+   * bootstrap, the impurities and the leaves. R scales the weights so that
+   * their sums cannot overflow (see row_weights() in R/weights.R).
    */
   const double* weight = nullptr;
   /**

@@ -102,7 +102,7 @@ OutOfBag out_of_bag(const EncodedTrees& trees, const ModelShape& shape, const Da
   auto visit = [&](size_t t) {
     const ForestModel model = one_tree(trees, shape, t);
     const uint64_t tree = source.first_tree + t;
-    const std::vector<char> bag = in_bag(data, source.seed, tree);
+    const std::vector<char> bag = in_bag(data, source.sample, source.seed, tree);
     const uint64_t key = tree_impute_key(source.seed, tree);
     std::vector<double> row_values(static_cast<size_t>(data.x.cols()));
     for (size_t row = 0; row < bag.size(); ++row) {
@@ -177,7 +177,7 @@ std::vector<double> oob_permutation_importance(const EncodedTrees& trees, const 
     // Permutations come from their own stream, so that asking for importance
     // changes nothing else.
     Rng rng(mix64(source.seed, 0x696d706f7274ULL), tree);
-    per_tree[t] = tree_permutation_importance(data, model, in_bag(data, source.seed, tree),
+    per_tree[t] = tree_permutation_importance(data, model, in_bag(data, source.sample, source.seed, tree),
                                               tree_impute_key(source.seed, tree),
                                               source.impute_random, rng, runtime);
   };

@@ -43,13 +43,13 @@ std::vector<double> tree_projection_importance(const Tree& tree, const Data& dat
 struct ForestSource {
   uint64_t seed = 0;
   uint64_t first_tree = 0;   // global number of trees[0]
-  bool bagging = false;
+  RowSample sample;          // the rows each tree was grown on
   bool impute_random = true;
 };
 
 /**
  * Out-of-bag sums: for each training row, the sum of the leaf values of the
- * trees whose bootstrap sample left it out (added in tree order) and their
+ * trees whose sample left it out (added in tree order) and their
  * number. Samples are redrawn from (seed, tree).
  */
 struct OutOfBag {

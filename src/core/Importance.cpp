@@ -132,7 +132,7 @@ std::vector<double> oob_negation_importance(const EncodedTrees& trees, const Mod
   run_batched(runtime, n_tree, [&](size_t t) {
     const ForestModel model = decode_forest(trees, shape, t, t + 1);
     const uint64_t tree = source.first_tree + t;
-    per_tree[t] = tree_negation_importance(data, model, in_bag(data, source.seed, tree),
+    per_tree[t] = tree_negation_importance(data, model, in_bag(data, source.sample, source.seed, tree),
                                            tree_impute_key(source.seed, tree),
                                            source.impute_random, runtime);
   }, [&](size_t begin, size_t end) {

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace ccforest {
 
@@ -55,6 +56,26 @@ Enum enum_from_name(const char* const (&names)[N], const std::string& name, cons
   throw std::invalid_argument(std::string("unknown ") + what + " \"" + name + "\"");
 }
 
+/**
+ * Which rows each tree is grown on (see draw_sample() in Sampling.h): every
+ * row once, or a sample of `size` rows (0: as many as there are rows of
+ * positive weight) drawn with or without replacement, or per class of the
+ * output, class_size[k] rows of class k.
+ */
+struct RowSample {
+  bool every_row = true;
+  bool replace = true;
+  size_t size = 0;
+  std::vector<size_t> class_size;
+
+  /** Bagging's bootstrap sample, or every row once. */
+  static RowSample bootstrap(bool bagging) {
+    RowSample sample;
+    sample.every_row = !bagging;
+    return sample;
+  }
+};
+
 /** Settings for growing one tree; check() enforces the invariants. */
 struct TreeOptions {
   int mtry = 1;
@@ -64,7 +85,6 @@ struct TreeOptions {
   SplitRule split_rule = SplitRule::kEntropy;
   Projection projection = Projection::kCca;
   bool projection_bootstrap = true;
-  bool bagging = false;
   bool impute_random = true;
   /** The CCA's rank tolerance (the paper's epsilon, Appendix A). */
   double rank_tolerance = 1e-4;
@@ -82,6 +102,13 @@ struct TreeOptions {
   /** The sampled features' own axes, after the CCA's directions, and how they are cut. */
   AxisCandidates axis_candidates = AxisCandidates::kNone;
   Variant variant = Variant::kCcforest;
+  /**
+   * The rows the tree is grown on: every row (projection bootstrapping, the
+   * default) or a sample (bagging's bootstrap sample by default). A tree
+   * grown on a sample drawn in proportion to the case weights is itself
+   * unweighted.
+   */
+  RowSample sample;
 
   void check() const {
     if (mtry < 1) throw std::invalid_argument("mtry must be >= 1");

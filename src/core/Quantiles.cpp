@@ -18,7 +18,7 @@ std::vector<std::vector<int32_t>> leaf_samples(const EncodedTrees& trees, const 
     const uint64_t tree = source.first_tree + t;
     Rng rng(source.seed, tree);
     std::vector<int> rows;
-    draw_sample(data, source.bagging, rng, rows);
+    draw_sample(data, source.sample, rng, rows);
     const uint64_t key = tree_impute_key(source.seed, tree);
     const size_t n_leaf = static_cast<size_t>(model.n_leaves[0]);
     std::vector<std::pair<int32_t, int32_t>> leaf_row;  // (leaf, row)

@@ -2,7 +2,10 @@
 #define CCFOREST_SAMPLING_H_
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <stdexcept>
+#include <utility>
 #include <vector>
 
 #include "Data.h"
@@ -29,49 +32,115 @@ inline void weighted_draws(const double* cumulative, size_t k, size_t n, Rng& rn
 }
 
 /**
- * The rows a tree is grown on, drawn first from the tree's own stream:
- * without weights, with bagging n draws with replacement and otherwise every
- * row once; with case weights, only rows of positive weight, drawn (bagging)
- * as many times as there are such rows with probabilities proportional to
- * the weights. Out-of-bag estimates redraw the same sample from (seed, tree)
- * instead of storing it.
+ * `k` of the `candidates` without replacement, returned in increasing order.
+ * Without weights every subset of size k is equally likely (a partial
+ * Fisher-Yates shuffle); with weights the draws are successive, each with
+ * probabilities proportional to the weights of the rows not yet drawn: the
+ * k rows with the smallest exponential clocks E / w (Efraimidis and
+ * Spirakis, 2006), ties going to the lower row so the set is well defined.
  */
-inline void draw_sample(const Data& data, bool bagging, Rng& rng, std::vector<int>& rows) {
-  const size_t n = data.n_row();
-  if (data.weight == nullptr) {
-    rows.resize(n);
-    for (size_t i = 0; i < n; ++i) rows[i] = static_cast<int>(bagging ? rng.index(n) : i);
-    return;
+inline void draws_without_replacement(std::vector<int>& candidates, size_t k, const double* weight,
+                                      Rng& rng) {
+  const size_t m = candidates.size();
+  if (k >= m) return;
+  if (weight == nullptr) {
+    for (size_t i = 0; i < k; ++i) std::swap(candidates[i], candidates[i + rng.index(m - i)]);
+  } else {
+    std::vector<std::pair<double, int>> clock(m);
+    for (size_t i = 0; i < m; ++i) {
+      const double e = -std::log(1.0 - rng.uniform());
+      clock[i] = {e / weight[candidates[i]], candidates[i]};
+    }
+    std::nth_element(clock.begin(), clock.begin() + static_cast<std::ptrdiff_t>(k), clock.end());
+    for (size_t i = 0; i < k; ++i) candidates[i] = clock[i].second;
   }
-  rows.clear();
-  std::vector<double> cumulative;
-  double total = 0.0;
-  for (size_t i = 0; i < n; ++i) {
-    if (!(data.weight[i] > 0.0)) continue;
-    rows.push_back(static_cast<int>(i));
-    total += data.weight[i];
-    cumulative.push_back(total);
-  }
-  if (!bagging || rows.empty()) return;
-  if (data.uniform_weight) {
-    // The same draws as for the rows alone, unweighted.
-    std::vector<int> bag(rows.size());
-    for (size_t i = 0; i < bag.size(); ++i) bag[i] = rows[rng.index(rows.size())];
-    rows.swap(bag);
-    return;
-  }
-  std::vector<size_t> drawn(rows.size());
-  weighted_draws(cumulative.data(), rows.size(), rows.size(), rng, drawn.data());
-  std::vector<int> bag(rows.size());
-  for (size_t i = 0; i < drawn.size(); ++i) bag[i] = rows[drawn[i]];
-  rows.swap(bag);
+  candidates.resize(k);
+  std::sort(candidates.begin(), candidates.end());
 }
 
-/** In-bag flags of tree `tree` of a bagged forest: its sample redrawn. */
-inline std::vector<char> in_bag(const Data& data, uint64_t seed, uint64_t tree) {
+/**
+ * `k` draws from `candidates` (rows of positive weight), with or without
+ * replacement, with probabilities proportional to the weights (`weight`
+ * null: all equal). With replacement and without weights the draws are the
+ * ones every earlier version made, so default forests do not change.
+ */
+inline void draw_rows(std::vector<int>& candidates, size_t k, bool replace, const double* weight,
+                      Rng& rng) {
+  const size_t m = candidates.size();
+  if (m == 0 || k == 0) {
+    candidates.clear();
+    return;
+  }
+  if (!replace) {
+    draws_without_replacement(candidates, k, weight, rng);
+    return;
+  }
+  std::vector<int> bag(k);
+  if (weight == nullptr) {
+    for (size_t i = 0; i < k; ++i) bag[i] = candidates[rng.index(m)];
+  } else {
+    std::vector<double> cumulative(m);
+    double total = 0.0;
+    for (size_t i = 0; i < m; ++i) cumulative[i] = total += weight[candidates[i]];
+    std::vector<size_t> drawn(k);
+    weighted_draws(cumulative.data(), m, k, rng, drawn.data());
+    for (size_t i = 0; i < k; ++i) bag[i] = candidates[drawn[i]];
+  }
+  candidates.swap(bag);
+}
+
+/**
+ * The rows a tree is grown on, drawn first from the tree's own stream. Rows
+ * of weight 0 never take part. By default (projection bootstrapping) every
+ * other row is used once; otherwise `sample.size` rows (0: as many as there
+ * are rows of positive weight) are drawn with or without replacement, with
+ * probabilities proportional to the case weights, or, with class sizes,
+ * class_size[k] rows from the rows of class k of the (single) output. A row
+ * of weight w is thus drawn as often as w copies of it would be. Out-of-bag
+ * estimates redraw the same sample from (seed, tree) instead of storing it.
+ */
+inline void draw_sample(const Data& data, const RowSample& sample, Rng& rng,
+                        std::vector<int>& rows) {
+  const size_t n = data.n_row();
+  // Weights that are all equal only say which rows take part.
+  const double* weight = data.uniform_weight ? nullptr : data.weight;
+  rows.clear();
+  for (size_t i = 0; i < n; ++i) {
+    if (data.weight == nullptr || data.weight[i] > 0.0) rows.push_back(static_cast<int>(i));
+  }
+  if (sample.every_row || rows.empty()) return;
+  if (sample.class_size.empty()) {
+    const size_t k = sample.size == 0 ? rows.size() : sample.size;
+    if (k > n) throw std::invalid_argument("a tree's sample is larger than the data");
+    draw_rows(rows, k, sample.replace, weight, rng);
+    return;
+  }
+  if (!data.is_classification() || sample.class_size.size() != static_cast<size_t>(data.n_class[0])) {
+    throw std::invalid_argument("class sample sizes need one size per class of the output");
+  }
+  size_t total = 0;
+  for (size_t k : sample.class_size) total += k;
+  if (total > n) throw std::invalid_argument("a tree's sample is larger than the data");
+  std::vector<int> drawn, of_class;
+  drawn.reserve(total);
+  for (size_t c = 0; c < sample.class_size.size(); ++c) {
+    of_class.clear();
+    for (int r : rows) {
+      if (data.y_class(r, 0) == static_cast<int>(c)) of_class.push_back(r);
+    }
+    draw_rows(of_class, sample.class_size[c], sample.replace, weight, rng);
+    drawn.insert(drawn.end(), of_class.begin(), of_class.end());
+  }
+  if (!sample.replace) std::sort(drawn.begin(), drawn.end());
+  rows.swap(drawn);
+}
+
+/** In-bag flags of tree `tree` of a forest grown on samples: its sample redrawn. */
+inline std::vector<char> in_bag(const Data& data, const RowSample& sample, uint64_t seed,
+                                uint64_t tree) {
   Rng rng(seed, tree);
   std::vector<int> rows;
-  draw_sample(data, true, rng, rows);
+  draw_sample(data, sample, rng, rows);
   std::vector<char> flags(data.n_row(), 0);
   for (int r : rows) flags[static_cast<size_t>(r)] = 1;
   return flags;

@@ -18,7 +18,7 @@ TreeTrainer::TreeTrainer(const Data& data, const TreeOptions& options, uint64_t 
     : data_(data), options_(options), runtime_(runtime), rng_(seed, tree_index),
       impute_key_(tree_impute_key(seed, tree_index)),
       search_(options.split_rule, data.n_value(), entropy, options.variant), finder_(data, options),
-      weighted_(data.weight != nullptr && !data.uniform_weight && !options.bagging) {
+      weighted_(data.weight != nullptr && !data.uniform_weight && options.sample.every_row) {
   options.check();
 }
 
@@ -26,7 +26,7 @@ Tree TreeTrainer::grow() {
   size_t n = 0;
   {
     std::vector<int> sample;
-    draw_sample(data_, options_.bagging, rng_, sample);
+    draw_sample(data_, options_.sample, rng_, sample);
     rows_.assign(sample.begin(), sample.end());
     n = sample.size();
   }

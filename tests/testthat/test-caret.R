@@ -123,6 +123,40 @@ test_that("caret's weights become ccforest's case_weights", {
   )
 })
 
+test_that("caret's final model records a call without the training data", {
+  skip_on_cran()
+  set.seed(3)
+  x <- data.frame(matrix(rnorm(3000 * 10), 3000, 10))
+  y <- x$X1 - x$X2 + rnorm(3000)
+  fit <- caret::train(x, y, method = ccforest_caret(),
+                      tuneGrid = data.frame(mtry = 3, min_split = 6),
+                      trControl = caret::trainControl(method = "none"),
+                      n_tree = 5, seed = 2, n_thread = 1)
+  model <- fit$finalModel
+  expect_identical(model$call$x, as.name("<data.frame: 3000 x 10>"))
+  expect_lt(length(serialize(model$call, NULL)), 1000)
+  expect_lt(length(capture.output(print(model))), 20L)
+  # caret adds a few small elements of its own to the model; the data are 240 KB.
+  direct <- ccforest(x, y, mtry = 3, min_split = 6, n_tree = 5, seed = 2, n_thread = 1)
+  expect_lt(abs(length(serialize(model, NULL)) - length(serialize(direct, NULL))), 5000)
+})
+
+test_that("sampling arguments pass through caret, and its fits are quiet", {
+  param <- data.frame(mtry = 2, min_split = 2)
+  fit <- expect_silent(ccforest_caret()$fit(iris[, 1:4], iris$Species, wts = NULL, param = param,
+                                            n_tree = 5, seed = 1, sample_fraction = 0.5,
+                                            replace = FALSE))
+  expect_identical(fit$options[c("sample_fraction", "replace")],
+                   list(sample_fraction = 0.5, replace = FALSE))
+  expect_false(is.null(fit$oob_error))
+  balanced <- ccforest_caret()$fit(iris[, 1:4], iris$Species, wts = NULL, param = param,
+                                   n_tree = 5, seed = 1,
+                                   sample_fraction = c(setosa = 0.1, versicolor = 0.1,
+                                                       virginica = 0.1))
+  expect_identical(balanced$options$sample_fraction,
+                   c(setosa = 0.1, versicolor = 0.1, virginica = 0.1))
+})
+
 test_that("caret::train() passes weights through to the final model", {
   skip_on_cran()
   w <- rep(c(1, 4), length.out = nrow(mtcars))

@@ -72,6 +72,25 @@ test_that("predictions equal the documented walk over tree_info()", {
   expect_identical(as.character(classes), levels(iris$Species)[max.col(ref, ties.method = "first")])
 })
 
+test_that("tree_info()'s hyperplanes map back to the features' units as documented", {
+  fit <- ccforest(Species ~ ., data = iris, n_tree = 3, seed = 8)
+  bp <- fit$blueprint
+  x <- as.matrix(iris[, bp$column_names])
+  for (t in 1:3) {
+    info <- tree_info(fit, t)
+    for (node in which(!info$terminal)) {
+      j <- match(info$columns[[node]], bp$column_names)
+      w <- info$coefficients[[node]]
+      # The documented formula in the columns' own units, against the z-scores.
+      raw <- drop(x[, j, drop = FALSE] %*% (w / bp$scale[j]))
+      bound <- info$threshold[[node]] + sum(w * bp$center[j] / bp$scale[j])
+      z <- drop(sweep(sweep(x[, j, drop = FALSE], 2, bp$center[j]), 2, bp$scale[j], "/") %*% w)
+      near <- abs(z - info$threshold[[node]]) < 1e-9
+      expect_identical((raw <= bound)[!near], (z <= info$threshold[[node]])[!near])
+    }
+  }
+})
+
 test_that("split_rule = \"gini\" fits and predicts well", {
   fit <- ccforest(Species ~ ., data = iris, n_tree = 20, split_rule = "gini", seed = 4)
   expect_identical(fit$options$split_rule, "gini")

@@ -148,6 +148,46 @@ test_that("unknown arguments are errors with a suggestion", {
                "Unknown argument `ntree` in predict(); did you mean `n_tree`?", fixed = TRUE)
 })
 
+test_that("ranger's argument names point to ccforest's", {
+  expect_error(ccforest(Species ~ ., data = iris, num.trees = 10),
+               "Unknown argument `num.trees` in ccforest(): ranger's `num.trees` is `n_tree` in ccforest.",
+               fixed = TRUE)
+  expect_error(ccforest(iris[, 1:4], iris$Species, min.node.size = 5),
+               "ranger's `min.node.size` is `min_split` in ccforest (the smallest node that is split",
+               fixed = TRUE)
+  expect_error(ccforest(Species ~ ., data = iris, probability = TRUE),
+               paste0("ranger's `probability` has no counterpart in ccforest: a classification ",
+                      "forest always estimates class probabilities"), fixed = TRUE)
+  expect_error(ccforest(Species ~ ., data = iris, num.threads = 2, sample.fraction = 0.5),
+               paste0("Unknown arguments in ccforest(): `num.threads` (ranger's `num.threads` is ",
+                      "`n_thread` in ccforest), `sample.fraction` (ranger's `sample.fraction` is ",
+                      "`sample_fraction` in ccforest)."), fixed = TRUE)
+  for (name in c("case.weights", "class.weights", "splitrule", "max.depth", "min.bucket",
+                 "quantreg", "keep.inbag", "holdout", "write.forest", "oob.error",
+                 "respect.unordered.factors", "dependent.variable.name")) {
+    args <- stats::setNames(list(NULL), name)
+    expect_error(do.call(ccforest, c(list(Species ~ ., data = iris), args)),
+                 sprintf("ranger's `%s` ", name), fixed = TRUE)
+  }
+  expect_error(ccforest(Species ~ ., data = iris, importance = "impurity"),
+               "importance = \"impurity\" is ranger's; ccforest's split-gain importance is \"projection\"")
+  expect_error(ccforest(Species ~ ., data = iris, split_rule = "extratrees"),
+               "split_rule = \"extratrees\" is ranger's; in ccforest, axis_candidates = \"random\"")
+  fit <- fit_iris()
+  expect_error(predict(fit, data = iris),
+               "Unknown argument `data` in predict(): ranger's `data` is `new_data` in ccforest's predict().",
+               fixed = TRUE)
+  expect_error(predict(fit, iris, num.trees = 3),
+               "ranger's `num.trees` is `n_tree` in ccforest's predict().", fixed = TRUE)
+  # Through parsnip's set_engine(), where ranger users meet them first.
+  skip_if_not_installed("parsnip")
+  suppressPackageStartupMessages(loadNamespace("parsnip"))
+  spec <- parsnip::set_engine(parsnip::set_mode(parsnip::rand_forest(trees = 5), "classification"),
+                              "ccforest", num.threads = 2)
+  expect_error(parsnip::fit(spec, Species ~ ., data = iris),
+               "ranger's `num.threads` is `n_thread` in ccforest", fixed = TRUE)
+})
+
 test_that("x and y must match, and both must be given", {
   expect_error(ccforest(iris[, 1:4], iris$Species[1:100], n_tree = 2),
                "`x` has 150 rows but `y` has 100; they must match.", fixed = TRUE)

@@ -122,7 +122,7 @@ test_that("the training data go to each persistent worker once, and are released
     ccforest:::apply_blueprint(fit$blueprint, d, na_action = "impute_random", arg = "data"),
     fit$blueprint, ccforest:::prepare_response(d["Species"])
   )
-  core <- ccforest:::core_options(fit$options, fit$seed)
+  core <- ccforest:::core_options(fit$options, fit$seed, training)
   grown <- ccforest:::grow_on_futures(training, core, first_tree = 0L, n_tree = 10L,
                                       n_thread = 1L, n_batch = 5L, verbose = FALSE)
   # Five batches on two workers: the first batch on each worker carries the

@@ -22,11 +22,13 @@ run_interrupted <- function(workload, ready_pattern = "^started") {
   # Wait until the work itself runs (its progress output), not R's set-up.
   progress <- wait_for_line(child$output, ready_pattern, 300)
   expect_true(any(grepl(ready_pattern, progress)), info = paste(progress, collapse = "\n"))
+  child$progress <- progress
   signalled <- Sys.time()
   tools::pskill(child_pid(lines), tools::SIGINT)
   lines <- wait_for_line(child$log, "^usable", 120)
   list(
     lines = lines,
+    progress = child$progress,
     seconds = as.numeric(difftime(Sys.time(), signalled, units = "secs"))
   )
 }
@@ -45,6 +47,10 @@ test_that("Ctrl-C during a long fit returns promptly and the session stays usabl
   # The whole fit takes many minutes; trees check for the interrupt at every
   # node, so it ends in about the time of one node's work.
   expect_lt(out$seconds, 60)
+  # Its output is a file, not a terminal: whole lines with the time left.
+  report <- grep("Growing trees", out$progress, value = TRUE)[[1L]]
+  expect_match(report, "^Growing trees: +[0-9]+% \\([0-9]+ of 500\\), [0-9.]+ s, about .* left$")
+  expect_false(grepl("\r", report, fixed = TRUE))
 })
 
 test_that("Ctrl-C during a long predict returns promptly and the session stays usable", {

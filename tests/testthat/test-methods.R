@@ -99,6 +99,37 @@ test_that("update() evaluates in the caller's frame, like stats::update()", {
   expect_error(update(no_call, n_tree = 2), "`object` has no call recorded")
 })
 
+test_that("a fit called through do.call() records a call without the data", {
+  set.seed(1)
+  x <- data.frame(matrix(rnorm(2000 * 10), 2000, 10))
+  y <- x$X1 + rnorm(2000)
+  direct <- ccforest(x, y, n_tree = 3, seed = 1)
+  spliced <- do.call(ccforest, list(x = x, y = y, n_tree = 3, seed = 1))
+  expect_identical(spliced$forest, direct$forest)
+  expect_identical(spliced$call, quote(ccforest(x = `<data.frame: 2000 x 10>`,
+                                                y = `<double vector of length 2000>`,
+                                                n_tree = 3, seed = 1)))
+  # The fit's size does not depend on how it was called (the data are 160 KB).
+  size <- function(fit) length(serialize(fit, NULL))
+  expect_lt(abs(size(spliced) - size(direct)), 200)
+  expect_lt(length(capture.output(print(spliced))), 20L)
+  # Short plain values stay as they were given; so does the formula method's.
+  d <- data.frame(x, y = y)
+  weighted <- do.call(ccforest, list(y ~ X1 + X2, data = d, n_tree = 2, seed = 1,
+                                     case_weights = rep(1, 2000), mtry = 2L))
+  expect_identical(weighted$call, quote(ccforest(formula = y ~ X1 + X2,
+                                                 data = `<data.frame: 2000 x 11>`, n_tree = 2,
+                                                 seed = 1,
+                                                 case_weights = `<double vector of length 2000>`,
+                                                 mtry = 2L)))
+  # update() cannot find such data again, and says what to give it.
+  expect_error(update(spliced, n_tree = 5),
+               paste0("update\\(\\) cannot refit `object`: its call does not hold `x`, `y` ",
+                      "\\(the fit was called through do.call\\(\\) or caret"))
+  expect_identical(update(spliced, x = x[, 1:3], y = y, n_tree = 2)$blueprint$feature_names,
+                   c("X1", "X2", "X3"))
+})
+
 test_that("fitted() and residuals() are the stored out-of-bag values", {
   bag <- ccforest(mpg ~ ., data = mtcars, n_tree = 60, sampling = "bagging", seed = 1)
   expect_identical(fitted(bag), bag$predictions)
@@ -131,7 +162,13 @@ test_that("out-of-bag values line up with the data's rows under na_action = \"om
 
 test_that("without out-of-bag rows, fitted() and residuals() say why", {
   fit <- ccforest(mpg ~ ., data = mtcars, n_tree = 5, seed = 1)
-  expect_error(fitted(fit), "fitted\\(\\) needs out-of-bag predictions.*sampling = \"bagging\"")
+  expect_error(fitted(fit), paste0("fitted\\(\\) needs out-of-bag predictions, which only ",
+                                   "forests whose trees are grown on samples have \\(sampling = ",
+                                   "\"bagging\", or a `sample_fraction` below 1\\); every tree of ",
+                                   "`object` saw every row."))
+  # A projection forest grown on subsamples has them.
+  sub <- ccforest(mpg ~ ., data = mtcars, n_tree = 30, seed = 1, sample_fraction = 0.6)
+  expect_identical(fitted(sub), sub$predictions)
   expect_error(residuals(fit), "residuals\\(\\) needs out-of-bag predictions")
   old <- ccforest(mpg ~ ., data = mtcars, n_tree = 5, sampling = "bagging", seed = 1)
   old$residuals <- NULL
@@ -141,7 +178,9 @@ test_that("without out-of-bag rows, fitted() and residuals() say why", {
 test_that("coef() and deviance() are errors that say what to use instead", {
   fit <- ccforest(mpg ~ ., data = mtcars, n_tree = 5, seed = 1)
   expect_error(coef(fit), "has no coefficients. Use importance\\(\\)")
-  expect_error(deviance(fit), "has no deviance.*oob_error")
+  expect_error(deviance(fit), paste0("has no deviance. A forest whose trees are grown on ",
+                                     "samples \\(sampling = \"bagging\", or a `sample_fraction` ",
+                                     "below 1\\) stores its out-of-bag error in `oob_error`"))
 })
 
 test_that("predict() takes newdata as well as new_data, not both", {

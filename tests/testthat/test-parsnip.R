@@ -158,6 +158,62 @@ test_that("tune_grid() tunes mtry and min_n with cross-validation", {
   expect_equal(dials::range_get(params$object[[1]])$upper, 4L)
 })
 
+test_that("min_n and mtry are capped by the rows and columns of the analysis set", {
+  small <- iris[c(1:8, 51:58, 101:108), ]
+  spec <- ccf_spec("classification", trees = 5, mtry = 10, min_n = 40)
+  expect_match(paste(deparse(parsnip::translate(spec)$method$fit$func), collapse = ""),
+               "ccforest_parsnip_fit")
+  warnings <- character(0)
+  fitted <- withCallingHandlers(
+    parsnip::fit(spec, Species ~ ., data = small),
+    warning = function(w) {
+      warnings <<- c(warnings, conditionMessage(w))
+      invokeRestart("muffleWarning")
+    }
+  )
+  expect_match(warnings, "40 samples were requested but there were 24 rows", all = FALSE)
+  expect_match(warnings, "10 columns were requested but there were 4 predictors", all = FALSE)
+  expect_identical(fitted$fit$options[c("mtry", "min_split")], list(mtry = 4L, min_split = 24L))
+  expect_gt(mean(tree_sizes(fitted$fit)$leaves), 1)
+  # The call records what parsnip asked for, with the cap.
+  expect_identical(fitted$fit$call$min_split, 24L)
+  # Tuning min_n beyond a fold's rows scores forests, not single leaves.
+  skip_on_cran()
+  set.seed(3)
+  folds <- rsample::vfold_cv(small, v = 2)
+  wf <- workflows::add_model(
+    workflows::add_formula(workflows::workflow(), Species ~ .),
+    ccf_spec("classification", trees = 10, min_n = parsnip::tune())
+  )
+  tuned <- suppressMessages(suppressWarnings(tune::tune_grid(
+    wf, resamples = folds, grid = data.frame(min_n = c(2L, 40L)),
+    metrics = yardstick::metric_set(yardstick::accuracy, yardstick::roc_auc)
+  )))
+  metrics <- tune::collect_metrics(tuned)
+  expect_false(anyNA(metrics$mean))
+  expect_gt(min(metrics$mean[metrics$.metric == "accuracy"]), 0.5)
+})
+
+test_that("parsnip fits are quiet unless asked, and sample_fraction can be tuned", {
+  spec <- ccf_spec("regression", trees = 5)
+  expect_silent(parsnip::fit(spec, mpg ~ ., data = mtcars))
+  tuned_spec <- parsnip::set_engine(
+    parsnip::set_mode(parsnip::rand_forest(trees = 5), "regression"), "ccforest",
+    sample_fraction = parsnip::tune(), replace = FALSE
+  )
+  wf <- workflows::add_model(workflows::add_formula(workflows::workflow(), mpg ~ .), tuned_spec)
+  params <- tune::extract_parameter_set_dials(wf)
+  expect_identical(params$id, "sample_fraction")
+  expect_s3_class(params$object[[1]], "quant_param")
+  expect_identical(params$object[[1]]$label, dials::sample_prop()$label)
+  final <- parsnip::fit(tune::finalize_workflow(wf, data.frame(sample_fraction = 0.5)),
+                        data = mtcars)
+  engine <- workflows::extract_fit_engine(final)
+  expect_identical(engine$options[c("sample_fraction", "replace")],
+                   list(sample_fraction = 0.5, replace = FALSE))
+  expect_false(is.null(engine$oob_error))
+})
+
 test_that("the dials parameters of the engine arguments list the valid values", {
   projection <- ccf_projection()
   expect_s3_class(projection, "qual_param")

@@ -36,6 +36,35 @@ test_that("print() reports regression, bagging and several outputs", {
   expect_output(print(fac), "Features:\\s+4 \\(6 columns after encoding\\)")
 })
 
+test_that("print() lists only the options beyond the paper that act on the fit", {
+  beyond <- function(fit) {
+    sub("^Beyond paper: +", "", grep("^Beyond paper:", utils::capture.output(print(fit)),
+                                     value = TRUE))
+  }
+  # One numeric output, three classes or few columns: at most two directions,
+  # and no factor with more than 32 levels.
+  expect_identical(beyond(ccforest(mpg ~ ., mtcars, n_tree = 2, seed = 1)), "none")
+  expect_identical(beyond(ccforest(Species ~ ., iris, n_tree = 2, seed = 1)), "none")
+  set.seed(1)
+  d <- data.frame(a = rnorm(200), b = rnorm(200), c = rnorm(200), e = rnorm(200),
+                  y = factor(sample(letters[1:4], 200, TRUE)))
+  expect_identical(beyond(ccforest(y ~ ., d, n_tree = 2, seed = 1)), "max_directions = 2")
+  expect_identical(beyond(ccforest(y ~ ., d, n_tree = 2, seed = 1, projection = "rotation")), "none")
+  expect_identical(beyond(ccforest(y ~ a + b, d, n_tree = 2, seed = 1)), "none")
+  # Principal components: as many as the sampled columns.
+  expect_identical(beyond(ccforest(mpg ~ ., mtcars, n_tree = 2, seed = 1, projection = "pca")),
+                   "max_directions = 2")
+  # Several outputs, or output bins, give more canonical directions.
+  expect_identical(beyond(ccforest(cbind(mpg, qsec, hp) ~ ., mtcars, n_tree = 2, seed = 1)),
+                   "max_directions = 2")
+  expect_identical(beyond(ccforest(mpg ~ ., mtcars, n_tree = 2, seed = 1, output_bins = 4)),
+                   "max_directions = 2, output_bins = 4")
+  d$f <- factor(sample(sprintf("L%02d", 1:40), 200, TRUE))
+  expect_identical(beyond(ccforest(a ~ f + b, d, n_tree = 2, seed = 1)), "onehot_max_levels = 32")
+  expect_output(print(summary(ccforest(a ~ f + b, d, n_tree = 2, seed = 1))),
+                "Beyond paper: +onehot_max_levels = 32\n")
+})
+
 test_that("the mean tree size printed matches the forest arrays", {
   fit <- ccforest(Species ~ ., data = iris, n_tree = 4, max_depth = 1, seed = 2)
   # Four stumps: two leaves and depth one each.

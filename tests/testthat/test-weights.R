@@ -68,6 +68,152 @@ test_that("a case weight acts like copies of the row, in distribution", {
   expect_lt(gap(weighted, copied), gap(plain, copied) / 2)
 })
 
+test_that("a row of integer weight w grows the same trees as w copies of it", {
+  # Trees grown on every row with axis-aligned candidates use the data only
+  # through the splits' impurities and the leaves, where a weight of w is
+  # exactly w copies (copies of a row are never split apart). The scaling
+  # of the copies' z-scores differs, which axis-aligned splits ignore.
+  set.seed(11)
+  n <- 80
+  d <- data.frame(x1 = rnorm(n), x2 = rnorm(n), x3 = rnorm(n))
+  d$cls <- factor(ifelse(d$x1 - d$x2 + rnorm(n, sd = 0.5) > 0, "a", "b"))
+  d$y <- d$x1 * d$x2 + rnorm(n, sd = 0.2)
+  w <- sample(1:3, n, replace = TRUE)
+  copies <- d[rep(seq_len(n), w), ]
+  grow <- function(formula, data, ...) {
+    ccforest(formula, data, n_tree = 10, seed = 4, projection = "axis", sampling = "projection",
+             min_split = 2, min_leaf = 1, ...)
+  }
+  shapes <- function(fit) {
+    lapply(1:10, function(t) tree_info(fit, t)[c("node", "left", "right", "terminal", "columns")])
+  }
+  weighted <- grow(cls ~ x1 + x2 + x3, d, case_weights = w)
+  copied <- grow(cls ~ x1 + x2 + x3, copies)
+  expect_identical(shapes(weighted), shapes(copied))
+  expect_equal(predict(weighted, d, type = "prob"), predict(copied, d, type = "prob"),
+               tolerance = 1e-12)
+  weighted <- grow(y ~ x1 + x2 + x3, d, case_weights = w)
+  copied <- grow(y ~ x1 + x2 + x3, copies)
+  expect_identical(shapes(weighted), shapes(copied))
+  expect_equal(predict(weighted, d), predict(copied, d), tolerance = 1e-10)
+})
+
+test_that("bagged trees draw a row of weight w as often as w copies", {
+  # A bag of m draws from the weighted rows and one of m draws from the
+  # copies pick each original row equally often in distribution; the
+  # trees' rows are read from the leaf samples of quantile forests.
+  set.seed(12)
+  n <- 100
+  d <- data.frame(x = rnorm(n), y = rnorm(n))
+  w <- rep(c(1, 3), each = 50)
+  copies <- d[rep(seq_len(n), w), ]
+  origin <- rep(seq_len(n), w)
+  rows_of <- function(fit, t) {
+    n_leaf <- sum(tree_info(fit, t)$terminal)
+    fit$quantile$samples[[t]][-seq_len(n_leaf)] + 1L
+  }
+  n_tree <- 200
+  weighted <- ccforest(y ~ x, d, n_tree = n_tree, seed = 1, sampling = "bagging",
+                       case_weights = w, quantiles = TRUE)
+  copied <- ccforest(y ~ x, copies, n_tree = n_tree, seed = 1, sampling = "bagging",
+                     sample_fraction = n / nrow(copies), quantiles = TRUE)
+  count <- function(fit, map) {
+    tabulate(map[unlist(lapply(seq_len(n_tree), function(t) rows_of(fit, t)))], nbins = n)
+  }
+  from_weights <- count(weighted, seq_len(n))
+  from_copies <- count(copied, origin)
+  expect_identical(sum(from_weights), sum(from_copies))
+  # Expected draws per row: 200 x 100 x w / 200, so 100 and 300.
+  expect_equal(c(mean(from_weights[1:50]), mean(from_weights[51:100])), c(100, 300),
+               tolerance = 0.05)
+  expect_equal(c(mean(from_copies[1:50]), mean(from_copies[51:100])), c(100, 300),
+               tolerance = 0.05)
+})
+
+test_that("class weights raise the favoured class's probability where leaves or samples let them", {
+  # The data of the report that class weights lowered P(yes): 3.6% "yes".
+  set.seed(1)
+  n <- 3000
+  x <- data.frame(x1 = rnorm(n), x2 = rnorm(n), x3 = rnorm(n))
+  y <- factor(ifelse(runif(n) < plogis(-4 + x$x1 + x$x2), "yes", "no"))
+  train <- 1:2000
+  test <- 2001:3000
+  mean_yes <- function(...) {
+    fit <- ccforest(x[train, ], y[train], n_tree = 100, seed = 1, ...)
+    mean(predict(fit, x[test, ], type = "prob")[, "yes"])
+  }
+  settings <- list(list(sampling = "bagging"), list(sample_fraction = 0.632),
+                   list(min_leaf = 5))
+  for (setting in settings) {
+    plain <- do.call(mean_yes, setting)
+    weighted <- do.call(mean_yes, c(setting, list(class_weights = c(yes = 10))))
+    expect_gt(weighted, 1.4 * plain, label = paste(names(setting), setting))
+  }
+  # At the default min_leaf = 1 trees grown on every row end in pure leaves:
+  # weights move boundaries, not the leaves' probabilities (see ?ccforest).
+  fit <- ccforest(x[train, ], y[train], n_tree = 5, seed = 1, class_weights = c(yes = 10))
+  expect_identical(fit$options$sampling, "projection")
+  leaves <- do.call(rbind, lapply(1:5, function(t) tree_info(fit, t)))
+  leaves <- leaves[leaves$terminal, ]
+  expect_true(all(leaves$prob.yes %in% c(0, 1)))
+})
+
+test_that("weights of any finite scale work: only their ratios matter", {
+  d <- overlap_data(120, 7)
+  w <- runif(120, 0.5, 2)
+  for (sampling in c("projection", "bagging")) {
+    base <- ccforest(y ~ ., d, case_weights = w, n_tree = 8, seed = 2, sampling = sampling)
+    for (factor in c(2^-1000, 2^-20, 2^30, 2^1000)) {
+      scaled <- ccforest(y ~ ., d, case_weights = w * factor, n_tree = 8, seed = 2,
+                         sampling = sampling)
+      expect_identical(scaled$forest, base$forest, label = paste(sampling, factor))
+    }
+    reg <- ccforest(x1 ~ x2, d, case_weights = w, n_tree = 8, seed = 2, sampling = sampling)
+    expect_identical(
+      ccforest(x1 ~ x2, d, case_weights = w * 2^1000, n_tree = 8, seed = 2,
+               sampling = sampling)$forest$trees,
+      reg$forest$trees
+    )
+  }
+  # Huge weights used to overflow the sums: a "damaged" forest for classes,
+  # single-leaf trees for values.
+  # (Trees grown on every row: bagged trees would draw nothing but the heavy
+  # rows.)
+  huge <- c(1e14, 1e14, rep(1, 118))
+  cls <- ccforest(y ~ ., d, case_weights = huge, n_tree = 5, seed = 1, sampling = "projection")
+  expect_gt(mean(tree_sizes(cls)$leaves), 10)
+  expect_true(all(abs(rowSums(predict(cls, d, type = "prob")) - 1) < 1e-6))
+  reg <- ccforest(x1 ~ x2, d, case_weights = huge, n_tree = 5, seed = 1, min_leaf = 1,
+                  sampling = "projection")
+  expect_gt(mean(tree_sizes(reg)$leaves), 10)
+  expect_true(all(is.finite(predict(reg, d))))
+  # Their product would overflow; the ratios between rows are kept exactly.
+  both <- ccforest(y ~ ., d, case_weights = rep(2^996, 120), class_weights = c(a = 2^40),
+                   n_tree = 5, seed = 1)
+  expect_identical(both$forest$trees,
+                   ccforest(y ~ ., d, n_tree = 5, seed = 1, class_weights = c(a = 2^40))$forest$trees)
+  expect_identical(
+    ccforest(y ~ ., d, class_weights = c(a = 1e12), n_tree = 5, seed = 1)$forest$trees,
+    ccforest(y ~ ., d, case_weights = ifelse(d$y == "a", 1e12, 1), n_tree = 5, seed = 1)$forest$trees
+  )
+})
+
+test_that("weights too far apart to keep are refused, naming the argument", {
+  d <- overlap_data(30, 8)
+  expect_error(ccforest(y ~ ., d, case_weights = c(1e308, 1e308, rep(1, 28))),
+               paste0("`case_weights` span too wide a range: row 3's weight, 1, is less than ",
+                      "1e-15 times the largest, 1e\\+308. Give the row weight 0"))
+  expect_error(ccforest(y ~ ., d, case_weights = c(1e-320, rep(1, 29))),
+               "`case_weights` span too wide a range: row 1's weight, 9.99[0-9]*e-321, is less")
+  first_b <- which(d$y == "b")[[1L]]
+  for (heavy in c(1e16, 1e308)) {
+    expect_error(ccforest(y ~ ., d, class_weights = c(a = heavy)),
+                 sprintf(paste0("`case_weights` times `class_weights` span too wide a range: ",
+                                "row %d \\(class `b`\\) weighs less than 1e-15 times the ",
+                                "heaviest row."), first_b))
+  }
+})
+
 test_that("a weighted stump splits where the weighted impurity says", {
   set.seed(3)
   n <- 60

@@ -606,7 +606,7 @@ TreeOptions tree_options(int mtry, int min_split, int min_leaf, int max_depth, S
   o.split_rule = rule;
   o.projection = projection;
   o.projection_bootstrap = projection_bootstrap;
-  o.bagging = bagging;
+  o.sample = RowSample::bootstrap(bagging);
   o.rank_tolerance = rank_tolerance;
   o.axis_candidates = axes;
   return o;
@@ -1148,7 +1148,7 @@ void test_per_tree_and_bagging() {
   const std::vector<uint16_t> counts = in_bag_counts(source, n_tree, runtime);
   bool same_bag = true;
   for (int t = 0; t < n_tree; ++t) {
-    const std::vector<char> flags = in_bag(data, 17, t);
+    const std::vector<char> flags = in_bag(data, RowSample::bootstrap(true), 17, t);
     int total = 0;
     for (int i = 0; i < n; ++i) {
       same_bag = same_bag && (counts[i + n * t] > 0) == (flags[i] != 0);
