@@ -1,5 +1,4 @@
-# Model-agnostic explanation packages (DALEX, pdp, iml, kernelshap, fastshap,
-# hstats) ask a fitted model for numbers: a classifier's class
+# Model-agnostic explanation packages (DALEX, pdp, iml, kernelshap, hstats) ask a fitted model for numbers: a classifier's class
 # probabilities, a regression's predicted values. predict() of a classifier
 # gives classes by default, which those packages would read as factor codes
 # (DALEX) or refuse ("Predictions must be numeric!"). Each package looks up
@@ -7,7 +6,7 @@
 # generics when it is loaded (see zzz.R), so that ccforest works with it out
 # of the box. Every package is run on ccforest in tests/testthat/test-explainers.R.
 
-#' Explaining a ccforest with DALEX, pdp, iml, kernelshap, fastshap and hstats
+#' Explaining a ccforest with DALEX, pdp, iml, kernelshap and hstats
 #'
 #' @description
 #' Loading ccforest registers methods on the generics of the model-agnostic
@@ -24,8 +23,6 @@
 #'   or sampled permutation SHAP).
 #' * **hstats**: `hstats()`, `partial_dep()`, `ice()`, `perm_importance()`
 #'   and `average_loss()`.
-#' * **fastshap**: `explain()`. fastshap is no longer on CRAN; the method is
-#'   registered when it is installed (from its sources) and loaded.
 #'
 #' What the packages receive: for a regression forest, the predicted values
 #' (a vector, or a matrix with one column per output); for a classifier, the
@@ -35,8 +32,7 @@
 #' DALEX takes the probability of the second level of a two-class output (its
 #' convention for binary classifiers; the attribute
 #' `predict_function_target_column` chooses another column, as in DALEX) and
-#' every column for more classes; pdp takes `which.class`; fastshap takes
-#' `which_class` (default the second level of two). kernelshap, hstats and
+#' every column for more classes; pdp takes `which.class`. kernelshap, hstats and
 #' iml explain every column at once. DALEX and pdp explain one output: for
 #' forests with several outputs they stop and say so.
 #'
@@ -200,7 +196,7 @@ iml_predict_fun <- function(model, task, predict.fun = NULL, type = NULL) {
   }
 }
 
-# kernelshap, hstats, fastshap -----------------------------------------------
+# kernelshap, hstats ---------------------------------------------------------
 
 #' A method that fills in `pred_fun` and calls the package's default method
 #' @noRd
@@ -209,51 +205,6 @@ with_pred_fun <- function(default) {
   function(object, ..., pred_fun = NULL) {
     default(object, ..., pred_fun = pred_fun %||% explainer_pred_fun)
   }
-}
-
-#' fastshap explains one number per row: the values of a regression with one
-#' output, or the probability of one class
-#' @noRd
-fastshap_explain <- function(default) {
-  force(default)
-  function(object, ..., pred_wrapper = NULL, which_class = NULL) {
-    if (is.null(pred_wrapper)) {
-      check_one_output(object, "fastshap", "Give explain() a `pred_wrapper` for one of them.")
-      column <- NULL
-      if (object$task == "classification") {
-        levels <- object$response$levels[[1L]]
-        if (is.null(which_class)) {
-          if (length(levels) != 2L) {
-            stop(sprintf(paste0(
-              "fastshap explains one number per row: give `which_class`, one of the %d ",
-              "classes %s, whose probability to explain."), length(levels),
-              format_names(levels)), call. = FALSE)
-          }
-          which_class <- levels[[2L]]
-        }
-        column <- check_class_choice(which_class, levels)
-      }
-      pred_wrapper <- function(object, newdata) {
-        pred <- ccforest_numeric_predictions(object, newdata)
-        if (is.null(column)) pred else unname(pred[, column])
-      }
-    }
-    default(object, ..., pred_wrapper = pred_wrapper)
-  }
-}
-
-#' A class given by level or position
-#' @noRd
-check_class_choice <- function(which_class, levels) {
-  ok <- length(which_class) == 1L && !is.na(which_class) &&
-    ((is.character(which_class) && which_class %in% levels) ||
-       (is_plain_number(which_class) && which_class == trunc(which_class) &&
-          which_class >= 1 && which_class <= length(levels)))
-  if (!ok) {
-    stop(sprintf("`which_class` must be one of the classes %s (or its position), not %s.",
-                 format_names(levels), format_value(which_class)), call. = FALSE)
-  }
-  if (is.character(which_class)) match(which_class, levels) else as.integer(which_class)
 }
 
 # Registration ---------------------------------------------------------------
@@ -303,10 +254,6 @@ explainer_registrations <- list(
       default <- default_method("hstats", generic)
       if (!is.null(default)) register_method("hstats", generic, with_pred_fun(default))
     }
-  },
-  fastshap = function() {
-    default <- default_method("fastshap", "explain")
-    if (!is.null(default)) register_method("fastshap", "explain", fastshap_explain(default))
   }
 )
 

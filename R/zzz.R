@@ -15,7 +15,7 @@
 #'
 #' * parsnip: the "ccforest" engine of rand_forest() and multi_predict();
 #' * tune: min_grid() for rand_forest(), so tuning `trees` costs one fit;
-#' * DALEX, pdp, iml, kernelshap, hstats, fastshap: the methods of
+#' * DALEX, pdp, iml, kernelshap, hstats: the methods of
 #'   explainers.R, so that they explain a forest without a prediction
 #'   function of the user's;
 #' * ggplot2: autoplot() methods for forests, importance, partial
@@ -41,7 +41,6 @@ package_registrations <- list(
   iml = function() register_explainer("iml"),
   kernelshap = function() register_explainer("kernelshap"),
   hstats = function() register_explainer("hstats"),
-  fastshap = function() register_explainer("fastshap"),
   # autoplot() methods (see plots.R).
   ggplot2 = function() register_ggplot2_methods()
 )

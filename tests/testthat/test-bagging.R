@@ -131,9 +131,9 @@ test_that("negative bias-corrected variances are clamped at 0, with a warning", 
 test_that("standard errors need bagging, and say why", {
   fit <- ccforest(mpg ~ ., data = mtcars, n_tree = 10, sampling = "projection", seed = 1)
   expect_error(predict(fit, mtcars, type = "se"),
-               "type = \"se\" needs a forest grown with sampling = \"bagging\".*every tree is grown on every row")
+               "type = \"se\" needs a forest whose trees are grown on samples.*every tree is grown on every row")
   cls <- ccforest(Species ~ ., data = iris, n_tree = 10, sampling = "projection", seed = 1)
-  expect_error(predict(cls, iris, type = "se"), "needs a forest grown with sampling = \"bagging\"")
+  expect_error(predict(cls, iris, type = "se"), "needs a forest whose trees are grown on samples")
   bag <- ccforest(mpg ~ ., data = mtcars, n_tree = 10, sampling = "bagging", seed = 1)
   withr::local_options(ccforest.memory_limit = 100)
   expect_error(predict(bag, mtcars, type = "se"),

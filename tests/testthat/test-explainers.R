@@ -204,24 +204,3 @@ test_that("hstats' statistics, partial dependence and importance run on ccforest
                predict(fit, transform(test[1:5, ], Petal.Width = 2), type = "prob"),
                ignore_attr = TRUE)
 })
-
-test_that("fastshap's Monte Carlo SHAP adds up to the prediction when adjusted", {
-  # fastshap is no longer on CRAN, so it cannot be in Suggests (nor named
-  # with `::` here); installed from its sources, it is run here.
-  skip_if_not_installed("fastshap")
-  explain <- getExportedValue("fastshap", "explain")
-  d <- binary_data()
-  bin <- ccforest(Species ~ ., data = d, n_tree = 20, seed = 1)
-  set.seed(1)
-  shap <- explain(bin, X = d[-5], newdata = d[c(1, 60), -5], nsim = 4, adjust = TRUE)
-  p <- predict(bin, d[c(1, 60), ], type = "prob")[, "virginica"]
-  base <- mean(predict(bin, d, type = "prob")[, "virginica"])
-  expect_equal(unname(rowSums(shap)) + base, unname(p), tolerance = 1e-6)
-  fit <- iris_fit()
-  expect_error(explain(fit, X = iris[-5], newdata = iris[1, -5]),
-               "give `which_class`, one of the 3 classes")
-  expect_error(explain(fit, X = iris[-5], newdata = iris[1, -5], which_class = "rose"),
-               "`which_class` must be one of the classes .*not \"rose\"")
-  shap <- explain(fit, X = iris[-5], newdata = iris[1, -5], which_class = 3)
-  expect_identical(dim(shap), c(1L, 4L))
-})
