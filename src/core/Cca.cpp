@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 #include <vector>
 
 #include "SmallDense.h"
@@ -217,8 +218,14 @@ CcaResult normalised(MatrixXd directions, Eigen::VectorXd correlations) {
     ++kept;
   }
   CcaResult out;
-  out.directions = directions.leftCols(kept);
-  out.correlations = correlations.head(kept);
+  // Usually every column is kept: then the matrices move, unallocated.
+  if (kept == directions.cols()) {
+    out.directions = std::move(directions);
+    out.correlations = std::move(correlations);
+  } else {
+    out.directions = directions.leftCols(kept);
+    out.correlations = correlations.head(kept);
+  }
   return out;
 }
 

@@ -238,7 +238,8 @@ MatrixXd DirectionFinder::find_directions(size_t n) {
   return directions;
 }
 
-size_t DirectionFinder::round_directions(const MatrixXd& directions) {
+size_t DirectionFinder::round_directions(const MatrixXd& directions, size_t n_ranked,
+                                         size_t limit) {
   const Eigen::Index p = directions.rows();
   size_t kept = 0;
   if (directions_.size() < static_cast<size_t>(directions.cols())) {
@@ -248,6 +249,11 @@ size_t DirectionFinder::round_directions(const MatrixXd& directions) {
   for (Eigen::Index j = 0; j < p; ++j) order_.emplace_back(block_.columns[j], j);
   std::sort(order_.begin(), order_.end());
   for (Eigen::Index d = 0; d < directions.cols(); ++d) {
+    // Ranked directions beyond the strongest `limit` that survive are never searched.
+    if (static_cast<size_t>(d) < n_ranked && kept == limit) {
+      d = static_cast<Eigen::Index>(n_ranked) - 1;
+      continue;
+    }
     const auto a = directions.col(d);
     if (!a.allFinite()) continue;
     const double largest = a.cwiseAbs().maxCoeff();
@@ -335,22 +341,19 @@ size_t DirectionFinder::find(const NodeBlock& block, Rng& rng) {
   const size_t n = block.n;
   two_rows_ = {-1, -1};
   const MatrixXd found = find_directions(n);
-  size_t n_direction = round_directions(found);
   // Canonical and principal directions come strongest first; axes follow.
+  // Only the strongest max_directions of the ranked ones that can be stored
+  // are kept, then the axes.
   const bool ranked = options_.projection == Projection::kCca || options_.projection == Projection::kPca;
   axes_ = ranked && options_.axis_candidates != AxisCandidates::kNone && block_.p > 1
               ? block_.p
               : 0;
-  if (ranked && options_.max_directions > 0) {
-    const size_t data_directions = n_direction > axes_ ? n_direction - axes_ : 0;
-    const size_t keep = std::min(data_directions, static_cast<size_t>(options_.max_directions));
-    if (keep < data_directions) {
-      // Drop the weaker ranked directions but keep the axes after them.
-      for (size_t k = 0; k < axes_; ++k) std::swap(directions_[keep + k], directions_[data_directions + k]);
-      n_direction = keep + axes_;
-    }
-  }
-  return n_direction;
+  const size_t n_found = static_cast<size_t>(found.cols());
+  const size_t n_ranked = ranked ? n_found - std::min(n_found, axes_) : 0;
+  const size_t limit = ranked && options_.max_directions > 0
+                           ? static_cast<size_t>(options_.max_directions)
+                           : n_found;
+  return round_directions(found, n_ranked, limit);
 }
 
 
