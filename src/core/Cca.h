@@ -35,14 +35,18 @@ struct ReducedQr {
  */
 struct CcaWorkspace {
   Buffer<double> x, y;
-  Eigen::MatrixXd sums, odd_sums, kept_sums, class_sums;
+  Eigen::MatrixXd sums, odd_sums;
   std::vector<Eigen::Index> counts;
   std::vector<int> present;  // the classes present, in increasing order
-  // The class route's small matrices: the Gram matrix and its factor, the
-  // whitened class sums' matrix and its eigenvectors, and the factor L of M
-  // and basis B L of the shrunken eigenproblem (few classes, see cca_classes()).
-  Eigen::MatrixXd gram, class_gram, vectors, small_vectors, shrink_factor, shrink_basis;
-  Eigen::VectorXd values;
+  // The class route's small matrices: the Gram matrix and its factor; the
+  // sums of the classes present, whitened, the matrix of those and its
+  // eigenvectors and values, and the factor L of M and basis B L of the
+  // shrunken eigenproblem (few classes, see cca_classes()). Their sizes
+  // change from node to node: kept as buffers, which keep their capacity,
+  // they are not allocated again at every node.
+  Eigen::MatrixXd gram;
+  Buffer<double> kept_sums, class_sums, class_gram, vectors, values, small_vectors, shrink_factor,
+      shrink_basis;
   Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eigen;
   ReducedQr factor;
   Buffer<double> norms, column;  // scratch of the QR and the triangular solves
