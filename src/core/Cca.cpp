@@ -134,9 +134,9 @@ void sum_by_class(const MatrixMap& centred, const int* codes, MatrixXd& sums, Ma
  * relative to |R_11|, the directions are normalised), so blocks of ordinary
  * magnitude skip it and give the same directions.
  */
-MatrixMap centre(const ConstMatrixRef& m, const size_t* rows, Buffer<double>& buffer,
+MatrixMap centre(const ConstMatrixRef& m, const size_t* rows, Index n_rows, Buffer<double>& buffer,
                  const int* codes = nullptr, MatrixXd* sums = nullptr, MatrixXd* odd = nullptr) {
-  const Index n = m.rows(), p = m.cols();
+  const Index n = rows != nullptr ? n_rows : m.rows(), p = m.cols();
   buffer.resize(static_cast<size_t>(n * p));
   MatrixMap centred(buffer.data(), n, p);
   double largest = 0.0;
@@ -239,7 +239,7 @@ CcaResult empty_result(Index p) {
 CcaResult cca(const ConstMatrixRef& x, const size_t* rows, const ConstMatrixRef& y,
               double tolerance, CcaWorkspace& work) {
   const Index p = x.cols();
-  MatrixMap xc = centre(x, rows, work.x), yc = centre(y, nullptr, work.y);
+  MatrixMap xc = centre(x, rows, y.rows(), work.x), yc = centre(y, nullptr, y.rows(), work.y);
   const MatrixXd cross_product = xc.transpose() * yc;
   ReducedQr qx, qy;
   reduced_qr(xc, tolerance, qx, work);
@@ -258,13 +258,13 @@ CcaResult cca(const ConstMatrixRef& x, const size_t* rows, const ConstMatrixRef&
                     svd.singularValues().head(n_dir).cwiseMin(1.0));
 }
 
-CcaResult cca_classes(const ConstMatrixRef& x, const size_t* rows, const int* codes, int n_class,
-                      double tolerance, CcaWorkspace& work) {
-  const Index p = x.cols(), n = x.rows();
+CcaResult cca_classes(const ConstMatrixRef& x, const size_t* rows, Index n_rows, const int* codes,
+                      int n_class, double tolerance, CcaWorkspace& work) {
+  const Index p = x.cols(), n = rows != nullptr ? n_rows : x.rows();
   MatrixXd& sums = work.sums;
   sums.resize(p, n_class);
   // Class sums of the centred columns, taken before the QR overwrites them.
-  MatrixMap xc = centre(x, rows, work.x, codes, &sums, &work.odd_sums);
+  MatrixMap xc = centre(x, rows, n, work.x, codes, &sums, &work.odd_sums);
   std::vector<Index>& counts = work.counts;
   counts.assign(static_cast<size_t>(n_class), 0);
   for (Index i = 0; i < n; ++i) ++counts[codes[i]];
@@ -372,7 +372,7 @@ CcaResult cca(const ConstMatrixRef& x, const ConstMatrixRef& y, double tolerance
 
 CcaResult cca_classes(const ConstMatrixRef& x, const int* codes, int n_class, double tolerance) {
   CcaWorkspace work;
-  return cca_classes(x, nullptr, codes, n_class, tolerance, work);
+  return cca_classes(x, nullptr, x.rows(), codes, n_class, tolerance, work);
 }
 
 }  // namespace ccforest

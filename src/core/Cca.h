@@ -64,10 +64,11 @@ using ConstMatrixRef = Eigen::Ref<const Eigen::MatrixXd>;
  * centred blocks (taken before the factorisations overwrite them) and two
  * triangular solves. The pivoting and the rank decision are the paper's.
  *
- * @param x n x p first block (not modified).
- * @param rows null, or n indices of rows of x: the first block is then the
- *   rows x.row(rows[i]), repeats allowed (a bootstrap sample), gathered
- *   while centring instead of copied first.
+ * @param x the first block's source (not modified): the first block itself
+ *   (n x p) when `rows` is null.
+ * @param rows null, or n = y.rows() indices of rows of x: the first block is
+ *   then the rows x.row(rows[i]), repeats allowed (a bootstrap sample),
+ *   gathered while centring instead of copied first.
  * @param y n x q second block, row i belonging with the first block's row i.
  * @param tolerance rank tolerance epsilon (the paper uses 1e-4).
  */
@@ -83,13 +84,14 @@ CcaResult cca(const ConstMatrixRef& x, const ConstMatrixRef& y, double tolerance
  * small symmetric eigenproblem in O(n p) after the QR, instead of a QR of the
  * n x K indicator matrix (the "LDA equivalence" of the paper's footnote).
  *
- * @param rows null, or x.rows() indices of rows of x: the CCA is then of the
- *   rows x.row(rows[i]), repeats allowed (a bootstrap sample), gathered
- *   while centring instead of copied first.
+ * @param rows null (the CCA is of x), or `n_rows` indices of rows of x: the
+ *   CCA is then of the rows x.row(rows[i]), repeats allowed (a bootstrap
+ *   sample, as many rows as x has or fewer), gathered while centring
+ *   instead of copied first.
  * @param codes the class code in [0, n_class) of each row of the CCA.
  */
-CcaResult cca_classes(const ConstMatrixRef& x, const size_t* rows, const int* codes, int n_class,
-                      double tolerance, CcaWorkspace& work);
+CcaResult cca_classes(const ConstMatrixRef& x, const size_t* rows, Eigen::Index n_rows,
+                      const int* codes, int n_class, double tolerance, CcaWorkspace& work);
 CcaResult cca_classes(const ConstMatrixRef& x, const int* codes, int n_class, double tolerance);
 
 }  // namespace ccforest

@@ -60,8 +60,9 @@ MatrixXd principal_directions(const ConstMatrixRef& x, double tolerance) {
 
 }  // namespace
 
-MatrixXd DirectionFinder::directions_on(const ConstMatrixRef& x, const size_t* rows) {
-  const Eigen::Index n = x.rows(), p = x.cols();
+MatrixXd DirectionFinder::directions_on(const ConstMatrixRef& x, const size_t* rows,
+                                        Eigen::Index n) {
+  const Eigen::Index p = x.cols();
   const double tol = options_.rank_tolerance;
   auto node_row = [&](Eigen::Index i) { return rows ? rows[i] : static_cast<size_t>(i); };
   if (options_.projection == Projection::kPca) {
@@ -91,7 +92,7 @@ MatrixXd DirectionFinder::directions_on(const ConstMatrixRef& x, const size_t* r
   if (data_.is_classification() && width == 1) {
     codes_.resize(static_cast<size_t>(n));
     for (Eigen::Index i = 0; i < n; ++i) codes_[i] = block_.classes[node_row(i)];
-    return cca_classes(x, rows, codes_.data(), data_.n_class[0], tol, cca_work_).directions;
+    return cca_classes(x, rows, n, codes_.data(), data_.n_class[0], tol, cca_work_).directions;
   }
   if (!data_.is_classification() && width == 1 && options_.output_bins >= 2) {
     // The output's quantile bins at the node, as classes: a CCA against them
@@ -99,7 +100,8 @@ MatrixXd DirectionFinder::directions_on(const ConstMatrixRef& x, const size_t* r
     // monotone, where the output itself gives the one least-squares direction.
     codes_.resize(static_cast<size_t>(n));
     if (quantile_bins(n, node_row)) {
-      return cca_classes(x, rows, codes_.data(), options_.output_bins, tol, cca_work_).directions;
+      return cca_classes(x, rows, n, codes_.data(), options_.output_bins, tol, cca_work_)
+          .directions;
     }
   }
   MatrixXd y;
@@ -142,12 +144,17 @@ MatrixXd DirectionFinder::data_directions(size_t n) {
   const Eigen::Index rows = static_cast<Eigen::Index>(n);
   const Eigen::Map<const MatrixXd> xs(block_.xs, rows, p);
   if (options_.projection_bootstrap) {
-    sample_.resize(n);
+    // As many draws as the node has rows (the paper), or at most
+    // bootstrap_max_rows: at the few largest nodes, which hold much of the
+    // tree's rows, a sample of that size already pins the directions down.
+    const size_t cap = static_cast<size_t>(options_.bootstrap_max_rows);
+    const size_t draws = cap > 0 && n > cap ? cap : n;
+    sample_.resize(draws);
     if (block_.weights != nullptr) {
       cumulative_.resize(n);
       double total = 0.0;
       for (size_t i = 0; i < n; ++i) cumulative_[i] = total += block_.weights[i];
-      weighted_draws(cumulative_.data(), n, n, *rng_, sample_.data());
+      weighted_draws(cumulative_.data(), n, draws, *rng_, sample_.data());
     } else {
       for (size_t& s : sample_) s = rng_->index(n);
     }
@@ -157,11 +164,11 @@ MatrixXd DirectionFinder::data_directions(size_t n) {
       x_varies = sample_varies(xs);
       y_varies = sample_outputs_vary();
     } else {
-      for (size_t i = 1; i < n && !x_varies; ++i) {
+      for (size_t i = 1; i < draws && !x_varies; ++i) {
         x_varies = !rows_equal(xs, static_cast<Eigen::Index>(sample_[0]),
                                static_cast<Eigen::Index>(sample_[i]));
       }
-      for (size_t i = 1; i < n && !y_varies; ++i) {
+      for (size_t i = 1; i < draws && !y_varies; ++i) {
         for (size_t m = 0; m < width && !y_varies; ++m) {
           y_varies = data_.is_classification()
                          ? block_.classes[sample_[i] * width + m] != block_.classes[sample_[0] * width + m]
@@ -171,9 +178,11 @@ MatrixXd DirectionFinder::data_directions(size_t n) {
     }
     // A degenerate bootstrap sample says nothing about directions; fall back
     // to the node's own rows (Appendix B).
-    if (x_varies && y_varies) return directions_on(xs, sample_.data());
+    if (x_varies && y_varies) {
+      return directions_on(xs, sample_.data(), static_cast<Eigen::Index>(draws));
+    }
   }
-  return directions_on(xs, nullptr);
+  return directions_on(xs, nullptr, rows);
 }
 
 bool DirectionFinder::sample_varies(const ConstMatrixRef& xs) const {

@@ -94,8 +94,11 @@ class DirectionFinder {
  private:
   Eigen::MatrixXd find_directions(size_t n);
   Eigen::MatrixXd data_directions(size_t n);
-  /** Directions from the node block x, or from its rows rows[0..n) (a bootstrap sample). */
-  Eigen::MatrixXd directions_on(const ConstMatrixRef& x, const size_t* rows);
+  /**
+   * Directions from the node block x (rows null, n its rows), or from its
+   * rows rows[0..n) (a bootstrap sample).
+   */
+  Eigen::MatrixXd directions_on(const ConstMatrixRef& x, const size_t* rows, Eigen::Index n);
   /**
    * Stores the finite, non-zero columns of `directions` as candidates; of
    * the first n_ranked (ranked strongest first) only the first `limit` kept.

@@ -170,9 +170,17 @@ void test_cca() {
            (a - b).cwiseAbs().maxCoeff() < 1e-12;
   };
   CcaWorkspace work;
-  check(same(cca_classes(x, sample.data(), sample_codes.data(), 3, 1e-4, work).directions,
+  check(same(cca_classes(x, sample.data(), n, sample_codes.data(), 3, 1e-4, work).directions,
              cca_classes(copied, sample_codes.data(), 3, 1e-4).directions),
         "class CCA of rows given by index equals that of the rows copied out");
+  // Fewer indices than x has rows (a bootstrap sample capped in size).
+  const int fewer = n / 3;
+  check(same(cca_classes(x, sample.data(), fewer, sample_codes.data(), 3, 1e-4, work).directions,
+             cca_classes(copied.topRows(fewer), sample_codes.data(), 3, 1e-4).directions),
+        "class CCA of fewer rows given by index equals that of those rows copied out");
+  check(same(cca(x, sample.data(), y_sample.topRows(fewer), 1e-4, work).directions,
+             cca(copied.topRows(fewer), y_sample.topRows(fewer), 1e-4).directions),
+        "CCA of fewer rows given by index equals that of those rows copied out");
   check(same(cca(x, sample.data(), y_sample, 1e-4, work).directions,
              cca(copied, y_sample, 1e-4).directions),
         "CCA of rows given by index equals that of the rows copied out");
