@@ -43,10 +43,10 @@
 #' @section The paper's algorithm:
 #' `variant = "paper"` grows the canonical correlation forest of Rainforth and
 #' Wood (2017) as the authors' code (github.com/twgr/ccfs) grows it: every
-#' canonical direction searched, every factor one-hot, and every node's CCA on
-#' all of its rows (`max_directions = Inf, onehot_max_levels = Inf,
-#' bootstrap_max_rows = Inf`), with the authors' rules where the paper leaves
-#' a detail open. Split points lie halfway between adjacent projected
+#' canonical direction searched, every factor one-hot, and every node's CCA and
+#' cuts on all of its rows (`max_directions = Inf, onehot_max_levels = Inf,
+#' bootstrap_max_rows = Inf, exact_split_max_rows = Inf`), with the authors'
+#' rules where the paper leaves a detail open. Split points lie halfway between adjacent projected
 #' values. Ties in gain between directions go to the first (the strongest);
 #' ties within a direction are broken at random. Values within 1e-10 of each
 #' other count as equal (a feature's values at a node, the projections on a
@@ -65,7 +65,8 @@
 #' The defaults (`variant = "ccforest"`) depart from those rules where that
 #' measured no worse and costs less: `max_directions = 2`,
 #' `onehot_max_levels = 32`, and at the few nodes of more than 1,024 rows
-#' `bootstrap_max_rows = 1024` (see those arguments); split points are short
+#' `bootstrap_max_rows = 1024` and `exact_split_max_rows = 1024` (see those
+#' arguments); split points are short
 #' binary numbers in the middle half of the gap (they compress better and
 #' separate the training rows identically); ties between directions are
 #' broken at random; only equal values count as equal, and only equal outputs
@@ -249,6 +250,18 @@
 #'   it changed no error beyond noise. It has no effect with bagging (the
 #'   CCA then takes all of a node's rows) or with `projection = "rotation"`
 #'   or `"axis"`.
+#' @param exact_split_max_rows Nodes of more rows search each direction's
+#'   cuts binned: the range of the node's projections is cut into 256 equal
+#'   bins, the best boundary between bins is found from each bin's class
+#'   counts (or sums of the outputs), and the cuts among the rows of the two
+#'   bins on either side of it are searched exhaustively. `Inf` searches
+#'   every cut of every node exhaustively (the paper). That replaces a sort
+#'   of the node's projections by one pass over its rows, and finds the
+#'   exhaustive search's cut unless a better one lies inside a bin away from
+#'   the best boundary; on the data sets of
+#'   [`bench/results/large-nodes.md`](https://github.com/ccforest/ccforest/blob/main/bench/results/large-nodes.md)
+#'   it changed no error beyond noise and saved up to a tenth of the
+#'   training time.
 #' @param output_bins Regression with one output: run each node's CCA
 #'   against the output's `output_bins` quantile bins at the node (as if they
 #'   were classes) instead of the output itself. The CCA of one numeric output
@@ -310,9 +323,10 @@
 #'   Rainforth and Wood (2017) as the authors' code runs it, so that the
 #'   paper's results can be reproduced (see the section on the paper's
 #'   algorithm). It searches every canonical direction, expands every factor
-#'   to indicators and fits every node's CCA on all of its rows
+#'   to indicators and fits and searches every node on all of its rows
 #'   (`max_directions = Inf, onehot_max_levels = Inf, bootstrap_max_rows =
-#'   Inf`); giving it with another value of those, or with `output_bins` or
+#'   Inf, exact_split_max_rows = Inf`); giving it with another value of
+#'   those, or with `output_bins` or
 #'   `axis_candidates` other than `"none"`, is an error. The other arguments keep their
 #'   meaning: `projection = "rotation"` with `variant = "paper"` is the
 #'   paper's random rotation forest.
@@ -430,7 +444,8 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
                              projection = "cca", importance = "none",
                              na_action = "impute_random", case_weights = NULL,
                              class_weights = NULL, quantiles = FALSE, onehot_max_levels = 32,
-                             max_directions = 2L, bootstrap_max_rows = 1024L, output_bins = NULL,
+                             max_directions = 2L, bootstrap_max_rows = 1024L,
+                             exact_split_max_rows = 1024L, output_bins = NULL,
                              axis_candidates = "none", variant = "ccforest",
                              n_thread = NULL, seed = NULL, verbose = interactive(),
                              first_tree = 1L, backend = "threads", n_batch = NULL) {
@@ -501,12 +516,14 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
       given = list(max_directions = if (!missing(max_directions)) max_directions,
                    onehot_max_levels = if (!missing(onehot_max_levels)) onehot_max_levels,
                    bootstrap_max_rows = if (!missing(bootstrap_max_rows)) bootstrap_max_rows,
+                   exact_split_max_rows = if (!missing(exact_split_max_rows)) exact_split_max_rows,
                    output_bins = output_bins,
                    axis_candidates = if (axis_choice != "none") axis_candidates)
     )
     max_directions <- Inf
     onehot_max_levels <- Inf
     bootstrap_max_rows <- Inf
+    exact_split_max_rows <- Inf
   }
   onehot_max_levels <- check_onehot_max_levels(onehot_max_levels)
   blueprint <- new_blueprint(x, x_arg, stat_rows = stat_rows, response = response,
@@ -540,6 +557,9 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
   bootstrap_max_rows <- if (identical(bootstrap_max_rows, Inf)) 0L else {
     check_count(bootstrap_max_rows, "bootstrap_max_rows", min = 2L)
   }
+  exact_split_max_rows <- if (identical(exact_split_max_rows, Inf)) 0L else {
+    check_count(exact_split_max_rows, "exact_split_max_rows", min = 1L)
+  }
   output_bins <- if (is.null(output_bins)) 0L else check_count(output_bins, "output_bins", min = 2L)
   if (output_bins > 0L && (task != "regression" || response$n_output != 1L)) {
     stop("`output_bins` is for regression with one numeric output.", call. = FALSE)
@@ -555,7 +575,8 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
     projection = projection, importance = importance, na_action = na_action,
     case_weights = !is.null(case_weights), class_weights = class_weights,
     onehot_max_levels = onehot_max_levels, max_directions = max_directions,
-    bootstrap_max_rows = bootstrap_max_rows, output_bins = output_bins,
+    bootstrap_max_rows = bootstrap_max_rows, exact_split_max_rows = exact_split_max_rows,
+    output_bins = output_bins,
     axis_candidates = axis_choice, variant = variant
   )
   if (importance %in% c("permutation", "negation") && !has_out_of_bag(options)) {
@@ -839,6 +860,8 @@ check_paper_variant <- function(given) {
       !identical(given$onehot_max_levels, Inf),
     bootstrap_max_rows = !is.null(given$bootstrap_max_rows) &&
       !identical(given$bootstrap_max_rows, Inf),
+    exact_split_max_rows = !is.null(given$exact_split_max_rows) &&
+      !identical(given$exact_split_max_rows, Inf),
     output_bins = !is.null(given$output_bins),
     axis_candidates = !is.null(given$axis_candidates)
   )

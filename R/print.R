@@ -127,7 +127,8 @@ format_tree_count <- function(n_tree, first_tree = 1L) {
 #'   all are shown when set.
 #' @noRd
 beyond_paper_label <- function(opts, acting = c(max_directions = TRUE, onehot_max_levels = TRUE,
-                                                bootstrap_max_rows = TRUE)) {
+                                                bootstrap_max_rows = TRUE,
+                                                exact_split_max_rows = TRUE)) {
   shown <- c(
     if (!identical(opts$max_directions %||% 0L, 0L) && acting[["max_directions"]]) {
       sprintf("max_directions = %d", opts$max_directions)
@@ -141,6 +142,9 @@ beyond_paper_label <- function(opts, acting = c(max_directions = TRUE, onehot_ma
     },
     if (!identical(opts$bootstrap_max_rows %||% 0L, 0L) && acting[["bootstrap_max_rows"]]) {
       sprintf("bootstrap_max_rows = %d", opts$bootstrap_max_rows)
+    },
+    if (!identical(opts$exact_split_max_rows %||% 0L, 0L) && acting[["exact_split_max_rows"]]) {
+      sprintf("exact_split_max_rows = %d", opts$exact_split_max_rows)
     }
   )
   if (length(shown) == 0L) {
@@ -185,7 +189,10 @@ acting_options <- function(object) {
   root_rows <- object$n_obs * min(1, sum(opts$sample_fraction %||% 1))
   bootstrap <- cap > 0L && identical(opts$sampling, "projection") &&
     projection %in% c("cca", "pca") && root_rows > cap
-  c(max_directions = directions, onehot_max_levels = onehot, bootstrap_max_rows = bootstrap)
+  exact <- opts$exact_split_max_rows %||% 0L
+  binned <- exact > 0L && root_rows > exact
+  c(max_directions = directions, onehot_max_levels = onehot, bootstrap_max_rows = bootstrap,
+    exact_split_max_rows = binned)
 }
 
 #' @noRd

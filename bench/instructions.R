@@ -4,7 +4,7 @@
 #
 #   R CMD INSTALL -l /tmp/libA .      # one build per library
 #   Rscript bench/instructions.R /tmp/libA /tmp/libB [--rows 15000] [--trees 3]
-#       [--tasks letter,binary,regression] [--keep DIR]
+#       [--tasks letter,binary,regression] [--options "list(max_directions = 1)"] [--keep DIR]
 #
 # Design: wall-clock and CPU times on a shared machine move by a tenth or more
 # between runs, which hides the changes of a few percent that speed work is
@@ -23,8 +23,9 @@
 #   combinations plus noise), `--rows` rows;
 # - regression: the same features, a numeric output.
 #
-# Prints the instructions per build and task, and each build's ratio to the
-# first. `--keep DIR` keeps callgrind's output files there (read them with
+# `--options` adds arguments to every ccforest() call (an R expression giving
+# a list). Prints the instructions per build and task, and each build's
+# ratio to the first. `--keep DIR` keeps callgrind's output files there (read them with
 # callgrind_annotate). Nothing is written to bench/results.
 
 options(width = 200)
@@ -37,7 +38,8 @@ rows <- as.integer(value_of("--rows", "15000"))
 trees <- as.integer(value_of("--trees", "3"))
 tasks <- strsplit(value_of("--tasks", "letter,binary,regression"), ",", fixed = TRUE)[[1L]]
 keep <- value_of("--keep", "")
-flags <- which(args %in% c("--rows", "--trees", "--tasks", "--keep"))
+options_text <- value_of("--options", "list()")
+flags <- which(args %in% c("--rows", "--trees", "--tasks", "--keep", "--options"))
 libs <- if (length(flags) > 0L) args[-c(flags, flags + 1L)] else args
 if (length(libs) == 0L) stop("give one or more library paths holding a ccforest build", call. = FALSE)
 if (!nzchar(Sys.which("valgrind"))) stop("valgrind is not installed", call. = FALSE)
@@ -57,7 +59,8 @@ if (task == "letter") {
   signal <- 1.5 * z[, 1] - z[, 2] + sin(2 * z[, 3]) + rnorm(n)
   y <- if (task == "binary") factor(signal > 0) else signal
 }
-invisible(ccforest(x, y, n_tree = trees, n_thread = 1, seed = 1))
+extra <- eval(parse(text = a[4]))
+invisible(do.call(ccforest, c(list(x, y, n_tree = trees, n_thread = 1, seed = 1), extra)))
 '
 script <- tempfile(fileext = ".R")
 writeLines(fit_code, script)
@@ -70,7 +73,8 @@ count <- function(lib, task) {
                                        paste0("--callgrind-out-file=", file.path(dir, "cg.%p")),
                                        "--collect-atstart=no",
                                        "--toggle-collect=ccforest::TreeTrainer::grow()",
-                                       file.path(R.home("bin"), "Rscript"), script, rows, trees, task)),
+                                       file.path(R.home("bin"), "Rscript"), script, rows, trees, task,
+                                       options_text)),
                  stdout = TRUE, stderr = TRUE, env = paste0("R_LIBS=", shQuote(lib)))
   collected <- suppressWarnings(as.numeric(sub(".*Collected : ", "", grep("Collected : ", out, value = TRUE))))
   if (!length(collected) || all(is.na(collected))) {
@@ -85,7 +89,8 @@ count <- function(lib, task) {
 }
 
 if (nzchar(keep)) dir.create(keep, showWarnings = FALSE, recursive = TRUE)
-cat(sprintf("callgrind, instructions in TreeTrainer::grow(): %d rows, %d trees, 1 thread\n", rows, trees))
+cat(sprintf("callgrind, instructions in TreeTrainer::grow(): %d rows, %d trees, 1 thread, options %s\n",
+            rows, trees, options_text))
 result <- sapply(tasks, function(task) vapply(libs, count, numeric(1), task = task))
 result <- matrix(result, nrow = length(libs), dimnames = list(libs, tasks))
 table <- data.frame(build = libs, check.names = FALSE)

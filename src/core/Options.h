@@ -105,6 +105,12 @@ struct TreeOptions {
    * many (the paper).
    */
   int bootstrap_max_rows = 0;
+  /**
+   * Nodes with more rows search each direction's cuts binned first (see
+   * SplitSearch), where the criterion can; 0 searches every node
+   * exhaustively (the paper).
+   */
+  int exact_split_max_rows = 0;
   /** The sampled features' own axes, after the CCA's directions, and how they are cut. */
   AxisCandidates axis_candidates = AxisCandidates::kNone;
   Variant variant = Variant::kCcforest;
@@ -127,6 +133,9 @@ struct TreeOptions {
     if (max_directions < 0) throw std::invalid_argument("max_directions must be >= 0 (0 = all)");
     if (bootstrap_max_rows < 0) {
       throw std::invalid_argument("bootstrap_max_rows must be >= 0 (0 = as many as the node has)");
+    }
+    if (exact_split_max_rows < 0) {
+      throw std::invalid_argument("exact_split_max_rows must be >= 0 (0 = every node)");
     }
     if (output_bins < 0 || output_bins == 1) {
       throw std::invalid_argument("output_bins must be 0 (off) or >= 2");

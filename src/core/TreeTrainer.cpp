@@ -17,7 +17,9 @@ TreeTrainer::TreeTrainer(const Data& data, const TreeOptions& options, uint64_t 
                          uint64_t tree_index, const EntropyTable* entropy, const Runtime* runtime)
     : data_(data), options_(options), runtime_(runtime), rng_(seed, tree_index),
       impute_key_(tree_impute_key(seed, tree_index)),
-      search_(options.split_rule, data.n_value(), entropy, options.variant), finder_(data, options),
+      search_(options.split_rule, data.n_value(), entropy, options.variant,
+              static_cast<size_t>(options.exact_split_max_rows)),
+      finder_(data, options),
       weighted_(data.weight != nullptr && !data.uniform_weight && options.sample.every_row) {
   options.check();
 }
