@@ -218,8 +218,8 @@ check_feature_frame <- function(x, arg) {
 #' @param stat_rows Rows the z-score statistics are taken over (NULL: all);
 #'   rows of case weight 0 take no part in them.
 #' @param response,weights The prepared outputs and the row weights (or
-#'   NULL), to order the levels of factors with more than
-#'   `onehot_max_levels` levels.
+#'   NULL), to value the levels of factors with more than
+#'   `onehot_max_levels` levels (their kind becomes "scored").
 #' @return A list of class "ccforest_blueprint": `feature_names`,
 #'   `feature_type`, `levels` (per feature), `scores` (per feature: the
 #'   numeric values of each level of a "scored" factor, a matrix with one
@@ -274,7 +274,7 @@ new_blueprint <- function(x, arg = "x", stat_rows = NULL, response = NULL, weigh
   many <- which(kinds == "factor" & lengths(feature_levels) > onehot_max_levels)
   for (d in many) {
     if (is.null(response)) {
-      stop("Internal error: ordering factor levels needs the outputs.", call. = FALSE)
+      stop("Internal error: valuing factor levels needs the outputs.", call. = FALSE)
     }
     scores[[d]] <- level_scores(as.integer(columns[[d]]), length(feature_levels[[d]]),
                                 response, weights, stat_rows)
@@ -346,7 +346,7 @@ new_blueprint <- function(x, arg = "x", stat_rows = NULL, response = NULL, weigh
     ),
     class = "ccforest_blueprint"
   )
-  # The training rows' own values of ordered factors (see level_scores()),
+  # The training rows' own values of scored factors (see level_scores()),
   # for training_matrix(); never stored in a fitted object.
   if (length(own_scores) > 0L) attr(bp, "own_scores") <- own_scores
   bp

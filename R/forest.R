@@ -45,7 +45,7 @@ training_set <- function(matrix_x, blueprint, response, weights = NULL) {
 #' and earlier ones nothing
 #' @noRd
 axis_mode <- function(axis_candidates) {
-  resolve_axis_candidates(axis_candidates %||% "none")
+  check_axis_candidates(axis_candidates %||% "none")
 }
 
 #' The options as the core reads them, by name (enumerated ones by the names
