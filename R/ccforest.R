@@ -510,7 +510,7 @@ out_of_bag <- function(oob, response_bp, response, kept_rows = NULL) {
     }, numeric(1))
   } else {
     predicted <- format_regression(values, response_bp)
-    truth <- sweep(sweep(response$values, 2L, response$scale, `*`), 2L, response$center, `+`)
+    truth <- response$original
     fitted <- as.matrix(as.data.frame(predicted))
     errors <- colMeans((fitted[seen, , drop = FALSE] - truth[seen, , drop = FALSE])^2)
     residuals <- truth - fitted

@@ -104,7 +104,8 @@ output_kind <- function(col) {
 #'   classification, `levels` (all levels of each output, empty ones too),
 #'   `codes` (n x M integer matrix of 0-based classes) and `n_class`; for
 #'   regression, `values` (n x M double matrix of z-scores), `center` and
-#'   `scale` (population standard deviation; 1 for a constant output).
+#'   `scale` (population standard deviation; 1 for a constant output) and
+#'   `original` (the outputs as given, n x M).
 #' @noRd
 prepare_response <- function(y, arg = "y", name = NULL, stat_rows = NULL) {
   outputs <- response_outputs(y, arg, name)
@@ -261,7 +262,10 @@ encode_regression <- function(outputs, n, stat_rows = NULL) {
     task = "regression",
     values = z,
     center = unname(center),
-    scale = unname(scale)
+    scale = unname(scale),
+    # The outputs themselves: quantiles are training outputs, exactly (z-scores
+    # mapped back would turn a 0 into 2.8e-17, say).
+    original = unname(values)
   )
 }
 
