@@ -69,3 +69,7 @@ ccf_fingerprint_cpp <- function(parts) {
     .Call(`_ccforest_ccf_fingerprint_cpp`, parts)
 }
 
+ccf_checksum_cpp <- function(object, names) {
+    .Call(`_ccforest_ccf_checksum_cpp`, object, names)
+}
+

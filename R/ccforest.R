@@ -234,7 +234,15 @@
 #' @return An object of class `"ccforest"`: a plain list holding the trees as
 #'   flat vectors, the blueprint of the data (names, levels, scaling), the
 #'   resolved options and seed, the task, the call, the training time and the
-#'   package version. It can be saved with [saveRDS()].
+#'   package version. It can be saved with [saveRDS()]. It is sealed with a
+#'   `checksum` of everything its readers use (all but `call` and
+#'   `train_time`): [predict()][predict.ccforest()], [importance()],
+#'   [combine_forests()], [tree_info()], [partial_dependence()] and the methods
+#'   refuse an object changed after fitting, or damaged in storage or
+#'   transfer, with an error saying it is damaged. (ASCII serialization,
+#'   `saveRDS(ascii = TRUE)`, does not keep numbers exactly, so it damages
+#'   objects too.) Objects fitted before 0.3.0 have no checksum; they get
+#'   checks of their structure and of every tree instead.
 #' @references Rainforth, T. and Wood, F. (2017). Canonical correlation
 #'   forests. arXiv:1507.05444.
 #'
@@ -296,7 +304,7 @@ ccforest.formula <- function(formula, data, ...) {
   fit <- ccforest.default(parts$x, y, ..., .x_arg = "data", .y_arg = "data")
   fit$formula <- parts$terms_info
   fit$call <- generic_call(match.call())
-  fit
+  seal_ccforest(fit)
 }
 
 #' @rdname ccforest
@@ -466,7 +474,7 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
   if (importance == "projection") {
     fit$variable.importance <- projection_importance(fit)
   }
-  fit
+  seal_ccforest(fit)
 }
 
 #' Out-of-bag permutation importance from the core, per original variable,

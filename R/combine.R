@@ -130,7 +130,7 @@ combine_forests <- function(...) {
   if (identical(reference$options$importance, "projection")) {
     fit$variable.importance <- projection_importance(fit)
   }
-  fit
+  seal_ccforest(fit)
 }
 
 #' How to call each argument in messages: its name, or the expression the
@@ -188,9 +188,9 @@ check_same_forest <- function(f, label, reference, reference_label) {
            ": grow every range with the same options.")
   }
   # Anything else a fit records about its data or outputs must agree too.
-  own <- c("forest", "options", "train_time", "call", "formula", "predictions", "oob_error",
-           "residuals", "variable.importance", "version", "task", "response", "blueprint", "n_obs",
-           "seed", "quantile")
+  own <- c("forest", "options", "train_time", "call", "checksum", "formula", "predictions",
+           "oob_error", "residuals", "variable.importance", "version", "task", "response",
+           "blueprint", "n_obs", "seed", "quantile")
   if (is.null(f$quantile) != is.null(reference$quantile) ||
       (!is.null(f$quantile) &&
        !identical(f$quantile[c("y", "weights")], reference$quantile[c("y", "weights")]))) {

@@ -260,6 +260,17 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// ccf_checksum_cpp
+std::string ccf_checksum_cpp(SEXP object, const Rcpp::CharacterVector& names);
+RcppExport SEXP _ccforest_ccf_checksum_cpp(SEXP objectSEXP, SEXP namesSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< SEXP >::type object(objectSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::CharacterVector& >::type names(namesSEXP);
+    rcpp_result_gen = Rcpp::wrap(ccf_checksum_cpp(object, names));
+    return rcpp_result_gen;
+END_RCPP
+}
 
 static const R_CallMethodDef CallEntries[] = {
     {"_ccforest_ccf_grow_cpp", (DL_FUNC) &_ccforest_ccf_grow_cpp, 15},
@@ -279,6 +290,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_ccforest_ccf_short_threshold_cpp", (DL_FUNC) &_ccforest_ccf_short_threshold_cpp, 2},
     {"_ccforest_ccf_exact_row_sums_cpp", (DL_FUNC) &_ccforest_ccf_exact_row_sums_cpp, 1},
     {"_ccforest_ccf_fingerprint_cpp", (DL_FUNC) &_ccforest_ccf_fingerprint_cpp, 1},
+    {"_ccforest_ccf_checksum_cpp", (DL_FUNC) &_ccforest_ccf_checksum_cpp, 2},
     {NULL, NULL, 0}
 };
 

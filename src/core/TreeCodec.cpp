@@ -189,6 +189,9 @@ void decode_tree(const uint8_t* bytes, size_t size, ForestModel& model) {
   }
   const size_t n_leaf = n_split + 1;
 
+  // Every count, column step and class code below takes a byte at least:
+  // sizes beyond the bytes left are damage, refused before allocating.
+  if (n_split > in.remaining()) throw DamagedModel("a tree is truncated");
   std::vector<int32_t> counts(n_split);
   size_t n_entries = 0;
   const uint64_t max_k = static_cast<uint64_t>(shape.n_column);
@@ -198,6 +201,7 @@ void decode_tree(const uint8_t* bytes, size_t size, ForestModel& model) {
     n_entries += static_cast<size_t>(counts[s]);
     model.max_count = std::max(model.max_count, counts[s]);
   }
+  if (n_entries > in.remaining()) throw DamagedModel("a tree is truncated");
   std::vector<int32_t> column(n_entries);
   for (size_t s = 0, e = 0; s < n_split; ++s) {
     int64_t previous = -1;
@@ -222,6 +226,7 @@ void decode_tree(const uint8_t* bytes, size_t size, ForestModel& model) {
     for (size_t m = 0; m < n_out; ++m) offset[m + 1] = offset[m] + shape.n_class[m];
     // Pass 1: the per (leaf, output) codes; pass 2: classes of the mixed ones;
     // pass 3: their proportions.
+    if (n_leaf * n_out > in.remaining()) throw DamagedModel("a tree is truncated");
     std::vector<uint32_t> code(n_leaf * n_out);
     for (size_t i = 0; i < code.size(); ++i) {
       code[i] = static_cast<uint32_t>(in.varint(static_cast<uint64_t>(shape.n_class[i % n_out])));

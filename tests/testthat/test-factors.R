@@ -226,7 +226,7 @@ test_that("with several classes a many-level factor keeps its levels' class stru
   expect_equal(rowSums(p), rep(1, 3))
   # Values that do not match the levels or the columns are damage.
   for (bad in list(fit$blueprint$scores[[5]][, 1:3], fit$blueprint$scores[[5]][1:39, ])) {
-    broken <- fit
+    broken <- as_unsealed(fit)
     broken$blueprint$scores[[5]] <- bad
     expect_error(predict(broken, new[-2, ]),
                  "damaged: its blueprint's factor scores do not match its levels")
@@ -239,7 +239,7 @@ test_that("fits that stored a one-column factor's values as a vector still predi
   d$y <- d$a + as.integer(d$f) %% 3 + rnorm(300)
   fit <- ccforest(y ~ ., d, n_tree = 5, seed = 1)
   expect_identical(dim(fit$blueprint$scores[[1]]), c(40L, 1L))
-  old <- fit
+  old <- as_unsealed(fit)
   old$blueprint$scores[[1]] <- as.vector(fit$blueprint$scores[[1]])
   expect_identical(predict(old, d), predict(fit, d))
 })

@@ -133,7 +133,7 @@ test_that("without out-of-bag rows, fitted() and residuals() say why", {
   fit <- ccforest(mpg ~ ., data = mtcars, n_tree = 5, seed = 1)
   expect_error(fitted(fit), "fitted\\(\\) needs out-of-bag predictions.*sampling = \"bagging\"")
   expect_error(residuals(fit), "residuals\\(\\) needs out-of-bag predictions")
-  old <- ccforest(mpg ~ ., data = mtcars, n_tree = 5, sampling = "bagging", seed = 1)
+  old <- as_unsealed(ccforest(mpg ~ ., data = mtcars, n_tree = 5, sampling = "bagging", seed = 1))
   old$residuals <- NULL
   expect_error(residuals(old), "did not keep out-of-bag residuals; refit")
 })

@@ -92,10 +92,10 @@ test_that("quantile requests are checked", {
   cls <- ccforest(Species ~ ., iris, n_tree = 2, seed = 1)
   expect_error(predict(cls, iris, type = "quantiles"),
                "type = \"quantiles\" is for regression forests; this one is a classifier")
-  damaged <- fit
+  damaged <- as_unsealed(fit)
   damaged$quantile$samples[[1]] <- damaged$quantile$samples[[1]][-1]
   expect_error(predict(damaged, d, type = "quantiles"), "`object` is damaged")
-  damaged <- fit
+  damaged <- as_unsealed(fit)
   damaged$quantile$samples[[2]][length(damaged$quantile$samples[[2]])] <- 10000L
   expect_error(predict(damaged, d, type = "quantiles"),
                "`object` is damaged: its quantile data refer to a training row out of range")
@@ -109,6 +109,8 @@ test_that("quantile forests grown in ranges combine into the whole forest", {
                    sampling = "projection")
   joined <- combine_forests(first, rest)
   expect_identical(joined$quantile, whole$quantile)
+  # Sealed again, with the checksum of the forest grown at once.
+  expect_identical(joined$checksum, whole$checksum)
   expect_identical(predict(joined, d, type = "quantiles"), predict(whole, d, type = "quantiles"))
   plain <- ccforest(y ~ ., d, n_tree = 6, first_tree = 5, seed = 3, sampling = "projection")
   expect_error(combine_forests(first, plain), "differ in their quantile data")
@@ -156,7 +158,7 @@ test_that("leaf samples stored by row (forests fitted before 0.3.0) give the sam
   for (sampling in c("bagging", "projection")) {
     fit <- ccforest(y ~ ., d, quantiles = TRUE, n_tree = 6, seed = 4, sampling = sampling,
                     case_weights = rep(c(1, 0.5), 200), max_depth = 4)
-    old <- fit
+    old <- as_unsealed(fit)
     old$quantile$samples <- lapply(seq_along(fit$quantile$samples), function(t) {
       s <- fit$quantile$samples[[t]]
       n_leaf <- sum(tree_info(fit, t)$terminal)
@@ -175,7 +177,8 @@ test_that("leaf samples stored by row (forests fitted before 0.3.0) give the sam
 test_that("damaged quantile data are refused: rows of weight 0, outputs that are not finite", {
   d <- hetero_data(100, 13)
   w <- rep(1:2, 50)
-  fit <- ccforest(y ~ ., d, quantiles = TRUE, case_weights = w, n_tree = 3, seed = 1)
+  fit <- as_unsealed(ccforest(y ~ ., d, quantiles = TRUE, case_weights = w, n_tree = 3,
+                             seed = 1))
   zero <- fit
   zero$quantile$weights[fit$quantile$samples[[1]][[length(fit$quantile$samples[[1]])]] + 1] <- 0
   expect_error(predict(zero, d, type = "quantiles"),

@@ -294,9 +294,11 @@ test_that("a fitted object missing whole elements, or of the wrong class, is ref
   broken$forest <- 1:3
   # The message should name the element that is unusable.
   expect_error(predict(broken, new), "damaged.*`forest`")
-  broken <- fit
+  broken <- as_unsealed(fit)
   broken$version <- "not a version"
   expect_error(predict(broken, new), "damaged.*version")
+  broken$checksum <- fit$checksum
+  expect_error(predict(broken, new), "damaged: its contents do not match its checksum")
   newer <- fit
   newer$version <- "99.0.0"
   expect_error(predict(newer, new), "99\\.0\\.0.*update ccforest")

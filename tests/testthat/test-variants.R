@@ -206,7 +206,7 @@ test_that("axis_candidates chooses no axes, randomly cut axes or searched ones",
   expect_identical(mode_of(cbind(mpg, qsec) ~ ., mtcars, axis_candidates = "random"), "random")
   # Fits saved before the modes stored a flag, and earlier ones nothing.
   searched <- ccforest(mpg ~ ., mtcars, n_tree = 3, seed = 1, axis_candidates = "search")
-  legacy <- searched
+  legacy <- as_unsealed(searched)
   legacy$options$axis_candidates <- TRUE
   expect_output(print(legacy), "axis_candidates = \"search\"")
   legacy$options$axis_candidates <- NULL
