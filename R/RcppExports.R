@@ -53,6 +53,10 @@ ccf_round_coefficients_cpp <- function(c) {
     .Call(`_ccforest_ccf_round_coefficients_cpp`, c)
 }
 
+ccf_cache_bytes_cpp <- function() {
+    .Call(`_ccforest_ccf_cache_bytes_cpp`)
+}
+
 ccf_alloc_probe_cpp <- function(hold_bytes, r_length) {
     .Call(`_ccforest_ccf_alloc_probe_cpp`, hold_bytes, r_length)
 }

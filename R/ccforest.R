@@ -435,13 +435,20 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
   training <- training_set(matrix_x, blueprint, response, weights)
   core <- core_options(options, seed)
 
+  # What the fit allocates besides its trees is set aside before growing.
+  n_sample <- if (is.null(weights)) nrow(matrix_x) else sum(weights > 0)
+  tree_limit <- memory_for_trees(fit_extra_bytes(
+    nrow(matrix_x), n_sample, prediction_width(response), n_tree, n_thread, bagging, quantiles,
+    min_leaf, max_depth
+  ))
   started <- proc.time()[["elapsed"]]
   grown <- if (backend == "future") {
     grow_on_futures(training, core, first_tree = first_tree - 1L, n_tree = n_tree,
-                    n_thread = n_thread, n_batch = n_batch, verbose = verbose)
+                    n_thread = n_thread, n_batch = n_batch, verbose = verbose,
+                    limit = tree_limit)
   } else {
     grow_trees(training, core, first_tree = first_tree - 1L, n_tree = n_tree,
-               n_thread = n_thread, verbose = verbose)
+               n_thread = n_thread, verbose = verbose, limit = tree_limit)
   }
   fit <- new_ccforest(
     forest = new_forest(grown, first_tree = first_tree, training = training), task = task,

@@ -69,9 +69,10 @@ core_options <- function(options, seed) {
 #' @noRd
 grow_trees <- function(training, core, first_tree, n_tree, n_thread, verbose,
                        limit = memory_limit()) {
-  # Every tree takes at least a few dozen bytes in R: refuse absurd forests
-  # before allocating anything for them.
-  floor_bytes <- 64 * n_tree
+  # Every tree takes at least a few dozen bytes in R and a few in the core
+  # (see ccf_grow_cpp()): refuse absurd forests before allocating anything
+  # for them.
+  floor_bytes <- 128 * n_tree
   if (floor_bytes > limit) {
     stop(sprintf(paste0(
       "n_tree = %s would need at least %s of memory, but only %s is available. ",

@@ -102,14 +102,14 @@ contiguous_runs <- function(n, k) {
 #' @return What grow_trees() returns (trees in tree order and the feature x
 #'   tree importance matrix), with `transfers`: how the work travelled.
 #' @noRd
-grow_on_futures <- function(training, core, first_tree, n_tree, n_thread, n_batch, verbose) {
+grow_on_futures <- function(training, core, first_tree, n_tree, n_thread, n_batch, verbose,
+                            limit = memory_limit()) {
   runs <- contiguous_runs(n_tree, n_batch)
   # Progress about ten times per batch, in steps of at least a few trees per
   # thread so that splitting a batch costs little.
   runs$step <- pmax(ceiling(runs$size / 10), pmin(runs$size, 4L * n_thread))
   shared <- list(training = training, core = core, n_thread = n_thread)
   grown <- vector("list", n_batch)
-  limit <- memory_limit()
   stored <- 0
   done <- 0
   progress <- new_progressor(n_tree)

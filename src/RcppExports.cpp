@@ -218,6 +218,15 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// ccf_cache_bytes_cpp
+double ccf_cache_bytes_cpp();
+RcppExport SEXP _ccforest_ccf_cache_bytes_cpp() {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    rcpp_result_gen = Rcpp::wrap(ccf_cache_bytes_cpp());
+    return rcpp_result_gen;
+END_RCPP
+}
 // ccf_alloc_probe_cpp
 double ccf_alloc_probe_cpp(double hold_bytes, double r_length);
 RcppExport SEXP _ccforest_ccf_alloc_probe_cpp(SEXP hold_bytesSEXP, SEXP r_lengthSEXP) {
@@ -286,6 +295,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_ccforest_ccf_rotation_cpp", (DL_FUNC) &_ccforest_ccf_rotation_cpp, 3},
     {"_ccforest_ccf_split_cpp", (DL_FUNC) &_ccforest_ccf_split_cpp, 7},
     {"_ccforest_ccf_round_coefficients_cpp", (DL_FUNC) &_ccforest_ccf_round_coefficients_cpp, 1},
+    {"_ccforest_ccf_cache_bytes_cpp", (DL_FUNC) &_ccforest_ccf_cache_bytes_cpp, 0},
     {"_ccforest_ccf_alloc_probe_cpp", (DL_FUNC) &_ccforest_ccf_alloc_probe_cpp, 2},
     {"_ccforest_ccf_short_threshold_cpp", (DL_FUNC) &_ccforest_ccf_short_threshold_cpp, 2},
     {"_ccforest_ccf_exact_row_sums_cpp", (DL_FUNC) &_ccforest_ccf_exact_row_sums_cpp, 1},
