@@ -77,3 +77,7 @@ ccf_checksum_cpp <- function(object, names) {
     .Call(`_ccforest_ccf_checksum_cpp`, object, names)
 }
 
+ccf_row_keys_cpp <- function(seed, n) {
+    .Call(`_ccforest_ccf_row_keys_cpp`, seed, n)
+}
+

@@ -220,6 +220,8 @@ check_feature_frame <- function(x, arg) {
 #' @param response,weights The prepared outputs and the row weights (or
 #'   NULL), to order the levels of factors with more than
 #'   `onehot_max_levels` levels.
+#' @param seed The fit's seed, which shuffles the training rows into the folds
+#'   such factors are valued across (see level_scores()).
 #' @return A list of class "ccforest_blueprint": `feature_names`,
 #'   `feature_type`, `levels` (per feature), `scores` (per feature: the
 #'   numeric values of each level of a "scored" factor, a matrix with one
@@ -231,7 +233,7 @@ check_feature_frame <- function(x, arg) {
 #'   ("matrix" or "data.frame") and `had_colnames`.
 #' @noRd
 new_blueprint <- function(x, arg = "x", stat_rows = NULL, response = NULL, weights = NULL,
-                          onehot_max_levels = Inf) {
+                          onehot_max_levels = Inf, seed = 0) {
   if (!is.data.frame(x)) {
     stop("Internal error: new_blueprint() needs a data.frame.", call. = FALSE)
   }
@@ -277,7 +279,7 @@ new_blueprint <- function(x, arg = "x", stat_rows = NULL, response = NULL, weigh
       stop("Internal error: ordering factor levels needs the outputs.", call. = FALSE)
     }
     scores[[d]] <- level_scores(as.integer(columns[[d]]), length(feature_levels[[d]]),
-                                response, weights, stat_rows)
+                                response, weights, stat_rows, seed)
     own_scores[[d]] <- attr(scores[[d]], "own")
     attr(scores[[d]], "own") <- NULL
     kinds[[d]] <- "scored"
@@ -354,7 +356,7 @@ new_blueprint <- function(x, arg = "x", stat_rows = NULL, response = NULL, weigh
 
 #' The training rows as the core sees them: the blueprint applied, except
 #' that a factor valued by the outputs gives each row the values of its level
-#' computed without that row
+#' computed from the level's rows in the other folds (see level_scores())
 #' @return The matrix, with the blueprint (its transient attribute removed)
 #'   as attribute "blueprint".
 #' @noRd

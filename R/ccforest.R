@@ -184,8 +184,12 @@
 #'   that the levels' class structure is not squeezed into a single order (on
 #'   five classes and 40 levels: 48.6% error against 54.7% with one order and
 #'   49.5% one-hot, `tests/testthat/test-factors.R`). Each training row is
-#'   valued without its own output. The cost is then that of at most eight
-#'   numeric columns whatever the number of levels, and a noisy factor with
+#'   valued out of fold, so that its value carries nothing of its own output
+#'   and out-of-bag estimates stay honest: a level's rows are dealt into
+#'   three folds (shuffled by `seed`), and each row gets the value of its
+#'   level computed from the other two (`bench/factor-oob.R`). The cost is
+#'   then that of at most eight numeric columns whatever the number of
+#'   levels, and a noisy factor with
 #'   many levels cannot over-fit the canonical correlations through one
 #'   column per level. See the section on data handling.
 #' @param variant `"ccforest"` (default) or `"paper"`: the algorithm of
@@ -385,7 +389,8 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
   }
   onehot_max_levels <- check_onehot_max_levels(onehot_max_levels)
   blueprint <- new_blueprint(x, x_arg, stat_rows = stat_rows, response = response,
-                             weights = weights, onehot_max_levels = onehot_max_levels)
+                             weights = weights, onehot_max_levels = onehot_max_levels,
+                             seed = seed)
   x_impute <- if (na_action == "omit") "fail" else na_action
   matrix_x <- training_matrix(blueprint, x, na_action = x_impute, arg = x_arg)
   blueprint <- attr(matrix_x, "blueprint")

@@ -280,6 +280,17 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// ccf_row_keys_cpp
+Rcpp::NumericVector ccf_row_keys_cpp(double seed, int n);
+RcppExport SEXP _ccforest_ccf_row_keys_cpp(SEXP seedSEXP, SEXP nSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
+    Rcpp::traits::input_parameter< int >::type n(nSEXP);
+    rcpp_result_gen = Rcpp::wrap(ccf_row_keys_cpp(seed, n));
+    return rcpp_result_gen;
+END_RCPP
+}
 
 static const R_CallMethodDef CallEntries[] = {
     {"_ccforest_ccf_grow_cpp", (DL_FUNC) &_ccforest_ccf_grow_cpp, 15},
@@ -301,6 +312,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_ccforest_ccf_exact_row_sums_cpp", (DL_FUNC) &_ccforest_ccf_exact_row_sums_cpp, 1},
     {"_ccforest_ccf_fingerprint_cpp", (DL_FUNC) &_ccforest_ccf_fingerprint_cpp, 1},
     {"_ccforest_ccf_checksum_cpp", (DL_FUNC) &_ccforest_ccf_checksum_cpp, 2},
+    {"_ccforest_ccf_row_keys_cpp", (DL_FUNC) &_ccforest_ccf_row_keys_cpp, 2},
     {NULL, NULL, 0}
 };
 
