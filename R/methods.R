@@ -189,6 +189,13 @@ deviance.ccforest <- function(object, ...) {
 #' Out-of-bag values exist only for bagged forests
 #' @noRd
 check_out_of_bag <- function(object, fn) {
+  if (is.null(object$predictions) && identical(object$options$sampling, "bagging")) {
+    stop(sprintf("%s() needs out-of-bag predictions, which `object` does not have: it ", fn),
+         "joins forests grown apart (combine_forests()), and out-of-bag predictions need ",
+         "the training data. Grow the whole forest in one call to have them ",
+         "(backend = \"future\" spreads it over workers), or use ",
+         "predict(object, <held-out data>).", call. = FALSE)
+  }
   if (is.null(object$predictions)) {
     stop(sprintf("%s() needs out-of-bag predictions, which only forests grown with ", fn),
          "sampling = \"bagging\" have; `object` was grown with projection bootstrapping, ",
