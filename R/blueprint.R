@@ -574,6 +574,8 @@ apply_blueprint <- function(bp, data,
       next
     } else if (fitted_type %in% c("date", "datetime", "difftime")) {
       values <- time_values(col, fitted_type, bp$units[[d]])
+      # Refused when fitting, so refused here: no z-score of an infinite date.
+      check_finite_column(values, name, arg)
     } else {
       values <- as.double(col)
       check_finite_column(values, name, arg)
