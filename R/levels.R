@@ -20,11 +20,12 @@
 # test error of 0.50. Out of fold, rows of one fold of a level share a value
 # made from the other folds; the leak left is through folds of a level whose
 # outputs happen to sum alike, which more folds make likelier (smaller folds)
-# and fewer folds trade for values from less data. Measured over 24 repeats
-# (bench/factor-oob.R; gap = out-of-bag minus test error): two noise classes
-# and 40 levels of 2 to 100 rows, 3 folds -0.002 (se 0.004), 5 folds -0.031
-# (0.004), the full level mean -0.002 but -0.17 on a noise regression with
-# 200 levels (3 folds +0.009); three noise classes 3 folds -0.004 (0.003),
+# and fewer folds trade for values from less data. Measured with
+# bench/factor-oob.R (gap = out-of-bag minus test error; 24 repeats for 3 and
+# 5 folds, 8 for the others): two noise classes and 40 levels of 2 to 100
+# rows, 3 folds -0.002 (se 0.004), 5 folds -0.031 (0.004), the full level
+# mean -0.002 but -0.17 on a noise regression with 200 levels (3 folds
+# +0.009); three noise classes 3 folds -0.004 (0.003),
 # 5 folds -0.013; on grouped data (nlme's MathAchieve with 160 schools,
 # ChickWeight with 50 chicks) 3 folds err on the pessimistic side (ChickWeight
 # +115, se 37, on a test error of 506) at the same test error as 5 folds but
