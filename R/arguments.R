@@ -226,3 +226,38 @@ check_same_rows <- function(x, y) {
   }
 }
 
+#' Levels beyond which variant = "paper" refuses a factor (see `variant`)
+#' @noRd
+paper_max_levels <- 1000L
+
+#' variant = "paper" expands every unordered factor (characters included) to
+#' indicator columns: refuse one wide enough to take minutes a tree before
+#' growing anything, unless onehot_max_levels = Inf was given explicitly
+#' @noRd
+check_paper_factors <- function(x, explicit) {
+  if (explicit) {
+    return(invisible())
+  }
+  n_levels <- vapply(x, function(col) {
+    if (is.factor(col) && !is.ordered(col)) {
+      nlevels(col)
+    } else if (is.character(col)) {
+      length(unique(col[!is.na(col)]))
+    } else {
+      0L
+    }
+  }, integer(1))
+  wide <- which(n_levels > paper_max_levels)
+  if (length(wide) == 0L) {
+    return(invisible())
+  }
+  d <- wide[[which.max(n_levels[wide])]]
+  stop(sprintf(paste0(
+    "`variant = \"paper\"` expands every factor to indicator columns, and `%s` has %s levels: ",
+    "every canonical correlation analysis that samples it would work on %s columns, which ",
+    "takes minutes a tree. Use variant = \"ccforest\" (which values such factors by the ",
+    "outputs) or group the levels; to grow the paper's forest anyway, give ",
+    "onehot_max_levels = Inf too."), names(x)[[d]], format(n_levels[[d]], big.mark = ","),
+    format(n_levels[[d]], big.mark = ",")), call. = FALSE)
+}
+

@@ -287,8 +287,13 @@
 #'   five classes and 40 levels: 48.6% error against 54.7% with one order and
 #'   49.5% one-hot, in the package's tests,
 #'   [`tests/testthat/test-factors.R`](https://github.com/ccforest/ccforest/blob/main/tests/testthat/test-factors.R)). Each training row is
-#'   valued without its own output. The cost is then that of at most eight
-#'   numeric columns whatever the number of levels, and a noisy factor with
+#'   valued out of fold, so that its value carries nothing of its own output
+#'   and out-of-bag estimates stay honest: a level's rows are dealt into
+#'   three folds (shuffled by `seed`), and each row gets the value of its
+#'   level computed from the other two
+#'   ([`bench/factor-oob.R`](https://github.com/ccforest/ccforest/blob/main/bench/factor-oob.R)).
+#'   The cost is then that of at most eight numeric columns whatever the
+#'   number of levels, and a noisy factor with
 #'   many levels cannot over-fit the canonical correlations through one
 #'   column per level. See the section on data handling.
 #' @param variant `"ccforest"` (default) or `"paper"`: the algorithm of
@@ -299,7 +304,12 @@
 #'   giving it with another value of those, or with `output_bins` or
 #'   `axis_candidates` other than `"none"`, is an error. The other arguments keep their
 #'   meaning: `projection = "rotation"` with `variant = "paper"` is the
-#'   paper's random rotation forest.
+#'   paper's random rotation forest. Every canonical correlation analysis
+#'   that samples a factor then works on all its indicator columns, at a cost
+#'   that grows with the square of its levels (600 levels: 2.5 s of CPU a
+#'   tree on 5,000 rows; 2,000 levels: about 30 s): a factor of more than
+#'   1,000 levels is an error before anything is grown, unless
+#'   `onehot_max_levels = Inf` is given too, to say the cost is meant.
 #' @param case_weights Optional case weights: one finite value >= 0 per row
 #'   of the data (tidymodels' importance and frequency weights are accepted).
 #'   A row of weight w counts as w copies of itself, relative to the other
@@ -341,7 +351,15 @@
 #' @return An object of class `"ccforest"`: a plain list holding the trees as
 #'   flat vectors, the blueprint of the data (names, levels, scaling), the
 #'   resolved options and seed, the task, the call, the training time and the
-#'   package version. It can be saved with [saveRDS()].
+#'   package version. It can be saved with [saveRDS()]. It is sealed with a
+#'   `checksum` of everything its readers use (all but `call` and
+#'   `train_time`): [predict()][predict.ccforest()], [importance()],
+#'   [combine_forests()], [tree_info()], [partial_dependence()] and the methods
+#'   refuse an object changed after fitting, or damaged in storage or
+#'   transfer, with an error saying it is damaged. (ASCII serialization,
+#'   `saveRDS(ascii = TRUE)`, does not keep numbers exactly, so it damages
+#'   objects too.) Objects fitted before 0.3.0 have no checksum; they get
+#'   checks of their structure and of every tree instead.
 #' @references Rainforth, T. and Wood, F. (2017). Canonical correlation
 #'   forests. arXiv:1507.05444.
 #'
@@ -403,7 +421,7 @@ ccforest.formula <- function(formula, data, ...) {
   fit <- ccforest.default(parts$x, y, ..., .x_arg = "data", .y_arg = "data")
   fit$formula <- parts$terms_info
   fit$call <- generic_call(match.call())
-  fit
+  seal_ccforest(fit)
 }
 
 #' @rdname ccforest
@@ -442,6 +460,7 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
   n_batch <- resolve_n_batch(n_batch, n_tree, backend)
   variant <- check_variant(variant)
   axis_choice <- check_axis_candidates(axis_candidates)
+  onehot_given <- !missing(onehot_max_levels)
   if (variant == "paper") {
     check_paper_variant(
       given = list(max_directions = if (!missing(max_directions)) max_directions,
@@ -458,6 +477,7 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
 
   # The rows, then the outputs and the weights, each prepared once.
   x <- as_feature_frame(x, x_arg)
+  if (variant == "paper") check_paper_factors(x, explicit = onehot_given)
   check_same_rows(x, y)
   case_weights <- check_case_weights(case_weights, nrow(x))
   kept_rows <- NULL
@@ -481,7 +501,8 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
 
   # The features, once: a factor with many levels is valued by the outputs.
   blueprint <- new_blueprint(x, x_arg, stat_rows = stat_rows, response = response,
-                             weights = weights, onehot_max_levels = onehot_max_levels)
+                             weights = weights, onehot_max_levels = onehot_max_levels,
+                             seed = seed)
   x_impute <- if (na_action == "omit") "fail" else na_action
   matrix_x <- training_matrix(blueprint, x, na_action = x_impute, arg = x_arg)
   blueprint <- attr(matrix_x, "blueprint")
@@ -512,13 +533,20 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
   training <- training_set(matrix_x, blueprint, response, weights)
   core <- core_options(options, seed, training)
 
+  # What the fit allocates besides its trees is set aside before growing.
+  n_sample <- if (is.null(weights)) nrow(matrix_x) else sum(weights > 0)
+  tree_limit <- memory_for_trees(fit_extra_bytes(
+    nrow(matrix_x), n_sample, prediction_width(response), n_tree, n_thread, bagging, quantiles,
+    min_leaf, max_depth
+  ))
   started <- proc.time()[["elapsed"]]
   grown <- if (backend == "future") {
     grow_on_futures(training, core, first_tree = first_tree - 1L, n_tree = n_tree,
-                    n_thread = n_thread, n_batch = n_batch, verbose = verbose)
+                    n_thread = n_thread, n_batch = n_batch, verbose = verbose,
+                    limit = tree_limit)
   } else {
     grow_trees(training, core, first_tree = first_tree - 1L, n_tree = n_tree,
-               n_thread = n_thread, verbose = verbose)
+               n_thread = n_thread, verbose = verbose, limit = tree_limit)
   }
   fit <- new_ccforest(
     forest = new_forest(grown, first_tree = first_tree, training = training), task = task,
@@ -554,7 +582,7 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
   if (importance == "projection") {
     fit$variable.importance <- projection_importance(fit)
   }
-  fit
+  seal_ccforest(fit)
 }
 
 #' Out-of-bag permutation importance from the core, per original variable,
@@ -598,7 +626,7 @@ out_of_bag <- function(oob, response_bp, response, kept_rows = NULL) {
     }, numeric(1))
   } else {
     predicted <- format_regression(values, response_bp)
-    truth <- sweep(sweep(response$values, 2L, response$scale, `*`), 2L, response$center, `+`)
+    truth <- response$original
     fitted <- as.matrix(as.data.frame(predicted))
     errors <- colMeans((fitted[seen, , drop = FALSE] - truth[seen, , drop = FALSE])^2)
     residuals <- truth - fitted

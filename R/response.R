@@ -109,7 +109,8 @@ output_kind <- function(col) {
 #'   classification, `levels` (all levels of each output, empty ones too),
 #'   `codes` (n x M integer matrix of 0-based classes) and `n_class`; for
 #'   regression, `values` (n x M double matrix of z-scores), `center` and
-#'   `scale` (population standard deviation; 1 for a constant output).
+#'   `scale` (population standard deviation; 1 for a constant output) and
+#'   `original` (the outputs as given, n x M).
 #' @noRd
 prepare_response <- function(y, arg = "y", name = NULL, stat_rows = NULL) {
   standardise_response(parse_response(y, arg, name), stat_rows)
@@ -182,6 +183,9 @@ standardise_response <- function(response, stat_rows = NULL) {
   response$values <- z
   response$center <- unname(center)
   response$scale <- unname(scale)
+  # The outputs themselves: quantiles are training outputs, exactly (z-scores
+  # mapped back would turn a 0 into 2.8e-17, say).
+  response$original <- unname(values)
   response
 }
 
