@@ -189,7 +189,9 @@ test_that("fits that fail for lack of R memory release what C++ held", {
   )
   expect_true(all(grepl("Not enough memory to compute the out-of-bag predictions", out$messages)),
               label = paste(unique(out$messages), collapse = " | "))
-  expect_lt(out$after[[5]] - out$after[[2]], 40)
+  # Three attempts between the two readings: a leak would add 186 MB; the
+  # allocator's own fragmentation stays well below 100 MB.
+  expect_lt(out$after[[5]] - out$after[[2]], 100)
 })
 
 # Peak bytes of R vectors allocated while `expr` runs (gc()'s "max used"):
