@@ -33,6 +33,10 @@ ccf_tree_table_cpp <- function(tree, shape) {
     .Call(`_ccforest_ccf_tree_table_cpp`, tree, shape)
 }
 
+ccf_cache_bytes_cpp <- function() {
+    .Call(`_ccforest_ccf_cache_bytes_cpp`)
+}
+
 ccf_exact_row_sums_cpp <- function(x) {
     .Call(`_ccforest_ccf_exact_row_sums_cpp`, x)
 }
@@ -63,6 +67,14 @@ ccf_infjack_cpp <- function(values, record, seed, first_tree, n_thread) {
 
 ccf_jackknife_plus_cpp <- function(values, residual, record, seed, first_tree, rank_lower, rank_upper, n_thread) {
     .Call(`_ccforest_ccf_jackknife_plus_cpp`, values, residual, record, seed, first_tree, rank_lower, rank_upper, n_thread)
+}
+
+ccf_checksum_cpp <- function(object, names) {
+    .Call(`_ccforest_ccf_checksum_cpp`, object, names)
+}
+
+ccf_row_keys_cpp <- function(seed, n) {
+    .Call(`_ccforest_ccf_row_keys_cpp`, seed, n)
 }
 
 ccf_cca_cpp <- function(x, y, tolerance) {

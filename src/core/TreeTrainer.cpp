@@ -8,6 +8,7 @@
 #include "Predictor.h"
 #include "Projection.h"
 #include "Sampling.h"
+#include "Spread.h"
 
 namespace ccforest {
 
