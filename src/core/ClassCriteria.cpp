@@ -70,74 +70,6 @@ void ClassCriterion<kEntropy>::sweep(const int* rows, const double* bar, size_t 
   }
 }
 
-namespace {
-
-/** The state of a sweep of class counts (see sweep_counts() below). */
-struct CountSweep {
-  const int* classes;  // one output: in sorted order; else row-major in node order
-  const int* rows;
-  const double* bar;
-  int* left_count;
-  const int* node_count;
-  const double* step;
-  const double* xlogx;
-  size_t n, width;
-  double base, left_sum, right_sum;
-};
-
-/**
- * Moves rows pos, pos + 1, ... from the right child to the left until the
- * gain of a cut reaches `reach` (the gain in `gain`) or `last` is passed;
- * returns where it stopped. Out of line and without calls, so that the
- * loop keeps its state in registers: a call in the loop (offer(), rare)
- * left the position and bounds in memory.
- */
-template <bool kEntropy, bool kOneOutput>
-#if defined(__GNUC__) || defined(__clang__)
-__attribute__((noinline))
-#endif
-size_t scan_counts(CountSweep& s, size_t pos, size_t last, double reach, double& gain) {
-  const size_t n = s.n, w = kOneOutput ? 1 : s.width;
-  const double width = static_cast<double>(w);
-  const int* classes = s.classes;
-  const int* rows = s.rows;
-  const double* bar = s.bar;
-  int* left_count = s.left_count;
-  const int* node_count = s.node_count;
-  const double* step = s.step;
-  const double* xlogx = s.xlogx;
-  const double base = s.base;
-  double left_sum = s.left_sum, right_sum = s.right_sum;
-  for (; pos < last; ++pos) {
-    const int* c = kOneOutput ? classes + pos : classes + static_cast<size_t>(rows[pos]) * w;
-    for (size_t m = 0; m < w; ++m) {
-      const int l = left_count[c[m]]++;
-      const int r = node_count[c[m]] - l;  // the right child's count before the move
-      if (kEntropy) {
-        left_sum += step[l];
-        right_sum -= step[r - 1];
-      } else {
-        left_sum += 2.0 * l + 1.0;
-        right_sum -= 2.0 * r - 1.0;
-      }
-    }
-    if (bar == nullptr) continue;  // rows before the first allowed cut
-    const size_t n_left = pos + 1, n_right = n - n_left;
-    if (kEntropy) {
-      gain = base - (xlogx[n_left] + xlogx[n_right] - (left_sum + right_sum) / width);
-    } else {
-      const double nl = static_cast<double>(n_left), nr = static_cast<double>(n_right);
-      gain = base - (nl + nr - (left_sum / nl + right_sum / nr) / width);
-    }
-    if (gain - bar[pos] >= reach) break;
-  }
-  s.left_sum = left_sum;
-  s.right_sum = right_sum;
-  return pos;
-}
-
-}  // namespace
-
 // Class counts move one row at a time from the right child to the left, and
 // the sums of c log c (entropy) or c^2 (Gini) follow in O(outputs) per row.
 // kOneOutput lets the compiler drop the loop over outputs (dividing by a
@@ -150,6 +82,7 @@ template <bool kOneOutput>
 void ClassCriterion<kEntropy>::sweep_counts(const int* rows, const double* bar, size_t first,
                                             size_t last, CutOffers& offers) {
   const size_t n = targets_.n, w = kOneOutput ? 1 : targets_.width;
+  const double width = static_cast<double>(w);
   std::fill(left_count_.begin(), left_count_.end(), 0);
   // One output: gather the classes in sorted order first, a loop without
   // dependencies, so the sweep below reads them in sequence.
@@ -159,16 +92,34 @@ void ClassCriterion<kEntropy>::sweep_counts(const int* rows, const double* bar, 
     for (size_t pos = 0; pos < n; ++pos) sorted_classes_[pos] = classes[rows[pos]];
     classes = sorted_classes_.data();
   }
-  CountSweep s{classes, rows, nullptr, left_count_.data(), node_count_.data(), step_, xlogx_,
-               n, w, base_, 0.0, node_sum_};
-  double gain = 0.0;
-  size_t pos = scan_counts<kEntropy, kOneOutput>(s, 0, std::min(first, last), 0.0, gain);
-  s.bar = bar;
-  while (pos < last) {
-    pos = scan_counts<kEntropy, kOneOutput>(s, pos, last, offers.reach(), gain);
-    if (pos == last) break;
-    offers.offer(gain, pos);
-    ++pos;
+  double left_sum = 0.0, right_sum = node_sum_;
+  double reach = offers.reach();
+  for (size_t pos = 0; pos < last; ++pos) {
+    const int* c = kOneOutput ? classes + pos : classes + static_cast<size_t>(rows[pos]) * w;
+    for (size_t m = 0; m < w; ++m) {
+      const int l = left_count_[c[m]]++;
+      const int r = node_count_[c[m]] - l;  // the right child's count before the move
+      if (kEntropy) {
+        left_sum += step_[l];
+        right_sum -= step_[r - 1];
+      } else {
+        left_sum += 2.0 * l + 1.0;
+        right_sum -= 2.0 * r - 1.0;
+      }
+    }
+    if (pos < first) continue;
+    const size_t n_left = pos + 1, n_right = n - n_left;
+    double gain;
+    if (kEntropy) {
+      gain = base_ - (xlogx_[n_left] + xlogx_[n_right] - (left_sum + right_sum) / width);
+    } else {
+      const double nl = static_cast<double>(n_left), nr = static_cast<double>(n_right);
+      gain = base_ - (nl + nr - (left_sum / nl + right_sum / nr) / width);
+    }
+    if (gain - bar[pos] >= reach) {
+      offers.offer(gain, pos);
+      reach = offers.reach();
+    }
   }
 }
 
