@@ -245,7 +245,7 @@
 #'   sample of a thousand rows already pins down directions in the few
 #'   features a node samples: on LetterRecognition the default saves about a
 #'   tenth of the training time and on the 100,000-row binary task of
-#'   `bench/speed.R` about a fifth, and on the data sets of
+#'   [`bench/speed.R`](https://github.com/ccforest/ccforest/blob/main/bench/speed.R) about a fifth, and on the data sets of
 #'   [`bench/results/large-nodes.md`](https://github.com/ccforest/ccforest/blob/main/bench/results/large-nodes.md)
 #'   it changed no error beyond noise. It has no effect with bagging (the
 #'   CCA then takes all of a node's rows) or with `projection = "rotation"`
