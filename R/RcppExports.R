@@ -89,8 +89,8 @@ ccf_rotation_cpp <- function(p, seed, stream) {
     .Call(`_ccforest_ccf_rotation_cpp`, p, seed, stream)
 }
 
-ccf_split_cpp <- function(u, classes, values, n_class, split_rule, min_leaf, seed) {
-    .Call(`_ccforest_ccf_split_cpp`, u, classes, values, n_class, split_rule, min_leaf, seed)
+ccf_split_cpp <- function(u, classes, values, n_class, split_rule, min_leaf, seed, exact_max_rows = 0L) {
+    .Call(`_ccforest_ccf_split_cpp`, u, classes, values, n_class, split_rule, min_leaf, seed, exact_max_rows)
 }
 
 ccf_round_coefficients_cpp <- function(c) {

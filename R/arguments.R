@@ -110,6 +110,22 @@ check_max_directions <- function(max_directions) {
   if (identical(max_directions, Inf)) 0L else check_count(max_directions, "max_directions", min = 1L)
 }
 
+#' Inf for every row of the node (0 for the core)
+#' @noRd
+check_bootstrap_max_rows <- function(bootstrap_max_rows) {
+  if (identical(bootstrap_max_rows, Inf)) 0L else {
+    check_count(bootstrap_max_rows, "bootstrap_max_rows", min = 2L)
+  }
+}
+
+#' Inf for an exhaustive search at every node (0 for the core)
+#' @noRd
+check_exact_split_max_rows <- function(exact_split_max_rows) {
+  if (identical(exact_split_max_rows, Inf)) 0L else {
+    check_count(exact_split_max_rows, "exact_split_max_rows", min = 1L)
+  }
+}
+
 #' NULL for the paper's CCA (0 for the core); regression with one output only
 #' @noRd
 check_output_bins <- function(output_bins, response) {
@@ -181,6 +197,10 @@ check_paper_variant <- function(given) {
     max_directions = !is.null(given$max_directions) && !identical(given$max_directions, Inf),
     onehot_max_levels = !is.null(given$onehot_max_levels) &&
       !identical(given$onehot_max_levels, Inf),
+    bootstrap_max_rows = !is.null(given$bootstrap_max_rows) &&
+      !identical(given$bootstrap_max_rows, Inf),
+    exact_split_max_rows = !is.null(given$exact_split_max_rows) &&
+      !identical(given$exact_split_max_rows, Inf),
     output_bins = !is.null(given$output_bins),
     axis_candidates = !is.null(given$axis_candidates)
   )

@@ -43,9 +43,10 @@
 #' @section The paper's algorithm:
 #' `variant = "paper"` grows the canonical correlation forest of Rainforth and
 #' Wood (2017) as the authors' code (github.com/twgr/ccfs) grows it: every
-#' canonical direction searched and every factor one-hot (`max_directions =
-#' Inf, onehot_max_levels = Inf`), with the authors' rules where the paper
-#' leaves a detail open. Split points lie halfway between adjacent projected
+#' canonical direction searched, every factor one-hot, and every node's CCA and
+#' cuts on all of its rows (`max_directions = Inf, onehot_max_levels = Inf,
+#' bootstrap_max_rows = Inf, exact_split_max_rows = Inf`), with the authors'
+#' rules where the paper leaves a detail open. Split points lie halfway between adjacent projected
 #' values. Ties in gain between directions go to the first (the strongest);
 #' ties within a direction are broken at random. Values within 1e-10 of each
 #' other count as equal (a feature's values at a node, the projections on a
@@ -62,8 +63,10 @@
 #' directions, not to random rotations.
 #'
 #' The defaults (`variant = "ccforest"`) depart from those rules where that
-#' measured no worse and costs less: `max_directions = 2` and
-#' `onehot_max_levels = 32` (see those arguments); split points are short
+#' measured no worse and costs less: `max_directions = 2`,
+#' `onehot_max_levels = 32`, and at the few nodes of more than 1,024 rows
+#' `bootstrap_max_rows = 1024` and `exact_split_max_rows = 1024` (see those
+#' arguments); split points are short
 #' binary numbers in the middle half of the gap (they compress better and
 #' separate the training rows identically); ties between directions are
 #' broken at random; only equal values count as equal, and only equal outputs
@@ -234,6 +237,31 @@
 #'   repeat). Regression with one output and two or three classes have at
 #'   most two directions anyway. It has no effect with
 #'   `projection = "rotation"` or `"axis"`.
+#' @param bootstrap_max_rows With projection bootstrapping, a node of more
+#'   rows fits its canonical correlations (or principal components) on a
+#'   bootstrap sample of this many of its rows instead of as many as it has;
+#'   `Inf` draws as many (the paper). Its split is still sought among all of
+#'   its rows. A tree's few largest nodes hold much of its rows, and a
+#'   sample of a thousand rows already pins down directions in the few
+#'   features a node samples: on LetterRecognition the default saves about a
+#'   tenth of the training time and on the 100,000-row binary task of
+#'   [`bench/speed.R`](https://github.com/ccforest/ccforest/blob/main/bench/speed.R) about a fifth, and on the data sets of
+#'   [`bench/results/large-nodes.md`](https://github.com/ccforest/ccforest/blob/main/bench/results/large-nodes.md)
+#'   it changed no error beyond noise. It has no effect with bagging (the
+#'   CCA then takes all of a node's rows) or with `projection = "rotation"`
+#'   or `"axis"`.
+#' @param exact_split_max_rows Nodes of more rows search each direction's
+#'   cuts binned: the range of the node's projections is cut into 256 equal
+#'   bins, the best boundary between bins is found from each bin's class
+#'   counts (or sums of the outputs), and the cuts among the rows of the two
+#'   bins on either side of it are searched exhaustively. `Inf` searches
+#'   every cut of every node exhaustively (the paper). That replaces a sort
+#'   of the node's projections by one pass over its rows, and finds the
+#'   exhaustive search's cut unless a better one lies inside a bin away from
+#'   the best boundary; on the data sets of
+#'   [`bench/results/large-nodes.md`](https://github.com/ccforest/ccforest/blob/main/bench/results/large-nodes.md)
+#'   it changed no error beyond noise and saved up to a tenth of the
+#'   training time.
 #' @param output_bins Regression with one output: run each node's CCA
 #'   against the output's `output_bins` quantile bins at the node (as if they
 #'   were classes) instead of the output itself. The CCA of one numeric output
@@ -299,9 +327,11 @@
 #' @param variant `"ccforest"` (default) or `"paper"`: the algorithm of
 #'   Rainforth and Wood (2017) as the authors' code runs it, so that the
 #'   paper's results can be reproduced (see the section on the paper's
-#'   algorithm). It searches every canonical direction and expands every
-#'   factor to indicators (`max_directions = Inf, onehot_max_levels = Inf`);
-#'   giving it with another value of those, or with `output_bins` or
+#'   algorithm). It searches every canonical direction, expands every factor
+#'   to indicators and fits and searches every node on all of its rows
+#'   (`max_directions = Inf, onehot_max_levels = Inf, bootstrap_max_rows =
+#'   Inf, exact_split_max_rows = Inf`); giving it with another value of
+#'   those, or with `output_bins` or
 #'   `axis_candidates` other than `"none"`, is an error. The other arguments keep their
 #'   meaning: `projection = "rotation"` with `variant = "paper"` is the
 #'   paper's random rotation forest. Every canonical correlation analysis
@@ -432,7 +462,8 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
                              projection = "cca", importance = "none",
                              na_action = "impute_random", case_weights = NULL,
                              class_weights = NULL, quantiles = FALSE, onehot_max_levels = 32,
-                             max_directions = 2L, output_bins = NULL,
+                             max_directions = 2L, bootstrap_max_rows = 1024L,
+                             exact_split_max_rows = 1024L, output_bins = NULL,
                              axis_candidates = "none", variant = "ccforest",
                              n_thread = NULL, seed = NULL, verbose = interactive(),
                              first_tree = 1L, backend = "threads", n_batch = NULL) {
@@ -465,14 +496,20 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
     check_paper_variant(
       given = list(max_directions = if (!missing(max_directions)) max_directions,
                    onehot_max_levels = if (!missing(onehot_max_levels)) onehot_max_levels,
+                   bootstrap_max_rows = if (!missing(bootstrap_max_rows)) bootstrap_max_rows,
+                   exact_split_max_rows = if (!missing(exact_split_max_rows)) exact_split_max_rows,
                    output_bins = output_bins,
                    axis_candidates = if (axis_choice != "none") axis_candidates)
     )
     max_directions <- Inf
     onehot_max_levels <- Inf
+    bootstrap_max_rows <- Inf
+    exact_split_max_rows <- Inf
   }
   onehot_max_levels <- check_onehot_max_levels(onehot_max_levels)
   max_directions <- check_max_directions(max_directions)
+  bootstrap_max_rows <- check_bootstrap_max_rows(bootstrap_max_rows)
+  exact_split_max_rows <- check_exact_split_max_rows(exact_split_max_rows)
   max_depth <- check_max_depth(max_depth)
 
   # The rows, then the outputs and the weights, each prepared once.
@@ -527,7 +564,9 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
     projection = projection, importance = importance, na_action = na_action,
     case_weights = !is.null(case_weights), class_weights = class_weights,
     onehot_max_levels = onehot_max_levels, max_directions = max_directions,
-    output_bins = output_bins, axis_candidates = axis_choice, variant = variant
+    bootstrap_max_rows = bootstrap_max_rows, exact_split_max_rows = exact_split_max_rows,
+    output_bins = output_bins,
+    axis_candidates = axis_choice, variant = variant
   )
   check_importance_sampling(importance, options)
   training <- training_set(matrix_x, blueprint, response, weights)

@@ -65,6 +65,8 @@ core_options <- function(options, seed, training) {
     impute_random = options$na_action %in% c("impute_random", "omit"),
     rank_tolerance = 1e-4,
     max_directions = options$max_directions %||% 0L,
+    bootstrap_max_rows = options$bootstrap_max_rows %||% 0L,
+    exact_split_max_rows = options$exact_split_max_rows %||% 0L,
     output_bins = options$output_bins %||% 0L,
     axis_candidates = axis_mode(options$axis_candidates),
     variant = options$variant %||% "ccforest",

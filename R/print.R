@@ -3,7 +3,8 @@
 #' `print()` shows what was fitted, in the spirit of ranger: the task, the
 #' number of trees, `mtry`, the sampling scheme, the options beyond the paper
 #' that change this fit (`max_directions` only where a node can have more
-#' directions, `onehot_max_levels` only where a factor has more levels), the
+#' directions, `onehot_max_levels` only where a factor has more levels,
+#' `bootstrap_max_rows` only where a tree has more rows), the
 #' data's size, the mean tree size and the training time. `summary()` adds the options and the spread of
 #' tree sizes and depths.
 #'
@@ -121,10 +122,13 @@ format_tree_count <- function(n_tree, first_tree = 1L) {
 #' The options of a fit that depart from Rainforth and Wood (2017) and act
 #' on it, as the user would write them; "none" for the paper's forest
 #'
-#' @param acting Which of max_directions and onehot_max_levels change this
-#'   fit (see acting_options()); by default both are shown when set.
+#' @param acting Which of max_directions, onehot_max_levels and
+#'   bootstrap_max_rows change this fit (see acting_options()); by default
+#'   all are shown when set.
 #' @noRd
-beyond_paper_label <- function(opts, acting = c(max_directions = TRUE, onehot_max_levels = TRUE)) {
+beyond_paper_label <- function(opts, acting = c(max_directions = TRUE, onehot_max_levels = TRUE,
+                                                bootstrap_max_rows = TRUE,
+                                                exact_split_max_rows = TRUE)) {
   shown <- c(
     if (!identical(opts$max_directions %||% 0L, 0L) && acting[["max_directions"]]) {
       sprintf("max_directions = %d", opts$max_directions)
@@ -135,6 +139,12 @@ beyond_paper_label <- function(opts, acting = c(max_directions = TRUE, onehot_ma
     if (!identical(opts$output_bins %||% 0L, 0L)) sprintf("output_bins = %d", opts$output_bins),
     if (axis_mode(opts$axis_candidates) != "none") {
       sprintf("axis_candidates = \"%s\"", axis_mode(opts$axis_candidates))
+    },
+    if (!identical(opts$bootstrap_max_rows %||% 0L, 0L) && acting[["bootstrap_max_rows"]]) {
+      sprintf("bootstrap_max_rows = %d", opts$bootstrap_max_rows)
+    },
+    if (!identical(opts$exact_split_max_rows %||% 0L, 0L) && acting[["exact_split_max_rows"]]) {
+      sprintf("exact_split_max_rows = %d", opts$exact_split_max_rows)
     }
   )
   if (length(shown) == 0L) {
@@ -143,13 +153,15 @@ beyond_paper_label <- function(opts, acting = c(max_directions = TRUE, onehot_ma
   paste(shown, collapse = ", ")
 }
 
-#' Whether the two defaults beyond the paper change this fit at all:
+#' Whether the defaults beyond the paper change this fit at all:
 #' `onehot_max_levels` only when a factor had more levels (it was valued by
 #' the outputs instead of expanded); `max_directions` only when a node can
 #' have more canonical (or principal) directions than it keeps: at most one
 #' per encoded column of the features sampled, and for the CCA one per output
 #' column less one per output's classes (K - 1 for K classes, bins - 1 with
-#' `output_bins`). Rotations and axes have none to drop.
+#' `output_bins`). Rotations and axes have none to drop. `bootstrap_max_rows`
+#' only when a tree's root, with projection bootstrapping of canonical or
+#' principal directions, has more rows than it.
 #' @noRd
 acting_options <- function(object) {
   opts <- object$options
@@ -172,7 +184,15 @@ acting_options <- function(object) {
     possible <- if (projection == "pca") sampled else min(sampled, from_outputs)
     directions <- possible > kept
   }
-  c(max_directions = directions, onehot_max_levels = onehot)
+  # A tree's rows are its root's: every row, or its sample.
+  cap <- opts$bootstrap_max_rows %||% 0L
+  root_rows <- object$n_obs * min(1, sum(opts$sample_fraction %||% 1))
+  bootstrap <- cap > 0L && identical(opts$sampling, "projection") &&
+    projection %in% c("cca", "pca") && root_rows > cap
+  exact <- opts$exact_split_max_rows %||% 0L
+  binned <- exact > 0L && root_rows > exact
+  c(max_directions = directions, onehot_max_levels = onehot, bootstrap_max_rows = bootstrap,
+    exact_split_max_rows = binned)
 }
 
 #' @noRd

@@ -310,8 +310,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // ccf_split_cpp
-Rcpp::List ccf_split_cpp(const Rcpp::NumericVector& u, const Rcpp::IntegerMatrix& classes, const Rcpp::NumericMatrix& values, const Rcpp::IntegerVector& n_class, int split_rule, int min_leaf, double seed);
-RcppExport SEXP _ccforest_ccf_split_cpp(SEXP uSEXP, SEXP classesSEXP, SEXP valuesSEXP, SEXP n_classSEXP, SEXP split_ruleSEXP, SEXP min_leafSEXP, SEXP seedSEXP) {
+Rcpp::List ccf_split_cpp(const Rcpp::NumericVector& u, const Rcpp::IntegerMatrix& classes, const Rcpp::NumericMatrix& values, const Rcpp::IntegerVector& n_class, int split_rule, int min_leaf, double seed, int exact_max_rows);
+RcppExport SEXP _ccforest_ccf_split_cpp(SEXP uSEXP, SEXP classesSEXP, SEXP valuesSEXP, SEXP n_classSEXP, SEXP split_ruleSEXP, SEXP min_leafSEXP, SEXP seedSEXP, SEXP exact_max_rowsSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::traits::input_parameter< const Rcpp::NumericVector& >::type u(uSEXP);
@@ -321,7 +321,8 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< int >::type split_rule(split_ruleSEXP);
     Rcpp::traits::input_parameter< int >::type min_leaf(min_leafSEXP);
     Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
-    rcpp_result_gen = Rcpp::wrap(ccf_split_cpp(u, classes, values, n_class, split_rule, min_leaf, seed));
+    Rcpp::traits::input_parameter< int >::type exact_max_rows(exact_max_rowsSEXP);
+    rcpp_result_gen = Rcpp::wrap(ccf_split_cpp(u, classes, values, n_class, split_rule, min_leaf, seed, exact_max_rows));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -393,7 +394,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_ccforest_ccf_cca_cpp", (DL_FUNC) &_ccforest_ccf_cca_cpp, 3},
     {"_ccforest_ccf_cca_classes_cpp", (DL_FUNC) &_ccforest_ccf_cca_classes_cpp, 4},
     {"_ccforest_ccf_rotation_cpp", (DL_FUNC) &_ccforest_ccf_rotation_cpp, 3},
-    {"_ccforest_ccf_split_cpp", (DL_FUNC) &_ccforest_ccf_split_cpp, 7},
+    {"_ccforest_ccf_split_cpp", (DL_FUNC) &_ccforest_ccf_split_cpp, 8},
     {"_ccforest_ccf_round_coefficients_cpp", (DL_FUNC) &_ccforest_ccf_round_coefficients_cpp, 1},
     {"_ccforest_ccf_alloc_probe_cpp", (DL_FUNC) &_ccforest_ccf_alloc_probe_cpp, 2},
     {"_ccforest_ccf_short_threshold_cpp", (DL_FUNC) &_ccforest_ccf_short_threshold_cpp, 2},

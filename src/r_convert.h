@@ -247,6 +247,8 @@ inline TreeOptions tree_options(const Rcpp::List& options) {
   out.impute_random = list_value<bool>(options, "impute_random");
   out.rank_tolerance = list_value<double>(options, "rank_tolerance");
   out.max_directions = list_value<int>(options, "max_directions");
+  out.bootstrap_max_rows = list_value<int>(options, "bootstrap_max_rows");
+  out.exact_split_max_rows = list_value<int>(options, "exact_split_max_rows");
   out.output_bins = list_value<int>(options, "output_bins");
   out.axis_candidates = list_enum<AxisCandidates>(options, "axis_candidates", kAxisCandidatesNames);
   out.variant = list_enum<Variant>(options, "variant", kVariantNames);

@@ -65,7 +65,7 @@ Rcpp::NumericMatrix ccf_rotation_cpp(int p, double seed, double stream) {
 // [[Rcpp::export(rng = false)]]
 Rcpp::List ccf_split_cpp(const Rcpp::NumericVector& u, const Rcpp::IntegerMatrix& classes,
                          const Rcpp::NumericMatrix& values, const Rcpp::IntegerVector& n_class,
-                         int split_rule, int min_leaf, double seed) {
+                         int split_rule, int min_leaf, double seed, int exact_max_rows = 0) {
   const size_t n = static_cast<size_t>(u.size());
   const bool is_class = classes.ncol() > 0;
   if (n == 0) Rcpp::stop("`u` is empty");
@@ -126,7 +126,9 @@ Rcpp::List ccf_split_cpp(const Rcpp::NumericVector& u, const Rcpp::IntegerMatrix
   targets.width = width;
   const size_t n_value = is_class ? static_cast<size_t>(offset.back()) : width;
   const EntropyTable table(split_rule == 0 ? n : 0);
-  SplitSearch search(static_cast<SplitRule>(split_rule), n_value, &table);
+  if (exact_max_rows < 0) Rcpp::stop("`exact_max_rows` must be >= 0");
+  SplitSearch search(static_cast<SplitRule>(split_rule), n_value, &table, Variant::kCcforest,
+                     static_cast<size_t>(exact_max_rows));
   const double base = search.set_node(targets);
   Rng rng(whole_number(seed, "seed"), 0);
   BestSplit best;

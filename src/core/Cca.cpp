@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 #include <vector>
 
 #include "SmallDense.h"
@@ -133,36 +134,26 @@ void sum_by_class(const MatrixMap& centred, const int* codes, MatrixXd& sums, Ma
  * relative to |R_11|, the directions are normalised), so blocks of ordinary
  * magnitude skip it and give the same directions.
  */
-MatrixMap centre(const ConstMatrixRef& m, const size_t* rows, Buffer<double>& buffer,
+MatrixMap centre(const ConstMatrixRef& m, const size_t* rows, Index n_rows, Buffer<double>& buffer,
                  const int* codes = nullptr, MatrixXd* sums = nullptr, MatrixXd* odd = nullptr) {
-  const Index n = m.rows(), p = m.cols();
+  const Index n = rows != nullptr ? n_rows : m.rows(), p = m.cols();
   buffer.resize(static_cast<size_t>(n * p));
   MatrixMap centred(buffer.data(), n, p);
   double largest = 0.0;
   for (Index j = 0; j < p; ++j) {
     auto column = centred.col(j);
     if (n == 0) continue;
-    // Rounding is monotone, so the largest |x - mu| is at the column's
-    // largest or smallest value: taken while gathering a bootstrap sample
-    // (whose random reads leave time for them), else by vectorised reductions.
-    double lo, hi;
     if (rows != nullptr) {
       const double* from = m.data() + j * m.outerStride();
-      lo = hi = from[rows[0]];
-      for (Index i = 0; i < n; ++i) {
-        const double v = from[rows[i]];
-        column(i) = v;
-        lo = std::min(lo, v);
-        hi = std::max(hi, v);
-      }
+      for (Index i = 0; i < n; ++i) column(i) = from[rows[i]];
     } else {
       column = m.col(j);
-      lo = column.minCoeff();
-      hi = column.maxCoeff();
     }
     const double mu = column.mean();
-    largest = std::max({largest, hi - mu, mu - lo});
     column.array() -= mu;
+    // The largest |x - mu|, that of the column's largest or smallest value
+    // (rounding is monotone), by a vectorised reduction.
+    largest = std::max(largest, column.cwiseAbs().maxCoeff());
   }
   if (largest > 0.0 && std::isfinite(largest) &&
       std::abs(std::ilogb(largest)) > kOrdinaryExponent) {
@@ -190,10 +181,18 @@ MatrixXd back_substitute(const ReducedQr& qr, const Eigen::Ref<const MatrixXd>& 
   return directions;
 }
 
-/** R^-T applied to the pivoted, reduced rows of m: the rows of Q' for m = Xc' Z. */
-void q_transpose_times(const ReducedQr& qr, const MatrixXd& m, MatrixXd& out) {
+/** A rows x cols matrix over `storage`, which keeps its capacity between nodes. */
+MatrixMap sized(Buffer<double>& storage, Index rows, Index cols) {
+  storage.resize(static_cast<size_t>(rows * cols));
+  return MatrixMap(storage.data(), rows, cols);
+}
+
+/**
+ * R^-T applied to the pivoted, reduced rows of m: the rows of Q' for
+ * m = Xc' Z, into `out` (rank x m.cols()).
+ */
+void q_transpose_times(const ReducedQr& qr, const Eigen::Ref<const MatrixXd>& m, MatrixMap out) {
   const Index r = qr.rank;
-  out.resize(r, m.cols());
   for (Index c = 0; c < m.cols(); ++c) {
     for (Index j = 0; j < r; ++j) {
       double s = m(qr.columns(j), c);
@@ -217,8 +216,14 @@ CcaResult normalised(MatrixXd directions, Eigen::VectorXd correlations) {
     ++kept;
   }
   CcaResult out;
-  out.directions = directions.leftCols(kept);
-  out.correlations = correlations.head(kept);
+  // Usually every column is kept: then the matrices move, unallocated.
+  if (kept == directions.cols()) {
+    out.directions = std::move(directions);
+    out.correlations = std::move(correlations);
+  } else {
+    out.directions = directions.leftCols(kept);
+    out.correlations = correlations.head(kept);
+  }
   return out;
 }
 
@@ -234,7 +239,7 @@ CcaResult empty_result(Index p) {
 CcaResult cca(const ConstMatrixRef& x, const size_t* rows, const ConstMatrixRef& y,
               double tolerance, CcaWorkspace& work) {
   const Index p = x.cols();
-  MatrixMap xc = centre(x, rows, work.x), yc = centre(y, nullptr, work.y);
+  MatrixMap xc = centre(x, rows, y.rows(), work.x), yc = centre(y, nullptr, y.rows(), work.y);
   const MatrixXd cross_product = xc.transpose() * yc;
   ReducedQr qx, qy;
   reduced_qr(xc, tolerance, qx, work);
@@ -242,9 +247,9 @@ CcaResult cca(const ConstMatrixRef& x, const size_t* rows, const ConstMatrixRef&
   const Index n_dir = std::min(qx.rank, qy.rank);
   if (n_dir == 0) return empty_result(p);
   // Qx'Qy = Rx^-T (Xc Px)'(Yc Py) Ry^-1, built as (Ry^-T (Rx^-T M)')'.
-  MatrixXd left, right;
-  q_transpose_times(qx, cross_product, left);  // r_x x q
-  q_transpose_times(qy, left.transpose(), right);
+  MatrixXd left(qx.rank, cross_product.cols()), right(qy.rank, qx.rank);
+  q_transpose_times(qx, cross_product, MatrixMap(left.data(), left.rows(), left.cols()));  // r_x x q
+  q_transpose_times(qy, left.transpose(), MatrixMap(right.data(), right.rows(), right.cols()));
   const MatrixXd cross = right.transpose();
   // Only the x-side singular vectors are needed, so decompose the r_x x r_y
   // cross product whichever way round it is.
@@ -253,13 +258,13 @@ CcaResult cca(const ConstMatrixRef& x, const size_t* rows, const ConstMatrixRef&
                     svd.singularValues().head(n_dir).cwiseMin(1.0));
 }
 
-CcaResult cca_classes(const ConstMatrixRef& x, const size_t* rows, const int* codes, int n_class,
-                      double tolerance, CcaWorkspace& work) {
-  const Index p = x.cols(), n = x.rows();
+CcaResult cca_classes(const ConstMatrixRef& x, const size_t* rows, Index n_rows, const int* codes,
+                      int n_class, double tolerance, CcaWorkspace& work) {
+  const Index p = x.cols(), n = rows != nullptr ? n_rows : x.rows();
   MatrixXd& sums = work.sums;
   sums.resize(p, n_class);
   // Class sums of the centred columns, taken before the QR overwrites them.
-  MatrixMap xc = centre(x, rows, work.x, codes, &sums, &work.odd_sums);
+  MatrixMap xc = centre(x, rows, n, work.x, codes, &sums, &work.odd_sums);
   std::vector<Index>& counts = work.counts;
   counts.assign(static_cast<size_t>(n_class), 0);
   for (Index i = 0; i < n; ++i) ++counts[codes[i]];
@@ -276,14 +281,16 @@ CcaResult cca_classes(const ConstMatrixRef& x, const size_t* rows, const int* co
   const Index n_present = static_cast<Index>(present.size());
   const Index n_dir = std::min(r, n_present - 1);
   if (n_dir <= 0) return empty_result(p);
-  MatrixXd& kept_sums = work.kept_sums;
-  kept_sums.resize(p, n_present);
+  MatrixMap kept_sums = sized(work.kept_sums, p, n_present);
   for (Index c = 0; c < n_present; ++c) kept_sums.col(c) = sums.col(present[c]);
-  MatrixXd& class_sums = work.class_sums;  // r x n_present
+  MatrixMap class_sums = sized(work.class_sums, r, n_present);
   q_transpose_times(qx, kept_sums, class_sums);
 
-  MatrixXd& vectors = work.vectors;
-  Eigen::VectorXd& values = work.values;
+  // The eigenproblem's size: one direction for two classes, m = n_present - 1
+  // when that is below r (shrunk, see below), else r.
+  const bool shrunk = n_present > 2 && n_present - 1 < r && n_present - 1 <= kJacobiMaxRows;
+  const Index width = n_present == 2 ? 1 : shrunk ? n_present - 1 : r;
+  MatrixMap vectors = sized(work.vectors, r, width), values = sized(work.values, width, 1);
   if (n_present == 2) {
     // One direction, the difference of the two class means in the whitened
     // coordinates (Fisher's discriminant): the centred sums are opposite, so
@@ -292,38 +299,48 @@ CcaResult cca_classes(const ConstMatrixRef& x, const size_t* rows, const int* co
     const double n1 = static_cast<double>(counts[present[1]]);
     vectors = class_sums.col(0) / n0 - class_sums.col(1) / n1;
     const double length = vectors.norm();
-    values.resize(1);
     values(0) = length * length / (1.0 / n0 + 1.0 / n1);
     if (length > 0.0) vectors /= length;
-  } else if (n_present - 1 < r && n_present - 1 <= kJacobiMaxRows) {
+  } else if (shrunk) {
     // The matrix below has rank m = n_present - 1 < r: with B the first m
     // whitened sums (the last is minus their total) it is B M B', M = D + 1 1'/n_last
     // and D = diag(1 / n_c), so with M = L L' its eigenvectors are B L v for
     // those v of the m x m matrix L' B'B L, and the eigenproblem shrinks.
     const Index m = n_present - 1;
     const double last = 1.0 / static_cast<double>(counts[present[m]]);
-    MatrixXd& factor = work.shrink_factor;  // the lower triangle of M, then L
-    factor.resize(m, m);
+    MatrixMap factor = sized(work.shrink_factor, m, m);  // the lower triangle of M, then L
     for (Index j = 0; j < m; ++j) {
       for (Index i = j; i < m; ++i) factor(i, j) = last;
       factor(j, j) += 1.0 / static_cast<double>(counts[present[j]]);
     }
     cholesky_lower(factor.data(), m);  // M is positive definite: D is
-    MatrixXd& bl = work.shrink_basis;  // B L, r x m
-    bl.noalias() = class_sums.leftCols(m) * factor.triangularView<Eigen::Lower>();
-    MatrixXd& small = work.class_gram;
-    small.resize(m, m);
+    // B L and (B L) v by plain loops: Eigen's general products took longer
+    // to set up than to compute at this size. Each sum runs over k in
+    // increasing order, as theirs do, so the result is the same.
+    MatrixMap bl = sized(work.shrink_basis, r, m);
+    for (Index j = 0; j < m; ++j) {
+      for (Index i = 0; i < r; ++i) {
+        double s = 0.0;
+        for (Index k = j; k < m; ++k) s += class_sums(i, k) * factor(k, j);
+        bl(i, j) = s;
+      }
+    }
+    MatrixMap small = sized(work.class_gram, m, m);
     for (Index j = 0; j < m; ++j) {
       for (Index i = j; i < m; ++i) small(i, j) = small(j, i) = bl.col(i).dot(bl.col(j));
     }
-    MatrixXd& v = work.small_vectors;
-    v.resize(m, m);
-    values.resize(m);
+    MatrixMap v = sized(work.small_vectors, m, m);
     jacobi_eigen(small.data(), m, values.data(), v.data());
-    vectors.noalias() = bl * v;
+    for (Index j = 0; j < m; ++j) {
+      for (Index i = 0; i < r; ++i) {
+        double s = bl(i, 0) * v(0, j);
+        for (Index k = 1; k < m; ++k) s += bl(i, k) * v(k, j);
+        vectors(i, j) = s;
+      }
+    }
   } else {
-    MatrixXd& gram = work.class_gram;
-    gram.setZero(r, r);
+    MatrixMap gram = sized(work.class_gram, r, r);
+    gram.setZero();
     for (Index c = 0; c < n_present; ++c) {
       const double weight = 1.0 / static_cast<double>(counts[present[c]]);
       for (Index j = 0; j < r; ++j) {
@@ -335,8 +352,6 @@ CcaResult cca_classes(const ConstMatrixRef& x, const size_t* rows, const int* co
       for (Index i = j + 1; i < r; ++i) gram(j, i) = gram(i, j);
     }
     if (r <= kJacobiMaxRows) {
-      vectors.resize(r, r);
-      values.resize(r);
       jacobi_eigen(gram.data(), r, values.data(), vectors.data());
     } else {
       Eigen::SelfAdjointEigenSolver<MatrixXd>& eigen = work.eigen;
@@ -347,7 +362,7 @@ CcaResult cca_classes(const ConstMatrixRef& x, const size_t* rows, const int* co
     }
   }
   return normalised(back_substitute(qx, vectors.leftCols(n_dir), p, work.column),
-                    values.head(n_dir).cwiseMax(0.0).cwiseSqrt().cwiseMin(1.0));
+                    values.col(0).head(n_dir).cwiseMax(0.0).cwiseSqrt().cwiseMin(1.0));
 }
 
 CcaResult cca(const ConstMatrixRef& x, const ConstMatrixRef& y, double tolerance) {
@@ -357,7 +372,7 @@ CcaResult cca(const ConstMatrixRef& x, const ConstMatrixRef& y, double tolerance
 
 CcaResult cca_classes(const ConstMatrixRef& x, const int* codes, int n_class, double tolerance) {
   CcaWorkspace work;
-  return cca_classes(x, nullptr, codes, n_class, tolerance, work);
+  return cca_classes(x, nullptr, x.rows(), codes, n_class, tolerance, work);
 }
 
 }  // namespace ccforest

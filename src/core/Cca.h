@@ -35,14 +35,18 @@ struct ReducedQr {
  */
 struct CcaWorkspace {
   Buffer<double> x, y;
-  Eigen::MatrixXd sums, odd_sums, kept_sums, class_sums;
+  Eigen::MatrixXd sums, odd_sums;
   std::vector<Eigen::Index> counts;
   std::vector<int> present;  // the classes present, in increasing order
-  // The class route's small matrices: the Gram matrix and its factor, the
-  // whitened class sums' matrix and its eigenvectors, and the factor L of M
-  // and basis B L of the shrunken eigenproblem (few classes, see cca_classes()).
-  Eigen::MatrixXd gram, class_gram, vectors, small_vectors, shrink_factor, shrink_basis;
-  Eigen::VectorXd values;
+  // The class route's small matrices: the Gram matrix and its factor; the
+  // sums of the classes present, whitened, the matrix of those and its
+  // eigenvectors and values, and the factor L of M and basis B L of the
+  // shrunken eigenproblem (few classes, see cca_classes()). Their sizes
+  // change from node to node: kept as buffers, which keep their capacity,
+  // they are not allocated again at every node.
+  Eigen::MatrixXd gram;
+  Buffer<double> kept_sums, class_sums, class_gram, vectors, values, small_vectors, shrink_factor,
+      shrink_basis;
   Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eigen;
   ReducedQr factor;
   Buffer<double> norms, column;  // scratch of the QR and the triangular solves
@@ -60,10 +64,11 @@ using ConstMatrixRef = Eigen::Ref<const Eigen::MatrixXd>;
  * centred blocks (taken before the factorisations overwrite them) and two
  * triangular solves. The pivoting and the rank decision are the paper's.
  *
- * @param x n x p first block (not modified).
- * @param rows null, or n indices of rows of x: the first block is then the
- *   rows x.row(rows[i]), repeats allowed (a bootstrap sample), gathered
- *   while centring instead of copied first.
+ * @param x the first block's source (not modified): the first block itself
+ *   (n x p) when `rows` is null.
+ * @param rows null, or n = y.rows() indices of rows of x: the first block is
+ *   then the rows x.row(rows[i]), repeats allowed (a bootstrap sample),
+ *   gathered while centring instead of copied first.
  * @param y n x q second block, row i belonging with the first block's row i.
  * @param tolerance rank tolerance epsilon (the paper uses 1e-4).
  */
@@ -79,13 +84,14 @@ CcaResult cca(const ConstMatrixRef& x, const ConstMatrixRef& y, double tolerance
  * small symmetric eigenproblem in O(n p) after the QR, instead of a QR of the
  * n x K indicator matrix (the "LDA equivalence" of the paper's footnote).
  *
- * @param rows null, or x.rows() indices of rows of x: the CCA is then of the
- *   rows x.row(rows[i]), repeats allowed (a bootstrap sample), gathered
- *   while centring instead of copied first.
+ * @param rows null (the CCA is of x), or `n_rows` indices of rows of x: the
+ *   CCA is then of the rows x.row(rows[i]), repeats allowed (a bootstrap
+ *   sample, as many rows as x has or fewer), gathered while centring
+ *   instead of copied first.
  * @param codes the class code in [0, n_class) of each row of the CCA.
  */
-CcaResult cca_classes(const ConstMatrixRef& x, const size_t* rows, const int* codes, int n_class,
-                      double tolerance, CcaWorkspace& work);
+CcaResult cca_classes(const ConstMatrixRef& x, const size_t* rows, Eigen::Index n_rows,
+                      const int* codes, int n_class, double tolerance, CcaWorkspace& work);
 CcaResult cca_classes(const ConstMatrixRef& x, const int* codes, int n_class, double tolerance);
 
 }  // namespace ccforest

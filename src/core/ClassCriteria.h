@@ -2,6 +2,7 @@
 #define CCFOREST_CLASS_CRITERIA_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include "Buffer.h"
@@ -29,6 +30,10 @@ class ClassCriterion final : public SplitCriterion {
   void sweep(const int* rows, const double* bar, size_t first, size_t last,
              CutOffers& offers) override;
   double cut_gain(const double* u, double cut, size_t& n_left) override;
+  long best_bin(const uint8_t* bins, const uint32_t* bin_rows, size_t n_bins,
+                size_t min_leaf) override;
+  void sweep_window(size_t first_bin, const int* rows, size_t m, const double* bar,
+                    size_t min_leaf, CutOffers& offers) override;
 
  private:
   double class_term(int count) const;
@@ -39,6 +44,16 @@ class ClassCriterion final : public SplitCriterion {
                     CutOffers& offers);
   void sweep_weights(const int* rows, const double* bar, size_t first, size_t last,
                      CutOffers& offers);
+  /** Binned search: each bin's class totals, and which classes it holds. */
+  template <bool kWeighted, bool kOneOutput>
+  void count_bins(const uint8_t* bins);
+  /** Moves bin b's rows to the left child: its class totals and the sums. */
+  template <bool kWeighted>
+  void add_bin(size_t b, double& left_sum, double& right_sum);
+  template <bool kWeighted>
+  long best_bin_of(const uint32_t* bin_rows, size_t n_bins, size_t min_leaf);
+  /** The gain of a cut with n_left rows (or left_total weight) left. */
+  double gain_of(size_t n_left, double left_total, double left_sum, double right_sum) const;
 
   NodeTargets targets_;
   double base_ = 0.0;
@@ -49,6 +64,13 @@ class ClassCriterion final : public SplitCriterion {
   std::vector<int> node_count_, left_count_;
   std::vector<double> node_weight_, left_weight_;
   Buffer<int> sorted_classes_;
+  // Binned search: per bin, its class counts (or weights, and total
+  // weight), and a mask of the classes present when there are at most 64,
+  // so that a bin's update visits only those.
+  size_t n_bins_ = 0;
+  std::vector<int> bin_counts_;
+  std::vector<double> bin_weights_, bin_total_;
+  std::vector<uint64_t> bin_present_;
 };
 
 using EntropyCriterion = ClassCriterion<true>;

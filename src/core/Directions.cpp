@@ -61,8 +61,9 @@ MatrixXd principal_directions(const ConstMatrixRef& x, double tolerance) {
 
 }  // namespace
 
-MatrixXd DirectionFinder::directions_on(const ConstMatrixRef& x, const size_t* rows) {
-  const Eigen::Index n = x.rows(), p = x.cols();
+MatrixXd DirectionFinder::directions_on(const ConstMatrixRef& x, const size_t* rows,
+                                        Eigen::Index n) {
+  const Eigen::Index p = x.cols();
   const double tol = options_.rank_tolerance;
   auto node_row = [&](Eigen::Index i) { return rows ? rows[i] : static_cast<size_t>(i); };
   if (options_.projection == Projection::kPca) {
@@ -92,7 +93,7 @@ MatrixXd DirectionFinder::directions_on(const ConstMatrixRef& x, const size_t* r
   if (data_.is_classification() && width == 1) {
     codes_.resize(static_cast<size_t>(n));
     for (Eigen::Index i = 0; i < n; ++i) codes_[i] = block_.classes[node_row(i)];
-    return cca_classes(x, rows, codes_.data(), data_.n_class[0], tol, cca_work_).directions;
+    return cca_classes(x, rows, n, codes_.data(), data_.n_class[0], tol, cca_work_).directions;
   }
   if (!data_.is_classification() && width == 1 && options_.output_bins >= 2) {
     // The output's quantile bins at the node, as classes: a CCA against them
@@ -100,7 +101,8 @@ MatrixXd DirectionFinder::directions_on(const ConstMatrixRef& x, const size_t* r
     // monotone, where the output itself gives the one least-squares direction.
     codes_.resize(static_cast<size_t>(n));
     if (quantile_bins(n, node_row)) {
-      return cca_classes(x, rows, codes_.data(), options_.output_bins, tol, cca_work_).directions;
+      return cca_classes(x, rows, n, codes_.data(), options_.output_bins, tol, cca_work_)
+          .directions;
     }
   }
   MatrixXd y;
@@ -143,12 +145,17 @@ MatrixXd DirectionFinder::data_directions(size_t n) {
   const Eigen::Index rows = static_cast<Eigen::Index>(n);
   const Eigen::Map<const MatrixXd> xs(block_.xs, rows, p);
   if (options_.projection_bootstrap) {
-    sample_.resize(n);
+    // As many draws as the node has rows (the paper), or at most
+    // bootstrap_max_rows: at the few largest nodes, which hold much of the
+    // tree's rows, a sample of that size already pins the directions down.
+    const size_t cap = static_cast<size_t>(options_.bootstrap_max_rows);
+    const size_t draws = cap > 0 && n > cap ? cap : n;
+    sample_.resize(draws);
     if (block_.weights != nullptr) {
       cumulative_.resize(n);
       double total = 0.0;
       for (size_t i = 0; i < n; ++i) cumulative_[i] = total += block_.weights[i];
-      weighted_draws(cumulative_.data(), n, n, *rng_, sample_.data());
+      weighted_draws(cumulative_.data(), n, draws, *rng_, sample_.data());
     } else {
       for (size_t& s : sample_) s = rng_->index(n);
     }
@@ -158,11 +165,11 @@ MatrixXd DirectionFinder::data_directions(size_t n) {
       x_varies = sample_varies(xs);
       y_varies = sample_outputs_vary();
     } else {
-      for (size_t i = 1; i < n && !x_varies; ++i) {
+      for (size_t i = 1; i < draws && !x_varies; ++i) {
         x_varies = !rows_equal(xs, static_cast<Eigen::Index>(sample_[0]),
                                static_cast<Eigen::Index>(sample_[i]));
       }
-      for (size_t i = 1; i < n && !y_varies; ++i) {
+      for (size_t i = 1; i < draws && !y_varies; ++i) {
         for (size_t m = 0; m < width && !y_varies; ++m) {
           y_varies = data_.is_classification()
                          ? block_.classes[sample_[i] * width + m] != block_.classes[sample_[0] * width + m]
@@ -172,9 +179,11 @@ MatrixXd DirectionFinder::data_directions(size_t n) {
     }
     // A degenerate bootstrap sample says nothing about directions; fall back
     // to the node's own rows (Appendix B).
-    if (x_varies && y_varies) return directions_on(xs, sample_.data());
+    if (x_varies && y_varies) {
+      return directions_on(xs, sample_.data(), static_cast<Eigen::Index>(draws));
+    }
   }
-  return directions_on(xs, nullptr);
+  return directions_on(xs, nullptr, rows);
 }
 
 bool DirectionFinder::sample_varies(const ConstMatrixRef& xs) const {
@@ -239,7 +248,8 @@ MatrixXd DirectionFinder::find_directions(size_t n) {
   return directions;
 }
 
-size_t DirectionFinder::round_directions(const MatrixXd& directions) {
+size_t DirectionFinder::round_directions(const MatrixXd& directions, size_t n_ranked,
+                                         size_t limit) {
   const Eigen::Index p = directions.rows();
   size_t kept = 0;
   if (directions_.size() < static_cast<size_t>(directions.cols())) {
@@ -249,6 +259,11 @@ size_t DirectionFinder::round_directions(const MatrixXd& directions) {
   for (Eigen::Index j = 0; j < p; ++j) order_.emplace_back(block_.columns[j], j);
   std::sort(order_.begin(), order_.end());
   for (Eigen::Index d = 0; d < directions.cols(); ++d) {
+    // Ranked directions beyond the strongest `limit` that survive are never searched.
+    if (static_cast<size_t>(d) < n_ranked && kept == limit) {
+      d = static_cast<Eigen::Index>(n_ranked) - 1;
+      continue;
+    }
     const auto a = directions.col(d);
     if (!a.allFinite()) continue;
     const double largest = a.cwiseAbs().maxCoeff();
@@ -320,22 +335,19 @@ size_t DirectionFinder::find(const NodeBlock& block, Rng& rng) {
   const size_t n = block.n;
   two_rows_ = {-1, -1};
   const MatrixXd found = find_directions(n);
-  size_t n_direction = round_directions(found);
   // Canonical and principal directions come strongest first; axes follow.
+  // Only the strongest max_directions of the ranked ones that can be stored
+  // are kept, then the axes.
   const bool ranked = options_.projection == Projection::kCca || options_.projection == Projection::kPca;
   axes_ = ranked && options_.axis_candidates != AxisCandidates::kNone && block_.p > 1
               ? block_.p
               : 0;
-  if (ranked && options_.max_directions > 0) {
-    const size_t data_directions = n_direction > axes_ ? n_direction - axes_ : 0;
-    const size_t keep = std::min(data_directions, static_cast<size_t>(options_.max_directions));
-    if (keep < data_directions) {
-      // Drop the weaker ranked directions but keep the axes after them.
-      for (size_t k = 0; k < axes_; ++k) std::swap(directions_[keep + k], directions_[data_directions + k]);
-      n_direction = keep + axes_;
-    }
-  }
-  return n_direction;
+  const size_t n_found = static_cast<size_t>(found.cols());
+  const size_t n_ranked = ranked ? n_found - std::min(n_found, axes_) : 0;
+  const size_t limit = ranked && options_.max_directions > 0
+                           ? static_cast<size_t>(options_.max_directions)
+                           : n_found;
+  return round_directions(found, n_ranked, limit);
 }
 
 

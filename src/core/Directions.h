@@ -94,9 +94,16 @@ class DirectionFinder {
  private:
   Eigen::MatrixXd find_directions(size_t n);
   Eigen::MatrixXd data_directions(size_t n);
-  /** Directions from the node block x, or from its rows rows[0..n) (a bootstrap sample). */
-  Eigen::MatrixXd directions_on(const ConstMatrixRef& x, const size_t* rows);
-  size_t round_directions(const Eigen::MatrixXd& directions);
+  /**
+   * Directions from the node block x (rows null, n its rows), or from its
+   * rows rows[0..n) (a bootstrap sample).
+   */
+  Eigen::MatrixXd directions_on(const ConstMatrixRef& x, const size_t* rows, Eigen::Index n);
+  /**
+   * Stores the finite, non-zero columns of `directions` as candidates; of
+   * the first n_ranked (ranked strongest first) only the first `limit` kept.
+   */
+  size_t round_directions(const Eigen::MatrixXd& directions, size_t n_ranked, size_t limit);
   template <typename NodeRow>
   bool quantile_bins(Eigen::Index n, NodeRow node_row);
   /** Stores `direction` at `precision`: its terms and their rounding error. */

@@ -99,6 +99,18 @@ struct TreeOptions {
    * itself; 0 keeps the paper's CCA. The split is still chosen by variance.
    */
   int output_bins = 0;
+  /**
+   * Projection bootstrapping: a node with more rows draws this many for its
+   * CCA (or principal components) instead of as many as it has; 0 draws as
+   * many (the paper).
+   */
+  int bootstrap_max_rows = 0;
+  /**
+   * Nodes with more rows search each direction's cuts binned first (see
+   * SplitSearch), where the criterion can; 0 searches every node
+   * exhaustively (the paper).
+   */
+  int exact_split_max_rows = 0;
   /** The sampled features' own axes, after the CCA's directions, and how they are cut. */
   AxisCandidates axis_candidates = AxisCandidates::kNone;
   Variant variant = Variant::kCcforest;
@@ -119,6 +131,12 @@ struct TreeOptions {
       throw std::invalid_argument("rank_tolerance must lie in (0, 1)");
     }
     if (max_directions < 0) throw std::invalid_argument("max_directions must be >= 0 (0 = all)");
+    if (bootstrap_max_rows < 0) {
+      throw std::invalid_argument("bootstrap_max_rows must be >= 0 (0 = as many as the node has)");
+    }
+    if (exact_split_max_rows < 0) {
+      throw std::invalid_argument("exact_split_max_rows must be >= 0 (0 = every node)");
+    }
     if (output_bins < 0 || output_bins == 1) {
       throw std::invalid_argument("output_bins must be 0 (off) or >= 2");
     }

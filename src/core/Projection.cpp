@@ -64,11 +64,25 @@ CCFOREST_NOINLINE void project_rows(const SplitTerm* term, int k, const double* 
 
 uint16_t encode_coefficient(double c) {
   const double a = std::abs(c);
-  int exponent = 0;
-  // a = f 2^exponent with f in [0.5, 1), so a = 2f 2^(exponent - 1), 2f in [1, 2).
-  const double f = std::frexp(a, &exponent);
-  int e = 1 - exponent;
-  long m = std::lround((2.0 * f - 1.0) * 1024.0);
+  uint64_t bits;
+  std::memcpy(&bits, &a, sizeof bits);
+  const int biased = static_cast<int>(bits >> 52);
+  int e;
+  long m;
+  if (biased > 0 && biased < 0x7ff) {
+    // A normal number, (1 + F 2^-52) 2^(biased - 1023): read off its bits
+    // what frexp() and lround() below give (half a step rounds up), every
+    // split's coefficients pass here.
+    const uint64_t fraction = bits & ((uint64_t{1} << 52) - 1);
+    e = 1023 - biased;
+    m = static_cast<long>((fraction + (uint64_t{1} << 41)) >> 42);
+  } else {
+    int exponent = 0;
+    // a = f 2^exponent with f in [0.5, 1), so a = 2f 2^(exponent - 1), 2f in [1, 2).
+    const double f = std::frexp(a, &exponent);
+    e = 1 - exponent;
+    m = std::lround((2.0 * f - 1.0) * 1024.0);
+  }
   if (m == 1024) {  // rounded up to the next power of two
     m = 0;
     --e;

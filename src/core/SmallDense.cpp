@@ -138,13 +138,15 @@ void jacobi_eigen(double* a, Index r, double* values, double* vectors) {
         const double c = 1.0 / std::sqrt(1.0 + t * t), s = t * c;
         // Rows and columns p and q change; by symmetry only the entries
         // outside the 2 x 2 block need computing, once, and mirroring.
-        for (Index k = 0; k < r; ++k) {
-          if (k == p || k == q) continue;
+        auto rotate = [&](Index k) {
           const double kp = a[p * r + k], kq = a[q * r + k];
           const double new_kp = c * kp - s * kq, new_kq = s * kp + c * kq;
           a[p * r + k] = a[k * r + p] = new_kp;
           a[q * r + k] = a[k * r + q] = new_kq;
-        }
+        };
+        for (Index k = 0; k < p; ++k) rotate(k);
+        for (Index k = p + 1; k < q; ++k) rotate(k);
+        for (Index k = q + 1; k < r; ++k) rotate(k);
         a[q * r + p] = a[p * r + q] = 0.0;
         a[p * r + p] = app - t * apq;
         a[q * r + q] = aqq + t * apq;
@@ -158,10 +160,17 @@ void jacobi_eigen(double* a, Index r, double* values, double* vectors) {
     }
     if (!rotated) break;
   }
-  // Decreasing eigenvalues, ties in their original order.
+  // Decreasing eigenvalues, ties in their original order (an insertion
+  // sort: stable, and std::stable_sort would allocate).
   Index order[kJacobiMaxRows];
-  for (Index k = 0; k < r; ++k) order[k] = k;
-  std::stable_sort(order, order + r, [&](Index x, Index y) { return a[x * r + x] > a[y * r + y]; });
+  for (Index k = 0; k < r; ++k) {
+    Index at = k;
+    while (at > 0 && a[k * r + k] > a[order[at - 1] * r + order[at - 1]]) {
+      order[at] = order[at - 1];
+      --at;
+    }
+    order[at] = k;
+  }
   double sorted[kJacobiMaxRows * kJacobiMaxRows];
   for (Index k = 0; k < r; ++k) {
     values[k] = a[order[k] * r + order[k]];

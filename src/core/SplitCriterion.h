@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <limits>
 #include <vector>
 
@@ -42,8 +43,15 @@ struct BestSplit {
  */
 class CutOffers {
  public:
-  CutOffers(const double* sorted, int direction, double tolerance, Rng& rng, BestSplit& best)
-      : sorted_(sorted), direction_(direction), tolerance_(tolerance), rng_(rng), best_(best) {}
+  /**
+   * @param sorted the projected values in increasing order (of the rows
+   *   swept); `before` more rows lie below all of them (a window of them,
+   *   see SplitCriterion::sweep_window()).
+   */
+  CutOffers(const double* sorted, int direction, double tolerance, Rng& rng, BestSplit& best,
+            size_t before = 0)
+      : sorted_(sorted), direction_(direction), tolerance_(tolerance), before_(before), rng_(rng),
+        best_(best) {}
 
   /**
    * The least gain worth offering: finite (never below the lowest double),
@@ -53,8 +61,13 @@ class CutOffers {
     return std::max(best_.gain - tolerance_, std::numeric_limits<double>::lowest());
   }
 
-  /** Offers the cut after sorted position `pos` (pos + 1 rows go left). */
-  void offer(double gain, size_t pos) { offer_cut(gain, sorted_[pos], sorted_[pos + 1], pos + 1); }
+  /** Rows below the sorted values (see the constructor). */
+  size_t before() const { return before_; }
+
+  /** Offers the cut after sorted position `pos` (before + pos + 1 rows go left). */
+  void offer(double gain, size_t pos) {
+    offer_cut(gain, sorted_[pos], sorted_[pos + 1], before_ + pos + 1);
+  }
 
   /** Offers the cut between projected values lo < hi with n_left rows left. */
   void offer_cut(double gain, double lo, double hi, size_t n_left) {
@@ -77,6 +90,7 @@ class CutOffers {
   const double* sorted_;
   int direction_;
   double tolerance_;
+  size_t before_;
   Rng& rng_;
   BestSplit& best_;
 };
@@ -113,6 +127,44 @@ class SplitCriterion {
    * trees); -inf when a child has no weight.
    */
   virtual double cut_gain(const double* u, double cut, size_t& n_left) = 0;
+
+  /** best_bin()'s answer for a criterion without a binned search. */
+  static constexpr long kNoBinnedSearch = -2;
+
+  /**
+   * The binned search of a large node (see SplitSearch): `bins[i]` is node
+   * row i's bin, of `n_bins`, bins increasing with the projected values,
+   * and bin_rows[b] the number of rows in bin b.
+   * Returns the bin b whose upper boundary (the rows of bins 0..b left)
+   * gains most with at least min_leaf rows on each side (the first of equal
+   * ones), -1 if no boundary qualifies, or kNoBinnedSearch when the
+   * criterion has none (the exhaustive search then runs). A criterion that
+   * has one keeps its bins' totals for sweep_window().
+   */
+  virtual long best_bin(const uint8_t* bins, const uint32_t* bin_rows, size_t n_bins,
+                        size_t min_leaf) {
+    (void)bins;
+    (void)bin_rows;
+    (void)n_bins;
+    (void)min_leaf;
+    return kNoBinnedSearch;
+  }
+
+  /**
+   * After best_bin(): offers every cut among the m node rows `rows`, sorted
+   * by projected value, that bar (as in sweep()) allows and that leaves
+   * min_leaf rows on each side, the rows of bins below `first_bin` being
+   * left of them all (offers counts them in its `before`).
+   */
+  virtual void sweep_window(size_t first_bin, const int* rows, size_t m, const double* bar,
+                            size_t min_leaf, CutOffers& offers) {
+    (void)first_bin;
+    (void)rows;
+    (void)m;
+    (void)bar;
+    (void)min_leaf;
+    (void)offers;
+  }
 };
 
 /**

@@ -18,7 +18,9 @@ TreeTrainer::TreeTrainer(const Data& data, const TreeOptions& options, uint64_t 
                          uint64_t tree_index, const EntropyTable* entropy, const Runtime* runtime)
     : data_(data), options_(options), runtime_(runtime), rng_(seed, tree_index),
       impute_key_(tree_impute_key(seed, tree_index)),
-      search_(options.split_rule, data.n_value(), entropy, options.variant), finder_(data, options),
+      search_(options.split_rule, data.n_value(), entropy, options.variant,
+              static_cast<size_t>(options.exact_split_max_rows)),
+      finder_(data, options),
       weighted_(data.weight != nullptr && !data.uniform_weight && options.sample.every_row) {
   options.check();
 }
@@ -150,24 +152,31 @@ bool TreeTrainer::gather_feature(int feature, size_t begin, size_t end) {
   const size_t needed = start + n * static_cast<size_t>(last - first);
   if (xs_.size() < needed) xs_.resize(needed);
   double* out = xs_.data() + start;
+  const int* rows = rows_.data() + begin;
   for (int column = first; column < last; ++column) {
     bool varies = false;
     const double* x = data_.x.data() + static_cast<size_t>(column) * data_.n_row();
-    for (size_t i = 0; i < n; ++i) {
-      const size_t row = static_cast<size_t>(rows_[begin + i]);
+    auto fetch = [&](size_t i) {
+      const size_t row = static_cast<size_t>(rows[i]);
       const double raw = x[row];
-      if (std::isnan(raw)) {
-        any_missing = true;
-        out[i] = value(row, column);
-      } else {
-        out[i] = raw;
-      }
+      if (!std::isnan(raw)) return raw;
+      any_missing = true;
+      return value(row, column);
+    };
+    // The spread of the column, shifted by its first value for accuracy;
+    // it bounds how far rounding a coefficient moves the projections. Its
+    // sums run while the loads are pending: the gather waits on memory,
+    // the sums on each other.
+    const double origin = n > 0 ? (out[0] = fetch(0)) : 0.0;
+    double sum = 0.0, sum_squares = 0.0;
+    for (size_t i = 1; i < n; ++i) {
+      const double d = (out[i] = fetch(i)) - origin;
+      varies |= d != 0.0;
+      sum += d;
+      sum_squares += d * d;
     }
-    // The column's spread bounds how far rounding a coefficient moves the
-    // projections (see DirectionFinder::project_precisely()).
-    sd_of[column - first] = spread(out, n);
-    varies = sd_of[column - first] > 0.0;
-    for (size_t i = 1; i < n && !varies; ++i) varies = out[i] != out[0];
+    const double count = static_cast<double>(n);
+    sd_of[column - first] = std::sqrt(std::max(0.0, (sum_squares - sum * sum / count) / count));
     if (options_.paper() && varies) {
       // The authors' rule: a column varies if two consecutive values are
       // more than 1e-10 apart.
@@ -261,29 +270,55 @@ TreeTrainer::FeatureSet TreeTrainer::select_features(const NodeTask& task) {
 
 namespace {
 
+constexpr size_t kAnyWidth = static_cast<size_t>(-1);
+
 /**
- * Stable partition of n records of `width` ints by u[i] <= threshold (left
- * first); returns the left count. Each record is written to both sides and
- * only the count of its side moves: a good split sends rows either way
- * unpredictably, and a branch would miss often.
+ * Stable partition of the n rows `rows` and, beside them, their `width`
+ * classes each (kWidth of them, or `width` when kWidth is kAnyWidth)
+ * by u[i] <= threshold (left first), in one pass; returns the left count.
+ * Each entry is written to both sides and only the count of its side moves:
+ * a good split sends rows either way unpredictably, and a branch would
+ * miss often.
  */
-size_t stable_partition(const double* u, double threshold, size_t n, size_t width, int* records,
-                        Buffer<int>& scratch) {
-  scratch.resize(n * width);
+template <size_t kWidth>
+size_t partition_with(const double* u, double threshold, size_t n, int* rows, int* classes,
+                      size_t width, int* right_rows) {
+  if (kWidth != kAnyWidth) width = kWidth;
+  int* right_classes = right_rows + n;
   size_t n_left = 0, n_right = 0;
   for (size_t i = 0; i < n; ++i) {
     const size_t left = u[i] <= threshold;
+    const int row = rows[i];
+    rows[n_left] = row;
+    right_rows[n_right] = row;
     for (size_t m = 0; m < width; ++m) {
-      const int value = records[i * width + m];
-      records[n_left * width + m] = value;
-      scratch[n_right * width + m] = value;
+      const int value = classes[i * width + m];
+      classes[n_left * width + m] = value;
+      right_classes[n_right * width + m] = value;
     }
     n_left += left;
     n_right += 1 - left;
   }
-  std::copy(scratch.begin(), scratch.begin() + static_cast<std::ptrdiff_t>(n_right * width),
-            records + n_left * width);
+  std::copy(right_rows, right_rows + n_right, rows + n_left);
+  if (kWidth != 0) {
+    std::copy(right_classes, right_classes + n_right * width, classes + n_left * width);
+  }
   return n_left;
+}
+
+/** partition_with() for `classes` of any width, or null. */
+size_t stable_partition(const double* u, double threshold, size_t n, int* rows, int* classes,
+                        size_t width, Buffer<int>& scratch) {
+  if (classes == nullptr) width = 0;
+  scratch.resize(n * (1 + width));
+  switch (width) {
+    case 0:
+      return partition_with<0>(u, threshold, n, rows, classes, 0, scratch.data());
+    case 1:
+      return partition_with<1>(u, threshold, n, rows, classes, 1, scratch.data());
+    default:
+      return partition_with<kAnyWidth>(u, threshold, n, rows, classes, width, scratch.data());
+  }
 }
 
 }  // namespace
@@ -444,15 +479,12 @@ void TreeTrainer::split(const NodeTask& task, std::vector<NodeTask>& next, Featu
 
   // The node's rows, and their classes, go to the children in order.
   const double* u = projection_.data() + static_cast<size_t>(cut.direction) * n;
-  const size_t n_left =
-      stable_partition(u, cut.threshold, n, 1, rows_.data() + task.begin, scratch_rows_);
+  const size_t width = data_.n_output();
+  int* classes = data_.is_classification() ? row_classes_.data() + task.begin * width : nullptr;
+  const size_t n_left = stable_partition(u, cut.threshold, n, rows_.data() + task.begin, classes,
+                                         width, scratch_rows_);
   if (cut.n_left != kUnknownLeft && n_left != cut.n_left) {
     throw std::logic_error("split partition disagrees with its search");
-  }
-  if (data_.is_classification()) {
-    const size_t width = data_.n_output();
-    stable_partition(u, cut.threshold, n, width, row_classes_.data() + task.begin * width,
-                     scratch_rows_);
   }
   next.push_back({task.begin, task.begin + n_left, task.depth + 1, features});
   next.push_back({task.begin + n_left, task.end, task.depth + 1, std::move(features)});

@@ -124,4 +124,74 @@ double VarianceCriterion::cut_gain(const double* u, double cut, size_t& n_left) 
   return between * (1.0 / nl + 1.0 / nr) / width;
 }
 
+double VarianceCriterion::gain_of(double left_total) const {
+  const double node = targets_.weights != nullptr ? node_total_ : static_cast<double>(targets_.n);
+  const double right_total = node - left_total;
+  if (!(left_total > 0.0) || !(right_total > 0.0)) return -std::numeric_limits<double>::infinity();
+  double between = 0.0;
+  for (double v : left_value_) between += v * v;
+  return between * (1.0 / left_total + 1.0 / right_total) / static_cast<double>(targets_.width);
+}
+
+long VarianceCriterion::best_bin(const uint8_t* bins, const uint32_t* bin_rows, size_t n_bins,
+                                 size_t min_leaf) {
+  const size_t n = targets_.n, w = targets_.width;
+  const double* weights = targets_.weights;
+  n_bins_ = n_bins;
+  bin_total_.assign(n_bins, 0.0);
+  bin_sums_.assign(n_bins * w, 0.0);
+  if (weights == nullptr && w == 1) {
+    for (size_t i = 0; i < n; ++i) bin_sums_[bins[i]] += targets_.values[i];
+    for (size_t b = 0; b < n_bins; ++b) bin_total_[b] = static_cast<double>(bin_rows[b]);
+  } else {
+    for (size_t i = 0; i < n; ++i) {
+      const size_t b = bins[i];
+      const double weight = weights != nullptr ? weights[i] : 1.0;
+      bin_total_[b] += weight;
+      for (size_t m = 0; m < w; ++m) bin_sums_[b * w + m] += weight * targets_.values[i * w + m];
+    }
+  }
+  std::fill(left_value_.begin(), left_value_.end(), 0.0);
+  const size_t least = std::max<size_t>(min_leaf, 1);
+  double left_total = 0.0, best = -std::numeric_limits<double>::infinity();
+  size_t n_left = 0;
+  long best_bin = -1;
+  for (size_t b = 0; b + 1 < n_bins; ++b) {
+    if (bin_rows[b] == 0) continue;
+    for (size_t m = 0; m < w; ++m) left_value_[m] += bin_sums_[b * w + m];
+    left_total += bin_total_[b];
+    n_left += bin_rows[b];
+    if (n_left < least || n - n_left < least) continue;
+    const double gain = gain_of(left_total);
+    if (gain > best) {
+      best = gain;
+      best_bin = static_cast<long>(b);
+    }
+  }
+  return best_bin;
+}
+
+void VarianceCriterion::sweep_window(size_t first_bin, const int* rows, size_t m,
+                                     const double* bar, size_t min_leaf, CutOffers& offers) {
+  const size_t n = targets_.n, w = targets_.width;
+  const double* weights = targets_.weights;
+  std::fill(left_value_.begin(), left_value_.end(), 0.0);
+  double left_total = 0.0;
+  size_t n_left = offers.before();
+  for (size_t b = 0; b < first_bin && b < n_bins_; ++b) {
+    for (size_t o = 0; o < w; ++o) left_value_[o] += bin_sums_[b * w + o];
+    left_total += bin_total_[b];
+  }
+  const size_t least = std::max<size_t>(min_leaf, 1);
+  for (size_t pos = 0; pos < m; ++pos) {
+    const size_t row = static_cast<size_t>(rows[pos]);
+    const double weight = weights != nullptr ? weights[row] : 1.0;
+    for (size_t o = 0; o < w; ++o) left_value_[o] += weight * targets_.values[row * w + o];
+    left_total += weight;
+    ++n_left;
+    if (bar[pos] != 0.0 || n_left < least || n - n_left < least) continue;
+    offers.offer(gain_of(left_total), pos);
+  }
+}
+
 }  // namespace ccforest

@@ -2,6 +2,7 @@
 #define CCFOREST_VARIANCE_CRITERION_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include "SplitCriterion.h"
@@ -23,16 +24,25 @@ class VarianceCriterion final : public SplitCriterion {
   void sweep(const int* rows, const double* bar, size_t first, size_t last,
              CutOffers& offers) override;
   double cut_gain(const double* u, double cut, size_t& n_left) override;
+  long best_bin(const uint8_t* bins, const uint32_t* bin_rows, size_t n_bins,
+                size_t min_leaf) override;
+  void sweep_window(size_t first_bin, const int* rows, size_t m, const double* bar,
+                    size_t min_leaf, CutOffers& offers) override;
 
  private:
   template <bool kOneOutput>
   void sweep_rows(const int* rows, const double* bar, size_t first, size_t last, CutOffers& offers);
   void sweep_weights(const int* rows, const double* bar, size_t first, size_t last,
                      CutOffers& offers);
+  /** The gain of a cut with left_total rows (or weight) left, left_value_ their sums. */
+  double gain_of(double left_total) const;
 
   NodeTargets targets_;
   double node_total_ = 0.0;  // the node's total weight (weighted rows)
   std::vector<double> left_value_;
+  // Binned search: per bin, its total weight and (weighted) sums of the outputs.
+  size_t n_bins_ = 0;
+  std::vector<double> bin_total_, bin_sums_;
 };
 
 }  // namespace ccforest

@@ -170,9 +170,17 @@ void test_cca() {
            (a - b).cwiseAbs().maxCoeff() < 1e-12;
   };
   CcaWorkspace work;
-  check(same(cca_classes(x, sample.data(), sample_codes.data(), 3, 1e-4, work).directions,
+  check(same(cca_classes(x, sample.data(), n, sample_codes.data(), 3, 1e-4, work).directions,
              cca_classes(copied, sample_codes.data(), 3, 1e-4).directions),
         "class CCA of rows given by index equals that of the rows copied out");
+  // Fewer indices than x has rows (a bootstrap sample capped in size).
+  const int fewer = n / 3;
+  check(same(cca_classes(x, sample.data(), fewer, sample_codes.data(), 3, 1e-4, work).directions,
+             cca_classes(copied.topRows(fewer), sample_codes.data(), 3, 1e-4).directions),
+        "class CCA of fewer rows given by index equals that of those rows copied out");
+  check(same(cca(x, sample.data(), y_sample.topRows(fewer), 1e-4, work).directions,
+             cca(copied.topRows(fewer), y_sample.topRows(fewer), 1e-4).directions),
+        "CCA of fewer rows given by index equals that of those rows copied out");
   check(same(cca(x, sample.data(), y_sample, 1e-4, work).directions,
              cca(copied, y_sample, 1e-4).directions),
         "CCA of rows given by index equals that of the rows copied out");
@@ -403,6 +411,123 @@ void test_split_search_values_reference() {
   check(agree.gains, "the variance sweep finds the best decrease in squared error (ties, min_leaf)");
   check(agree.cuts, "its cut lies between distinct values and attains that decrease");
   check(agree.none, "the variance sweep offers nothing when no cut is allowed");
+}
+
+void test_binned_search() {
+  // Nodes searched binned (exact_max_rows 1: every node of two rows or more)
+  // against the impurity decrease of every allowed cut from scratch: every
+  // rule, one and two outputs, with and without weights. The cut found must
+  // be a cut the exhaustive search could make (between distinct values, at
+  // least min_leaf rows a side) with the gain it reports, at least as good
+  // as the best cut between two of the 256 bins, and the best cut of all
+  // when that one lies near the best boundary (a clean threshold).
+  std::mt19937_64 gen(29);
+  std::normal_distribution<double> normal;
+  bool valid = true, beats_bins = true, clean = true, none = true;
+  int searched = 0;
+  for (int trial = 0; trial < 1500; ++trial) {
+    const size_t n = 2 + gen() % 700, width = 1 + gen() % 2, min_leaf = 1 + gen() % 4;
+    const int rule_code = static_cast<int>(gen() % 3), n_class = 2 + static_cast<int>(gen() % 5);
+    const SplitRule rule = static_cast<SplitRule>(rule_code);
+    const bool values = rule == SplitRule::kVariance, weighted = gen() % 2 == 0;
+    const bool threshold = trial % 3 == 0;  // outputs decided by u alone
+    std::vector<double> u(n), y(n * width), w(n, 1.0);
+    std::vector<int> classes(n * width);
+    const double cut_at = normal(gen);
+    for (size_t i = 0; i < n; ++i) {
+      u[i] = trial % 2 == 0 ? normal(gen) : static_cast<double>(gen() % 50) / 7.0;
+      if (weighted) w[i] = 0.25 + static_cast<double>(gen() % 8);
+      for (size_t m = 0; m < width; ++m) {
+        const int code = threshold ? (u[i] > cut_at ? 1 : 0) : static_cast<int>(gen() % n_class);
+        classes[i * width + m] = static_cast<int>(m) * n_class + code;
+        y[i * width + m] = threshold ? (u[i] > cut_at ? 2.0 : -1.0) : normal(gen);
+      }
+    }
+    if (values) {  // centred at the node's (weighted) means, as the trainer gives them
+      for (size_t m = 0; m < width; ++m) {
+        double sum = 0.0, total = 0.0;
+        for (size_t i = 0; i < n; ++i) {
+          sum += w[i] * y[i * width + m];
+          total += w[i];
+        }
+        for (size_t i = 0; i < n; ++i) y[i * width + m] -= sum / total;
+      }
+    }
+    std::vector<size_t> order(n);
+    for (size_t i = 0; i < n; ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return u[a] < u[b]; });
+    auto impurity = [&](size_t begin, size_t end) {
+      double out = 0.0;
+      for (size_t m = 0; m < width; ++m) {
+        if (values) {
+          double sum = 0.0, total = 0.0;
+          for (size_t k = begin; k < end; ++k) {
+            sum += w[order[k]] * y[order[k] * width + m];
+            total += w[order[k]];
+          }
+          for (size_t k = begin; k < end; ++k) {
+            const double d = y[order[k] * width + m] - sum / total;
+            out += w[order[k]] * d * d;
+          }
+          continue;
+        }
+        std::vector<double> count(static_cast<size_t>(n_class) * width, 0.0);
+        double total = 0.0;
+        for (size_t k = begin; k < end; ++k) {
+          count[static_cast<size_t>(classes[order[k] * width + m])] += w[order[k]];
+          total += w[order[k]];
+        }
+        for (double c : count) {
+          if (c > 0.0) out += rule == SplitRule::kEntropy ? -c * std::log(c / total) : c * (1.0 - c / total);
+        }
+      }
+      return out / static_cast<double>(width);
+    };
+    auto gain = [&](size_t left) { return impurity(0, n) - impurity(0, left) - impurity(left, n); };
+    double best_gain = -std::numeric_limits<double>::infinity(), best_bins = best_gain;
+    const double lo = u[order[0]], hi = u[order[n - 1]];
+    const double scale = 256.0 * (1.0 - 1e-9) / (hi - lo);
+    auto bin = [&](double v) { return std::min<size_t>(255, static_cast<size_t>((v - lo) * scale)); };
+    for (size_t left = min_leaf; left + min_leaf <= n; ++left) {
+      if (!(u[order[left - 1]] < u[order[left]])) continue;
+      const double g = gain(left);
+      best_gain = std::max(best_gain, g);
+      if (bin(u[order[left - 1]]) < bin(u[order[left]])) best_bins = std::max(best_bins, g);
+    }
+    const EntropyTable table(n);
+    SplitSearch search(rule, values ? width : static_cast<size_t>(n_class) * width, &table,
+                       Variant::kCcforest, 1);
+    NodeTargets t;
+    t.classes = classes.data();
+    t.values = y.data();
+    t.weights = weighted ? w.data() : nullptr;
+    t.n = n;
+    t.width = width;
+    search.set_node(t);
+    Rng rng(5, static_cast<uint64_t>(trial));
+    BestSplit best;
+    search.sweep(u.data(), min_leaf, 0, rng, best);
+    if (!std::isfinite(best_gain)) {
+      none = none && best.direction < 0;
+      continue;
+    }
+    if (best.direction < 0) {
+      valid = false;
+      continue;
+    }
+    ++searched;
+    const size_t left = best.n_left;
+    const double tol = 1e-9 * (1.0 + impurity(0, n));
+    valid = valid && left >= min_leaf && n - left >= min_leaf && best.lo == u[order[left - 1]] &&
+            best.hi == u[order[left]] && best.lo < best.hi && std::abs(best.gain - gain(left)) <= tol;
+    beats_bins = beats_bins && (!std::isfinite(best_bins) || best.gain >= best_bins - tol);
+    if (threshold) clean = clean && best.gain >= best_gain - tol;
+  }
+  check(searched > 1000, "the binned search ran on most trial nodes");
+  check(valid, "a binned search's cut is one the exhaustive search could make, with its gain");
+  check(beats_bins, "the binned search's cut gains at least as much as the best between bins");
+  check(clean, "the binned search finds a clean threshold, the exhaustive search's cut");
+  check(none, "the binned search offers nothing when no cut is allowed");
 }
 
 void test_random_cut_reference() {
@@ -1243,6 +1368,7 @@ int main() {
   test_split_search();
   test_split_search_reference();
   test_split_search_values_reference();
+  test_binned_search();
   test_random_cut_reference();
   test_projection_rows();
   test_coefficients();
