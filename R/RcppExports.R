@@ -65,6 +65,18 @@ ccf_jackknife_plus_cpp <- function(values, residual, record, seed, first_tree, r
     .Call(`_ccforest_ccf_jackknife_plus_cpp`, values, residual, record, seed, first_tree, rank_lower, rank_upper, n_thread)
 }
 
+ccf_predict_survival_cpp <- function(trees, shape, x, seed, first_tree, impute_random, n_tree, n_thread, request) {
+    .Call(`_ccforest_ccf_predict_survival_cpp`, trees, shape, x, seed, first_tree, impute_random, n_tree, n_thread, request)
+}
+
+ccf_oob_survival_cpp <- function(trees, training, source, n_thread, request, feature, negate) {
+    .Call(`_ccforest_ccf_oob_survival_cpp`, trees, training, source, n_thread, request, feature, negate)
+}
+
+ccf_martingale_residuals_cpp <- function(rank, event, weights, n_cause, intervals) {
+    .Call(`_ccforest_ccf_martingale_residuals_cpp`, rank, event, weights, n_cause, intervals)
+}
+
 ccf_cca_cpp <- function(x, y, tolerance) {
     .Call(`_ccforest_ccf_cca_cpp`, x, y, tolerance)
 }
@@ -95,5 +107,9 @@ ccf_short_threshold_cpp <- function(lo, hi) {
 
 ccf_progress_text_cpp <- function(done, total, elapsed) {
     .Call(`_ccforest_ccf_progress_text_cpp`, done, total, elapsed)
+}
+
+ccf_logrank_cpp <- function(rank, event, weights, u, cut, n_cause, min_events) {
+    .Call(`_ccforest_ccf_logrank_cpp`, rank, event, weights, u, cut, n_cause, min_events)
 }
 

@@ -506,14 +506,14 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
   n_feature <- length(blueprint$feature_names)
   mtry <- resolve_mtry(mtry, n_feature)
   given_min_split <- !is.null(min_split)
-  min_split <- check_count(min_split %||% if (task == "classification") 2L else 6L,
+  min_split <- check_count(min_split %||% default_node_size(task, "min_split"),
                            "min_split", min = 1L)
   if (given_min_split && min_split > nrow(matrix_x)) {
     warning(sprintf(paste0("min_split = %d is larger than the %d training rows, so no node is ",
                            "split and every tree is a single leaf; use a smaller min_split."),
                     min_split, nrow(matrix_x)), call. = FALSE)
   }
-  min_leaf <- check_count(min_leaf %||% if (task == "classification") 1L else 3L,
+  min_leaf <- check_count(min_leaf %||% default_node_size(task, "min_leaf"),
                           "min_leaf", min = 1L)
   max_depth <- if (is.null(max_depth)) 0L else check_count(max_depth, "max_depth", min = 1L)
   max_directions <- if (identical(max_directions, Inf)) 0L else {
@@ -536,6 +536,7 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
     onehot_max_levels = onehot_max_levels, max_directions = max_directions,
     output_bins = output_bins, axis_candidates = axis_choice, variant = variant
   )
+  if (task == "survival") options <- survival_options(options)
   if (importance %in% c("permutation", "negation") && !has_out_of_bag(options)) {
     stop(sprintf(paste0(
       "importance = \"%s\" at fit time needs out-of-bag rows, so trees grown on samples ",
@@ -560,7 +561,9 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
     response = response_blueprint(response), options = options, seed = seed,
     n_obs = nrow(matrix_x), train_time = NA_real_, call = call
   )
-  if (has_out_of_bag(options)) {
+  if (has_out_of_bag(options) && task == "survival") {
+    fit <- survival_out_of_bag(fit, training, core, n_thread, importance, kept_rows, response)
+  } else if (has_out_of_bag(options)) {
     oob <- with_memory_advice(
       ccf_oob_cpp(fit$forest$trees, training,
                   forest_source(seed, first_tree, core$sample, core$impute_random), n_thread,
@@ -702,7 +705,7 @@ new_ccforest <- function(forest, task, blueprint, response, options, seed, n_obs
 #' What prediction needs to know about the outputs, without the data
 #' @noRd
 response_blueprint <- function(response) {
-  keep <- c("task", "names", "n_output", "levels", "n_class", "center", "scale")
+  keep <- c("task", "names", "n_output", "levels", "n_class", "center", "scale", "survival")
   response[intersect(keep, names(response))]
 }
 
@@ -786,6 +789,9 @@ resolve_mtry <- function(mtry, n_feature) {
 #' Split rules belong to tasks; say which when they do not match
 #' @noRd
 resolve_split_rule <- function(split_rule, task) {
+  if (task == "survival" || identical(split_rule, "logrank")) {
+    return(resolve_survival_split_rule(split_rule, task))
+  }
   if (is.null(split_rule)) {
     return(if (task == "classification") "entropy" else "variance")
   }

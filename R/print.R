@@ -53,6 +53,8 @@ summary.ccforest <- function(object, ...) {
       sprintf("multi-output classification, %d outputs (%s classes)", response$n_output,
               paste(classes, collapse = ", "))
     }
+  } else if (object$task == "survival") {
+    survival_task_label(response$survival)
   } else if (response$n_output == 1L) {
     "regression"
   } else {
@@ -164,6 +166,8 @@ acting_options <- function(object) {
     response <- object$response
     from_outputs <- if (object$task == "classification") {
       sum(response$n_class - 1L)
+    } else if (object$task == "survival") {
+      response$survival$n_cause * (opts$survival_intervals %||% 1L)
     } else if (!identical(opts$output_bins %||% 0L, 0L)) {
       opts$output_bins - 1L
     } else {
@@ -192,6 +196,8 @@ format_oob_error <- function(x) {
   }
   if (x$task == "classification") {
     sprintf("%.2f%% misclassified (out of bag)", 100 * x$oob_error)
+  } else if (x$task == "survival") {
+    format_survival_oob(x)
   } else {
     sprintf("%.4g mean squared error (out of bag)", x$oob_error)
   }

@@ -107,6 +107,9 @@ output_kind <- function(col) {
 #'   `scale` (population standard deviation; 1 for a constant output).
 #' @noRd
 prepare_response <- function(y, arg = "y", name = NULL, stat_rows = NULL) {
+  if (is_survival_outcome(y)) {
+    return(prepare_survival_response(y, arg, name, stat_rows))
+  }
   outputs <- response_outputs(y, arg, name)
   kinds <- vapply(outputs$columns, output_kind, character(1))
   bad <- which(is.na(kinds))

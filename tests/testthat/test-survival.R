@@ -1,0 +1,191 @@
+# Survival forests through the interface: formula and x/y fits, the shapes
+# and invariants of their predictions, reproducibility, weights, missing
+# values, out-of-bag estimates and the fitted object's round trips.
+
+skip_if_not_installed("survival")
+library(survival)
+
+lung_data <- function() {
+  d <- survival::lung[, c("time", "status", "age", "sex", "ph.ecog", "ph.karno", "wt.loss")]
+  d$status <- d$status - 1L
+  d$sex <- factor(d$sex, 1:2, c("male", "female"))
+  d
+}
+
+mgus_data <- function() {
+  m <- survival::mgus2
+  d <- data.frame(
+    time = ifelse(m$pstat == 1, m$ptime, m$futime),
+    event = factor(ifelse(m$pstat == 1, 1L, 2L * m$death), 0:2, c("censor", "pcm", "death")),
+    age = m$age, sex = m$sex, hgb = m$hgb, creat = m$creat, mspike = m$mspike
+  )
+  d[stats::complete.cases(d), ][1:600, ]
+}
+
+test_that("the formula and x/y interfaces grow the same forest", {
+  d <- stats::na.omit(lung_data())
+  a <- ccforest(Surv(time, status) ~ ., data = d, n_tree = 10, seed = 1)
+  b <- ccforest(d[, -(1:2)], Surv(d$time, d$status), n_tree = 10, seed = 1)
+  expect_identical(a$forest$trees, b$forest$trees)
+  expect_identical(a$task, "survival")
+  expect_identical(a$options$split_rule, "logrank")
+  # survival's 1/2 status codes are its 0/1
+  c12 <- ccforest(d[, -(1:2)], Surv(d$time, d$status + 1L), n_tree = 10, seed = 1)
+  expect_identical(c12$forest$trees, a$forest$trees)
+})
+
+test_that("survival curves are non-increasing, in [0, 1], and match chf and risk", {
+  d <- lung_data()
+  fit <- ccforest(Surv(time, status) ~ ., data = d, n_tree = 30, seed = 2)
+  times <- c(0, 30, 100, 200, 365, 500, 800, 2000)
+  s <- predict(fit, d[1:40, ], type = "survival", times = times)
+  expect_equal(dim(s), c(40L, length(times)))
+  expect_identical(colnames(s), format(times, trim = TRUE))
+  expect_true(all(s >= 0 & s <= 1))
+  expect_true(all(t(apply(s, 1, diff)) <= 0))
+  expect_true(all(s[, 1] == 1))  # no event at time 0
+  h <- predict(fit, d[1:40, ], type = "chf", times = times)
+  expect_true(all(t(apply(h, 1, diff)) >= 0))
+  # Risk is the ensemble cumulative hazard summed over the training event times.
+  event_times <- sort(unique(d$time[d$status == 1]))
+  all_h <- predict(fit, d[1:40, ], type = "chf", times = event_times)
+  expect_equal(predict(fit, d[1:40, ], type = "risk"), unname(rowSums(all_h)), tolerance = 1e-10)
+  # Default times: the training event times.
+  expect_equal(unname(predict(fit, d[1:3, ], type = "chf")), unname(all_h[1:3, ]))
+})
+
+test_that("times beyond the data, unsorted or repeated are answered as documented", {
+  d <- lung_data()
+  fit <- ccforest(Surv(time, status) ~ ., data = d, n_tree = 20, seed = 3)
+  last <- max(d$time[d$status == 1])
+  s <- predict(fit, d[1:5, ], type = "survival", times = c(500, 100, last, last + 1e4, 100))
+  expect_equal(s[, 1:2], predict(fit, d[1:5, ], type = "survival", times = c(500, 100)))
+  expect_equal(s[, 3], s[, 4])  # flat after the last event time
+  expect_equal(s[, 2], s[, 5])
+})
+
+test_that("restricted mean survival time integrates the survival curve", {
+  d <- lung_data()
+  fit <- ccforest(Surv(time, status) ~ ., data = d, n_tree = 20, seed = 4)
+  event_times <- sort(unique(d$time[d$status == 1]))
+  s <- predict(fit, d[1:6, ], type = "survival", times = event_times)
+  area <- function(horizon) {
+    knots <- c(0, event_times[event_times < horizon], horizon)
+    heights <- cbind(1, s[, event_times < horizon, drop = FALSE])
+    drop(heights %*% diff(knots))
+  }
+  expect_equal(predict(fit, d[1:6, ], type = "time", horizon = 365), area(365),
+               tolerance = 1e-10)
+  expect_equal(predict(fit, d[1:6, ], type = "time"), area(max(event_times)), tolerance = 1e-10)
+})
+
+test_that("competing risks give cumulative incidences per cause", {
+  d <- mgus_data()
+  fit <- ccforest(Surv(time, event) ~ ., data = d, n_tree = 20, seed = 5)
+  times <- c(6, 60, 120, 240)
+  cif <- predict(fit, d[1:30, ], type = "cif", times = times)
+  expect_equal(dim(cif), c(30L, 4L, 2L))
+  expect_identical(dimnames(cif)[[3]], c("pcm", "death"))
+  expect_true(all(cif >= 0))
+  expect_true(all(apply(cif, c(1, 3), diff) >= 0))
+  total <- apply(cif, c(1, 2), sum)
+  expect_true(all(total <= 1 + 1e-12))
+  s <- predict(fit, d[1:30, ], type = "survival", times = times)
+  expect_equal(unname(s), unname(1 - total), tolerance = 1e-12)
+  h <- predict(fit, d[1:30, ], type = "chf", times = times)
+  expect_equal(dim(h), c(30L, 4L, 2L))
+  r <- predict(fit, d[1:30, ], type = "risk")
+  expect_equal(dim(r), c(30L, 2L))
+  expect_identical(colnames(r), c("pcm", "death"))
+})
+
+test_that("forests are identical for any number of threads and reproducible", {
+  d <- lung_data()
+  a <- ccforest(Surv(time, status) ~ ., data = d, n_tree = 12, seed = 6, n_thread = 1)
+  b <- ccforest(Surv(time, status) ~ ., data = d, n_tree = 12, seed = 6, n_thread = 2)
+  expect_identical(a$forest$trees, b$forest$trees)
+  expect_identical(predict(a, d, type = "survival", times = c(100, 300), n_thread = 1),
+                   predict(b, d, type = "survival", times = c(100, 300), n_thread = 2))
+  expect_identical(predict(a, d, type = "risk", chunk_size = 50), predict(a, d, type = "risk"))
+})
+
+test_that("a row's prediction does not depend on its companions", {
+  d <- lung_data()  # with missing values, imputed per tree
+  fit <- ccforest(Surv(time, status) ~ ., data = d, n_tree = 15, seed = 7)
+  all <- predict(fit, d, type = "survival", times = c(100, 400))
+  rows <- which(!stats::complete.cases(d))[1:3]
+  expect_identical(predict(fit, d[rev(rows), ], type = "survival", times = c(100, 400)),
+                   all[rev(rows), , drop = FALSE])
+})
+
+test_that("rows of weight 0 take no part", {
+  d <- stats::na.omit(lung_data())
+  w <- rep(1, nrow(d))
+  w[c(3, 10, 50)] <- 0
+  a <- ccforest(Surv(time, status) ~ ., data = d, n_tree = 10, seed = 8, case_weights = w)
+  b <- ccforest(Surv(time, status) ~ ., data = d[w > 0, ], n_tree = 10, seed = 8)
+  expect_identical(a$forest$trees, b$forest$trees)
+  weighted <- ccforest(Surv(time, status) ~ ., data = d, n_tree = 10, seed = 8,
+                       case_weights = rep(c(1, 3), length.out = nrow(d)))
+  s <- predict(weighted, d, type = "survival", times = c(100, 300))
+  expect_true(all(s >= 0 & s <= 1) && all(s[, 2] <= s[, 1]))
+})
+
+test_that("bagged forests give out-of-bag risk, C-index and Brier score", {
+  d <- survival::veteran
+  fit <- ccforest(Surv(time, status) ~ ., data = d, n_tree = 60, seed = 9, sampling = "bagging")
+  expect_length(fit$predictions, nrow(d))
+  seen <- !is.na(fit$predictions)
+  expect_gt(mean(seen), 0.95)
+  expected_c <- concordance(Surv(time, status) ~ risk, reverse = TRUE,
+                            data = data.frame(d[seen, ], risk = fit$predictions[seen]))$concordance
+  expect_equal(unname(fit$oob_c_index), unname(expected_c), tolerance = 1e-12)
+  expect_true(fit$oob_ibs < fit$oob_ibs_null)
+  expect_equal(fit$oob_error, 1 - unname(fit$oob_c_index))
+  expect_equal(dim(fit$oob_survival$survival), c(nrow(d), 50L))
+  expect_output(print(fit), "C-index")
+})
+
+test_that("out-of-bag risk averages the trees that left each row out", {
+  d <- stats::na.omit(lung_data())
+  fit <- ccforest(Surv(time, status) ~ ., data = d, n_tree = 8, seed = 10, sampling = "bagging")
+  per_tree <- vapply(seq_len(8), function(t) {
+    one <- fit
+    one$forest$trees <- fit$forest$trees[t]
+    one$forest$first_tree <- fit$forest$first_tree + t - 1L
+    predict(one, d, type = "risk")
+  }, numeric(nrow(d)))
+  bag <- ccforest:::in_bag_counts(fit)
+  expected <- rowSums(per_tree * (bag == 0)) / rowSums(bag == 0)
+  expected[rowSums(bag == 0) == 0] <- NA
+  expect_equal(fit$predictions, expected, tolerance = 1e-10)
+})
+
+test_that("the fitted object is plain data: saveRDS, combine_forests, first_tree", {
+  d <- lung_data()
+  whole <- ccforest(Surv(time, status) ~ ., data = d, n_tree = 10, seed = 11)
+  path <- tempfile(fileext = ".rds")
+  saveRDS(whole, path)
+  back <- readRDS(path)
+  expect_identical(predict(back, d, type = "risk"), predict(whole, d, type = "risk"))
+  first <- ccforest(Surv(time, status) ~ ., data = d, n_tree = 4, seed = 11)
+  rest <- ccforest(Surv(time, status) ~ ., data = d, n_tree = 6, seed = 11, first_tree = 5)
+  joined <- combine_forests(first, rest)
+  expect_identical(joined$forest$trees, whole$forest$trees)
+  expect_identical(predict(joined, d, type = "survival", times = 300),
+                   predict(whole, d, type = "survival", times = 300))
+})
+
+test_that("print, summary and tree_info describe survival forests", {
+  d <- mgus_data()
+  fit <- ccforest(Surv(time, event) ~ ., data = d, n_tree = 5, seed = 12)
+  expect_output(print(fit), "competing risks")
+  expect_output(print(summary(fit)), "Split rule:\\s+logrank")
+  info <- tree_info(fit, 1)
+  leaves <- info[info$terminal, ]
+  expect_true(all(lengths(leaves$time) == lengths(leaves$at_risk)))
+  expect_true(all(vapply(leaves$events, nrow, 1L) == lengths(leaves$time)))
+  # The leaves' rows at risk at their first event time are the training rows
+  # that reach them with a time at or after it.
+  expect_true(all(unlist(leaves$time) %in% d$time[d$event != "censor"]))
+})
