@@ -506,14 +506,14 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
   n_feature <- length(blueprint$feature_names)
   mtry <- resolve_mtry(mtry, n_feature)
   given_min_split <- !is.null(min_split)
-  min_split <- check_count(min_split %||% default_node_size(task, "min_split"),
+  min_split <- check_count(min_split %||% default_node_size(task, "min_split", rows_counted(matrix_x, weights)),
                            "min_split", min = 1L)
   if (given_min_split && min_split > nrow(matrix_x)) {
     warning(sprintf(paste0("min_split = %d is larger than the %d training rows, so no node is ",
                            "split and every tree is a single leaf; use a smaller min_split."),
                     min_split, nrow(matrix_x)), call. = FALSE)
   }
-  min_leaf <- check_count(min_leaf %||% default_node_size(task, "min_leaf"),
+  min_leaf <- check_count(min_leaf %||% default_node_size(task, "min_leaf", rows_counted(matrix_x, weights)),
                           "min_leaf", min = 1L)
   max_depth <- if (is.null(max_depth)) 0L else check_count(max_depth, "max_depth", min = 1L)
   max_directions <- if (identical(max_directions, Inf)) 0L else {
@@ -523,7 +523,8 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
   if (output_bins > 0L && (task != "regression" || response$n_output != 1L)) {
     stop("`output_bins` is for regression with one numeric output.", call. = FALSE)
   }
-  bagging <- sampling == "bagging" || (sampling == "auto" && mtry >= n_feature)
+  bagging <- sampling == "bagging" ||
+    (sampling == "auto" && (mtry >= n_feature || survival_bags(task)))
   sample <- resolve_sample(sample_fraction, replace, bagging, response, weights, class_weights)
 
   options <- list(
@@ -536,7 +537,7 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
     onehot_max_levels = onehot_max_levels, max_directions = max_directions,
     output_bins = output_bins, axis_candidates = axis_choice, variant = variant
   )
-  if (task == "survival") options <- survival_options(options)
+  if (task == "survival") options <- survival_options(options, response)
   if (importance %in% c("permutation", "negation") && !has_out_of_bag(options)) {
     stop(sprintf(paste0(
       "importance = \"%s\" at fit time needs out-of-bag rows, so trees grown on samples ",

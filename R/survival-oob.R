@@ -3,6 +3,11 @@
 # the risk and the integrated Brier score of the curves, and out-of-bag
 # permutation and negation importance by Harrell's C.
 
+#' A survival fit's out-of-bag estimates beside `predictions` and
+#' `oob_error` (which combine_forests() drops, as it drops those)
+#' @noRd
+survival_oob_fields <- c("oob_survival", "oob_c_index", "oob_ibs", "oob_ibs_null")
+
 #' Times of the integrated Brier score: 50 equally spaced from the 10th to
 #' the 75th percentile of the observed times
 #' @noRd

@@ -3,21 +3,12 @@
 # each row and turns them into curves at the requested times (see
 # src/core/SurvivalPredictor.h).
 
-#' The estimator the trees' leaves are combined by: 0, the mean of their
-#' hazards (see SurvivalRequest in src/core/SurvivalPredictor.h). Others are
-#' there to be measured against (bench/survival.R).
-#' @noRd
-survival_average <- function() {
-  as.integer(getOption("ccforest.survival_average", 0L))
-}
-
 #' What the core computes per row: curves at `times`, and which outputs
 #' @noRd
 survival_request <- function(survival, times = numeric(0), outputs, horizon = NULL) {
   list(time_count = findInterval(times, survival$event_times),
        event_time = as.double(survival$event_times),
-       horizon = as.double(horizon %||% 0),
-       outputs = outputs, average = survival_average())
+       horizon = as.double(horizon %||% 0), outputs = outputs)
 }
 
 #' The times of a survival prediction: finite numbers >= 0, in any order

@@ -8,10 +8,13 @@
 
 #' The CCA's response at a node: martingale residuals per cause over this
 #' many periods of the node's event times (see martingale_residuals() in
-#' src/core/SurvivalNode.h). One period measured best (bench/survival.R).
+#' src/core/SurvivalNode.h): three for one cause, which let the canonical
+#' directions tell early from late risk, and one for competing risks, whose
+#' causes give a column each already (bench/results/survival-design.md).
+#' `ccforest.survival_intervals` overrides it, for measurements.
 #' @noRd
-survival_intervals <- function() {
-  as.integer(getOption("ccforest.survival_intervals", 1L))
+survival_intervals <- function(n_cause) {
+  as.integer(getOption("ccforest.survival_intervals", if (n_cause == 1L) 3L else 1L))
 }
 
 #' Whether `y` is a survival outcome: a Surv object, or a data.frame holding
@@ -124,7 +127,8 @@ row_list <- function(rows) {
 
 #' What the core reads of a survival outcome (the training set's `survival`)
 #' @noRd
-survival_training <- function(response, intervals = survival_intervals()) {
+survival_training <- function(response,
+                              intervals = survival_intervals(response$survival$n_cause)) {
   list(time_rank = as.integer(response$time_rank), event = as.integer(response$status),
        n_time = length(response$survival$event_times), n_cause = response$survival$n_cause,
        intervals = as.integer(intervals))
@@ -155,33 +159,39 @@ resolve_survival_split_rule <- function(split_rule, task) {
        call. = FALSE)
 }
 
-#' The defaults of min_split and min_leaf for a task
+#' The defaults of min_split and min_leaf for a task of n rows
+#'
+#' Survival leaves estimate a whole curve, and small ones make noisy curves:
+#' their default is the square root of the rows (at least 5), the node to
+#' split twice that. On the data of bench/survival.R this beat fixed sizes
+#' of 3 to 30 rows and leaves counted in events (3, 5 or 8 events), in
+#' Brier score above all (bench/results/survival-design.md).
 #' @noRd
-default_node_size <- function(task, what) {
+default_node_size <- function(task, what, n) {
+  if (task == "survival") {
+    leaf <- max(5L, as.integer(ceiling(sqrt(n))))
+    return(if (what == "min_leaf") leaf else 2L * leaf)
+  }
   sizes <- switch(task,
     classification = c(min_split = 2L, min_leaf = 1L),
-    regression = c(min_split = 6L, min_leaf = 3L),
-    survival = c(min_split = survival_default("min_split"), min_leaf = survival_default("min_leaf"))
+    c(min_split = 6L, min_leaf = 3L)
   )
   sizes[[what]]
 }
 
-#' Survival defaults, measured in bench/survival.R
+#' The least rows with an event in a survival leaf (more measured no better
+#' than larger leaves, see default_node_size())
 #' @noRd
-survival_default <- function(what) {
-  switch(what,
-    min_split = as.integer(getOption("ccforest.survival_min_split", 10L)),
-    min_leaf = as.integer(getOption("ccforest.survival_min_leaf", 5L)),
-    min_events = as.integer(getOption("ccforest.survival_min_events", 1L))
-  )
+survival_min_events <- function() {
+  as.integer(getOption("ccforest.survival_min_events", 1L))
 }
 
 #' The options of a survival fit beyond the common ones: the least events in
 #' a leaf and the periods of the CCA's response
 #' @noRd
-survival_options <- function(options) {
-  options$min_events <- survival_default("min_events")
-  options$survival_intervals <- survival_intervals()
+survival_options <- function(options, response) {
+  options$min_events <- survival_min_events()
+  options$survival_intervals <- survival_intervals(response$survival$n_cause)
   options
 }
 
@@ -254,4 +264,18 @@ format_survival_oob <- function(x) {
   }
   sprintf("C-index %s; integrated Brier score %s (%s: %s) (out of bag)",
           per_cause(c_index, 3L), per_cause(x$oob_ibs, 4L), null, per_cause(x$oob_ibs_null, 4L))
+}
+
+#' Whether sampling = "auto" bags a task's trees: survival forests are
+#' bagged, which measured at least as accurate as projection bootstrapping
+#' and gives out-of-bag estimates (bench/results/survival-design.md)
+#' @noRd
+survival_bags <- function(task) {
+  task == "survival"
+}
+
+#' The rows a fit learns from: those of positive weight
+#' @noRd
+rows_counted <- function(matrix_x, weights) {
+  if (is.null(weights)) nrow(matrix_x) else sum(weights > 0)
 }

@@ -23,7 +23,7 @@ using namespace ccforest;
 namespace {
 
 /**
- * The request from list(time_count, event_time, horizon, outputs, average),
+ * The request from list(time_count, event_time, horizon, outputs),
  * as survival_request() builds it in R; `outputs` names what is wanted.
  */
 SurvivalRequest survival_request(const Rcpp::List& request, const ModelShape& shape) {
@@ -31,7 +31,6 @@ SurvivalRequest survival_request(const Rcpp::List& request, const ModelShape& sh
   out.time_count = list_value<std::vector<int>>(request, "time_count");
   out.event_time = list_value<std::vector<double>>(request, "event_time");
   out.horizon = list_value<double>(request, "horizon");
-  out.average = list_value<int>(request, "average");
   for (const std::string& name : list_value<std::vector<std::string>>(request, "outputs")) {
     if (name == "survival") out.survival = true;
     else if (name == "chf") out.chf = true;
@@ -40,7 +39,7 @@ SurvivalRequest survival_request(const Rcpp::List& request, const ModelShape& sh
     else if (name == "rmst") out.rmst = true;
     else Rcpp::stop("internal error: unknown survival output");
   }
-  if (static_cast<int>(out.event_time.size()) != shape.n_time || out.average < 0 || out.average > 2) {
+  if (static_cast<int>(out.event_time.size()) != shape.n_time) {
     Rcpp::stop("internal error: invalid survival request");
   }
   for (int count : out.time_count) {

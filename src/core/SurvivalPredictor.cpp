@@ -15,70 +15,49 @@ namespace {
 constexpr size_t kBlockEntries = size_t{1} << 21;
 constexpr size_t kMaxBlock = 256;
 
-/** One row's curves from its summed leaf increments (see SurvivalRequest). */
+/** One row's curves from its trees' summed leaf estimates (see SurvivalRequest). */
 class Reducer {
  public:
   Reducer(const SurvivalRequest& request, int n_cause, size_t n_time)
       : request_(request), k_(static_cast<size_t>(n_cause)), j_(n_time),
-        surv_(n_time + 1), chf_(k_ * (n_time + 1)), cif_(k_ * (n_time + 1)) {}
+        surv_(n_time + 1), chf_(k_ * (n_time + 1)), cif_(k_ * (n_time + 1)), risk_(k_) {}
 
-  /** hazard: K x J sums of h_{c,k} over `count` trees; mean_cif: the same for option 2. */
-  void reduce(const double* hazard, const double* mean_cif, int count, size_t row, size_t n,
+  /**
+   * hazard and incidence: K x J sums over `count` trees of the leaves'
+   * hazard and incidence increments (either may be null when not needed).
+   */
+  void reduce(const double* hazard, const double* incidence, int count, size_t row, size_t n,
               const SurvivalOutput& out) {
     const size_t m = request_.time_count.size();
     const double nan = std::numeric_limits<double>::quiet_NaN();
     if (out.count != nullptr) out.count[row] = count;
-    if (count == 0) {
-      for (size_t g = 0; g < m; ++g) {
-        if (out.survival != nullptr) out.survival[g * n + row] = nan;
-        for (size_t c = 0; c < k_; ++c) {
-          if (out.chf != nullptr) out.chf[(c * m + g) * n + row] = nan;
-          if (out.cif != nullptr) out.cif[(c * m + g) * n + row] = nan;
-        }
-      }
-      for (size_t c = 0; c < k_ && out.risk != nullptr; ++c) out.risk[c * n + row] = nan;
-      if (out.rmst != nullptr) out.rmst[row] = nan;
-      return;
-    }
     const double trees = static_cast<double>(count);
-    double s = 1.0;
+    const size_t stride = j_ + 1;
+    std::fill(risk_.begin(), risk_.end(), count == 0 ? nan : 0.0);
     surv_[0] = 1.0;
-    for (size_t c = 0; c < k_; ++c) chf_[c * (j_ + 1)] = cif_[c * (j_ + 1)] = 0.0;
-    std::vector<double>& risk = risk_;
-    risk.assign(k_, 0.0);
-    for (size_t t = 0; t < j_; ++t) {
-      double total = 0.0, chf_total = 0.0;
+    for (size_t c = 0; c < k_; ++c) chf_[c * stride] = cif_[c * stride] = 0.0;
+    for (size_t t = 0; t < j_ && count > 0; ++t) {
+      double all = 0.0;
       for (size_t c = 0; c < k_; ++c) {
-        const double h = hazard[c * j_ + t] / trees;
-        const size_t at = c * (j_ + 1) + t;
-        chf_[at + 1] = chf_[at] + h;
-        chf_total += chf_[at + 1];
-        cif_[at + 1] = cif_[at] + (request_.average == 2 ? mean_cif[c * j_ + t] / trees : s * h);
-        total += h;
+        const size_t at = c * stride + t;
+        if (hazard != nullptr) chf_[at + 1] = chf_[at] + hazard[c * j_ + t] / trees;
+        if (incidence != nullptr) {
+          cif_[at + 1] = cif_[at] + incidence[c * j_ + t] / trees;
+          all += cif_[at + 1];
+        }
+        risk_[c] += k_ == 1 ? chf_[at + 1] : cif_[at + 1];
       }
-      if (request_.average == 0) {
-        s *= std::max(0.0, 1.0 - total);
-      } else if (request_.average == 1) {
-        s = std::exp(-chf_total);
-      } else {
-        double all = 0.0;
-        for (size_t c = 0; c < k_; ++c) all += cif_[c * (j_ + 1) + t + 1];
-        s = std::max(0.0, 1.0 - all);
-      }
-      surv_[t + 1] = s;
-      for (size_t c = 0; c < k_; ++c) {
-        risk[c] += k_ == 1 ? chf_[c * (j_ + 1) + t + 1] : cif_[c * (j_ + 1) + t + 1];
-      }
+      surv_[t + 1] = std::max(0.0, 1.0 - all);
     }
     for (size_t g = 0; g < m; ++g) {
       const size_t at = static_cast<size_t>(request_.time_count[g]);
-      if (out.survival != nullptr) out.survival[g * n + row] = surv_[at];
+      if (out.survival != nullptr) out.survival[g * n + row] = count == 0 ? nan : surv_[at];
       for (size_t c = 0; c < k_; ++c) {
-        if (out.chf != nullptr) out.chf[(c * m + g) * n + row] = chf_[c * (j_ + 1) + at];
-        if (out.cif != nullptr) out.cif[(c * m + g) * n + row] = cif_[c * (j_ + 1) + at];
+        if (out.chf != nullptr) out.chf[(c * m + g) * n + row] = count == 0 ? nan : chf_[c * stride + at];
+        if (out.cif != nullptr) out.cif[(c * m + g) * n + row] = count == 0 ? nan : cif_[c * stride + at];
       }
     }
-    for (size_t c = 0; c < k_ && out.risk != nullptr; ++c) out.risk[c * n + row] = risk[c];
+    for (size_t c = 0; c < k_ && out.risk != nullptr; ++c) out.risk[c * n + row] = risk_[c];
     if (out.rmst != nullptr) {
       // S is surv_[t] on [t_{t-1}, t_t), with t_{-1} = 0 and t_J = infinity.
       const double tau = request_.horizon;
@@ -88,7 +67,7 @@ class Reducer {
         if (next > previous) area += surv_[t] * (next - previous);
         previous = std::max(previous, next);
       }
-      out.rmst[row] = area;
+      out.rmst[row] = count == 0 ? nan : area;
     }
   }
 
@@ -108,7 +87,13 @@ void predict_survival(const ForestModel& model, const MatrixMap& x,
   const size_t n_tree = model.n_tree();
   const int k = model.shape.n_cause;
   const size_t j = static_cast<size_t>(model.shape.n_time);
-  const size_t per_row = static_cast<size_t>(k) * j * (request.average == 2 ? 2 : 1);
+  // Hazards for chf and the risk of one cause; incidences for the curves
+  // and the risk of several causes.
+  const bool one = k == 1;
+  const bool need_hazard = request.chf || (request.risk && one);
+  const bool need_incidence = request.survival || request.cif || request.rmst || (request.risk && !one);
+  const size_t width = static_cast<size_t>(k) * j;
+  const size_t per_row = width * ((need_hazard ? 1 : 0) + (need_incidence ? 1 : 0));
   const size_t block = std::max<size_t>(1, std::min(kMaxBlock, kBlockEntries / std::max<size_t>(1, per_row)));
   const size_t n_block = (n + block - 1) / block;
   const bool swapping = swap.partner != nullptr && swap.last_column > swap.first_column;
@@ -159,28 +144,22 @@ void predict_survival(const ForestModel& model, const MatrixMap& x,
         const int32_t entries = model.leaf(t, leaf).count;
         const int32_t* index = model.leaf_index(t, leaf);
         const double* value = model.leaf_values(t, leaf);
-        double* h = hazard.data() + i * per_row;
-        double* f = h + static_cast<size_t>(k) * j;  // the trees' own curves (average 2)
+        double* h = need_hazard ? hazard.data() + i * per_row : nullptr;
+        double* f = need_incidence ? hazard.data() + i * per_row + (need_hazard ? width : 0) : nullptr;
         double leaf_survival = 1.0;
         for (int32_t e = 0; e < entries;) {
           // A leaf's event time: its rows at risk, then its events per cause.
           const size_t time = static_cast<size_t>(index[e] / (k + 1));
           const double at_risk = value[e++];
           double total = 0.0;
-          const int32_t first = e;
           for (; e < entries && index[e] % (k + 1) != 0; ++e) {
             const size_t cause = static_cast<size_t>(index[e] % (k + 1) - 1);
             const double increment = value[e] / at_risk;
-            h[cause * j + time] += increment;
+            if (h != nullptr) h[cause * j + time] += increment;
+            if (f != nullptr) f[cause * j + time] += leaf_survival * increment;
             total += increment;
           }
-          if (request.average == 2) {
-            for (int32_t g = first; g < e; ++g) {
-              const size_t cause = static_cast<size_t>(index[g] % (k + 1) - 1);
-              f[cause * j + time] += leaf_survival * value[g] / at_risk;
-            }
-            leaf_survival *= 1.0 - total;
-          }
+          leaf_survival *= 1.0 - total;
         }
         ++count[i];
       }
@@ -188,7 +167,8 @@ void predict_survival(const ForestModel& model, const MatrixMap& x,
     Reducer reducer(request, k, j);
     for (size_t i = 0; i < m; ++i) {
       const double* h = hazard.data() + i * per_row;
-      reducer.reduce(h, h + static_cast<size_t>(k) * j, count[i], begin + i, n, out);
+      reducer.reduce(need_hazard ? h : nullptr, need_incidence ? h + (need_hazard ? width : 0) : nullptr,
+                     count[i], begin + i, n, out);
     }
   });
 }

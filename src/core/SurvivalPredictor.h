@@ -13,18 +13,24 @@
 namespace ccforest {
 
 /**
- * What a survival prediction computes for each row. The forest's estimate
- * for a row is the mean, over its trees, of the Nelson-Aalen increments
- * d_{c,k} / Y_k of the leaf the row reaches: h_{c,k}, the ensemble hazard of
- * cause c at the data's event time t_k (a tree whose leaf has no event at
- * t_k adds 0). From these:
- *   chf_c(t)  = sum_{t_k <= t} h_{c,k}                  (Nelson-Aalen)
- *   S(t)      = prod_{t_k <= t} (1 - sum_c h_{c,k})     (its product-integral)
- *   cif_c(t)  = sum_{t_k <= t} S(t_{k-1}) h_{c,k}        (Aalen-Johansen)
- *   risk      = sum_k chf(t_k) for one cause, sum_k cif_c(t_k) for each of several
- *   rmst      = the integral of S from 0 to `horizon`
+ * What a survival prediction computes for each row. Each tree's leaf holds
+ * its Nelson-Aalen estimator: Y_k rows at risk and d_{c,k} events of cause
+ * c at the data's event times t_k. The forest averages, over its trees
+ * (the trees that predict the row),
+ *   its cumulative hazards:  chf_c(t) = mean over trees of sum_{t_k <= t} d_{c,k} / Y_k,
+ *   its cumulative incidences, the leaves' Aalen-Johansen estimates (for one
+ *   cause, one minus their Kaplan-Meier estimates):
+ *     cif_c(t) = mean over trees of sum_{t_k <= t} S(t_{k-1}) d_{c,k} / Y_k,
+ *     S(t) = prod_{t_k <= t} (1 - sum_c d_{c,k} / Y_k) within the leaf,
+ * and from these
+ *   survival(t) = 1 - sum_c cif_c(t)  (the mean of the trees' Kaplan-Meier curves),
+ *   risk  = sum_k chf(t_k) over the event times for one cause ("mortality"),
+ *           sum_k cif_c(t_k) for each of several,
+ *   rmst  = the integral of survival(t) from 0 to `horizon`.
  * A forest whose trees are single leaves grown on every row thus gives the
  * Kaplan-Meier, Nelson-Aalen and Aalen-Johansen estimates of the data.
+ * Averaging the curves measured better than the product-integral or
+ * exp(-chf) of the averaged hazards (bench/results/survival-design.md).
  */
 struct SurvivalRequest {
   /** For each requested time t, the number of the data's event times t_k <= t. */
@@ -33,13 +39,6 @@ struct SurvivalRequest {
   std::vector<double> event_time;
   double horizon = 0.0;
   bool survival = false, chf = false, cif = false, risk = false, rmst = false;
-  /**
-   * How trees are combined: 0, their mean hazards (above); 1, S(t) =
-   * exp(-chf(t)) from the mean hazards; 2, the mean of the trees' own
-   * Kaplan-Meier and Aalen-Johansen curves. Only 0 is offered to users; the
-   * others are kept to measure against (see bench/survival.R).
-   */
-  int average = 0;
 };
 
 /**

@@ -170,7 +170,7 @@ test_that("the fitted object is plain data: saveRDS, combine_forests, first_tree
   expect_identical(predict(back, d, type = "risk"), predict(whole, d, type = "risk"))
   first <- ccforest(Surv(time, status) ~ ., data = d, n_tree = 4, seed = 11)
   rest <- ccforest(Surv(time, status) ~ ., data = d, n_tree = 6, seed = 11, first_tree = 5)
-  joined <- combine_forests(first, rest)
+  expect_message(joined <- combine_forests(first, rest), "out-of-bag")
   expect_identical(joined$forest$trees, whole$forest$trees)
   expect_identical(predict(joined, d, type = "survival", times = 300),
                    predict(whole, d, type = "survival", times = 300))
