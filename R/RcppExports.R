@@ -65,8 +65,8 @@ ccf_jackknife_plus_cpp <- function(values, residual, record, seed, first_tree, r
     .Call(`_ccforest_ccf_jackknife_plus_cpp`, values, residual, record, seed, first_tree, rank_lower, rank_upper, n_thread)
 }
 
-ccf_predict_survival_cpp <- function(trees, shape, x, seed, first_tree, impute_random, n_tree, n_thread, request) {
-    .Call(`_ccforest_ccf_predict_survival_cpp`, trees, shape, x, seed, first_tree, impute_random, n_tree, n_thread, request)
+ccf_predict_survival_cpp <- function(trees, shape, x, seed, first_tree, impute_random, n_tree, n_thread, request, negate_begin = 0L, negate_end = 0L) {
+    .Call(`_ccforest_ccf_predict_survival_cpp`, trees, shape, x, seed, first_tree, impute_random, n_tree, n_thread, request, negate_begin, negate_end)
 }
 
 ccf_oob_survival_cpp <- function(trees, training, source, n_thread, request, feature, negate) {

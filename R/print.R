@@ -35,6 +35,7 @@ print.ccforest <- function(x, ...) {
     "Training time:" = format_seconds(x$train_time)
   )
   rows <- rows[!is.na(rows)]
+  if (x$task == "survival") names(rows)[names(rows) == "OOB error:"] <- "Out of bag:"
   cat(sprintf("%-16s %s", names(rows), rows), sep = "\n")
   invisible(x)
 }

@@ -178,5 +178,129 @@ survival_oob_importance <- function(fit, training, source, n_thread, type, c_ind
     }, numeric(1))
     mean(drops)
   }, numeric(1))
-  new_importance(values, features, type)
+  structure(new_importance(values, features, type), measure = "c_index")
+}
+
+#' The held-out survival outcome of `new_data` (or `y`), coded as the
+#' forest's: list(time, status) with status 0 (censored) or the cause's number
+#' @noRd
+survival_held_out <- function(object, new_data, y, purpose) {
+  if (is.null(y)) {
+    if (is.null(object$formula)) {
+      stop(sprintf(paste0("`y` is missing: %s needs the survival outcome of `new_data`. The ",
+                          "forest was fitted with `x` and `y`, so give it as `y` (a Surv ",
+                          "object)."), purpose), call. = FALSE)
+    }
+    y <- survival_outcome_in(object, new_data, purpose)
+  }
+  if (is.data.frame(y) && ncol(y) == 1L) y <- y[[1L]]
+  if (!inherits(y, "Surv")) {
+    stop(sprintf("`y` must be the held-out survival outcome, a Surv object, not %s.",
+                 class_label(y)), call. = FALSE)
+  }
+  causes <- object$response$survival$causes
+  status <- as.integer(y[, "status"])
+  if (identical(attr(y, "type"), "mright")) {
+    code <- match(attr(y, "states"), causes)
+    if (anyNA(code)) {
+      stop(sprintf("The held-out outcome has cause(s) %s, which the forest (causes %s) never saw.",
+                   format_names(attr(y, "states")[is.na(code)]), format_names(causes)),
+           call. = FALSE)
+    }
+    status <- ifelse(status > 0L, code[pmax(status, 1L)], 0L)
+  } else if (!identical(attr(y, "type"), "right") || length(causes) != 1L) {
+    stop(sprintf("The held-out outcome must be right-censored like the forest's (%s).",
+                 if (length(causes) == 1L) "Surv(time, status)" else
+                   "Surv(time, event) with the same causes"), call. = FALSE)
+  }
+  list(time = as.double(y[, "time"]), status = status)
+}
+
+#' A formula fit's Surv outcome evaluated in `new_data` (Surv() found even
+#' where the survival package is not attached)
+#' @noRd
+survival_outcome_in <- function(object, new_data, purpose) {
+  name <- object$formula$response_names[[1L]]
+  if (!is.data.frame(new_data)) {
+    new_data <- as.data.frame(new_data, stringsAsFactors = FALSE)
+  }
+  if (name %in% names(new_data)) {
+    return(new_data[[name]])
+  }
+  expr <- tryCatch(str2lang(name), error = function(e) NULL)
+  enclos <- new.env(parent = object$formula$env %||% globalenv())
+  enclos$Surv <- survival::Surv
+  value <- if (is.null(expr) || !any(all.vars(expr) %in% names(new_data))) NULL else {
+    tryCatch(eval(expr, new_data, enclos), error = function(e) NULL)
+  }
+  if (is.null(value)) {
+    stop(sprintf(paste0("`new_data` has no outcome `%s`: %s compares predictions with the ",
+                        "held-out outcome, so include its columns (or give it as `y`)."),
+                 name, purpose), call. = FALSE)
+  }
+  value
+}
+
+#' Permutation or negation importance of a survival forest on held-out data:
+#' the mean over causes of Harrell's C of the predicted risk, less its C with
+#' the variable permuted (or its sign flipped)
+#' @noRd
+survival_held_out_importance <- function(object, new_data, y, type, n_repeat, n_thread, seed,
+                                         local) {
+  if (local) {
+    stop("local = TRUE is not available for survival forests: their importance is a change in ",
+         "Harrell's C, which is not a sum of each row's share.", call. = FALSE)
+  }
+  what <- sprintf("%s importance", type)
+  truth <- survival_held_out(object, new_data, y, what)
+  matrix_x <- predictor_matrix(object, new_data)
+  if (nrow(matrix_x) != length(truth$time)) {
+    stop(sprintf("`new_data` has %d rows but `y` has %d; they must match.",
+                 nrow(matrix_x), length(truth$time)), call. = FALSE)
+  }
+  keep <- !is.na(truth$time) & !is.na(truth$status)
+  if (sum(truth$status[keep] > 0L) < 1L || sum(keep) < 2L) {
+    stop(sprintf("%s needs held-out rows with at least one event.", what), call. = FALSE)
+  }
+  matrix_x <- matrix_x[keep, , drop = FALSE]
+  time <- truth$time[keep]
+  status <- truth$status[keep]
+  causes <- object$response$survival$causes
+  n_tree <- n_trees(object)
+  request <- survival_request(object$response$survival, numeric(0), "risk")
+  concordance_of <- function(negate = c(0L, 0L), x = matrix_x) {
+    risk <- core_call(object, ccf_predict_survival_cpp(
+      object$forest$trees, model_shape(object), x, object$seed, object$forest$first_tree - 1,
+      imputes_at_random(object), n_tree, n_thread, request, negate[[1L]], negate[[2L]]))$risk
+    mean(vapply(seq_along(causes), function(k) {
+      if (!any(status == k)) return(NA_real_)
+      harrell_c(risk[, k], time, status, k)
+    }, numeric(1)), na.rm = TRUE)
+  }
+  base <- concordance_of()
+  bp <- object$blueprint
+  n_feature <- length(bp$feature_names)
+  drop <- numeric(n_feature)
+  if (type == "negation") {
+    for (d in seq_len(n_feature)) {
+      drop[[d]] <- base - concordance_of(as.integer(bp$feature_start[c(d, d + 1L)]))
+    }
+  } else {
+    if (!is.null(seed)) {
+      restore_rng <- preserve_rng()
+      on.exit(restore_rng(), add = TRUE)
+      set.seed(seed)
+    }
+    n <- nrow(matrix_x)
+    for (r in seq_len(n_repeat)) {
+      for (d in seq_len(n_feature)) {
+        columns <- which(bp$column_feature == d)
+        permuted <- matrix_x
+        permuted[, columns] <- matrix_x[sample.int(n), columns, drop = FALSE]
+        drop[[d]] <- drop[[d]] + base - concordance_of(x = permuted)
+      }
+    }
+    drop <- drop / n_repeat
+  }
+  structure(new_importance(drop, bp$feature_names, type), measure = "c_index")
 }

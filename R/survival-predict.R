@@ -210,3 +210,45 @@ format_survival <- function(values, type, times, survival) {
     time = values
   )
 }
+
+#' What partial_dependence() predicts with a survival forest: its type, the
+#' core's request and the names of the prediction columns
+#' @noRd
+survival_pd_spec <- function(object, type, times) {
+  survival <- object$response$survival
+  type <- check_choice(type %||% "risk", "type", c("risk", "survival", "chf", "cif"))
+  causes <- survival$causes
+  if (type == "risk") {
+    if (!is.null(times)) {
+      stop("`times` is for type = \"survival\", \"chf\" or \"cif\", not \"risk\".", call. = FALSE)
+    }
+    labels <- if (length(causes) == 1L) "risk" else paste0("risk.", causes)
+    return(list(type = type, output = "risk", times = numeric(0), labels = labels,
+                request = survival_request(survival, numeric(0), "risk")))
+  }
+  if (is.null(times)) {
+    stop(sprintf("type = \"%s\" needs `times`: the time(s) at which the curves are averaged.",
+                 type), call. = FALSE)
+  }
+  times <- check_times(times, survival)
+  time_names <- format(times, trim = TRUE)
+  labels <- if (type == "survival") {
+    paste0("survival.", time_names)
+  } else if (type == "chf" && length(causes) == 1L) {
+    paste0("chf.", time_names)
+  } else {
+    paste0(type, ".", rep(causes, each = length(times)), ".", time_names)
+  }
+  list(type = type, output = type, times = times, labels = labels,
+       request = survival_request(survival, times, type))
+}
+
+#' Survival predictions as a rows x columns matrix (columns as the spec's labels)
+#' @noRd
+survival_pd_predict <- function(object, matrix_x, spec, n_tree, n_thread) {
+  values <- core_call(object, ccf_predict_survival_cpp(
+    object$forest$trees[seq_len(n_tree)], model_shape(object), matrix_x, seed = object$seed,
+    first_tree = object$forest$first_tree - 1, impute_random = imputes_at_random(object),
+    n_tree = n_tree, n_thread = n_thread, request = spec$request))[[spec$output]]
+  matrix(values, nrow(matrix_x))
+}

@@ -49,12 +49,12 @@ prepare_survival_response <- function(y, arg = "y", name = NULL, stat_rows = NUL
   type <- attr(y, "type")
   if (!identical(type, "right") && !identical(type, "mright")) {
     kind <- switch(type %||% "",
-      left = "left-censored", interval = , interval2 = "interval-censored",
-      counting = , mcounting = "counting-process (start, stop]",
-      sprintf("\"%s\"", type %||% "unknown")
+      left = "a left-censored", interval = , interval2 = "an interval-censored",
+      counting = , mcounting = "a counting-process (start, stop]",
+      sprintf("a \"%s\"", type %||% "unknown")
     )
     stop(sprintf(paste0(
-      "`%s` is a %s Surv object; survival forests take right-censored times: ",
+      "`%s` is %s Surv object; survival forests take right-censored times: ",
       "Surv(time, status), or Surv(time, event) with a factor `event` whose first level is ",
       "censoring for competing risks."), arg, kind), call. = FALSE)
   }

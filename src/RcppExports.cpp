@@ -242,8 +242,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // ccf_predict_survival_cpp
-Rcpp::List ccf_predict_survival_cpp(const Rcpp::List& trees, const Rcpp::List& shape, const Rcpp::NumericMatrix& x, double seed, double first_tree, bool impute_random, int n_tree, int n_thread, const Rcpp::List& request);
-RcppExport SEXP _ccforest_ccf_predict_survival_cpp(SEXP treesSEXP, SEXP shapeSEXP, SEXP xSEXP, SEXP seedSEXP, SEXP first_treeSEXP, SEXP impute_randomSEXP, SEXP n_treeSEXP, SEXP n_threadSEXP, SEXP requestSEXP) {
+Rcpp::List ccf_predict_survival_cpp(const Rcpp::List& trees, const Rcpp::List& shape, const Rcpp::NumericMatrix& x, double seed, double first_tree, bool impute_random, int n_tree, int n_thread, const Rcpp::List& request, int negate_begin, int negate_end);
+RcppExport SEXP _ccforest_ccf_predict_survival_cpp(SEXP treesSEXP, SEXP shapeSEXP, SEXP xSEXP, SEXP seedSEXP, SEXP first_treeSEXP, SEXP impute_randomSEXP, SEXP n_treeSEXP, SEXP n_threadSEXP, SEXP requestSEXP, SEXP negate_beginSEXP, SEXP negate_endSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::traits::input_parameter< const Rcpp::List& >::type trees(treesSEXP);
@@ -255,7 +255,9 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< int >::type n_tree(n_treeSEXP);
     Rcpp::traits::input_parameter< int >::type n_thread(n_threadSEXP);
     Rcpp::traits::input_parameter< const Rcpp::List& >::type request(requestSEXP);
-    rcpp_result_gen = Rcpp::wrap(ccf_predict_survival_cpp(trees, shape, x, seed, first_tree, impute_random, n_tree, n_thread, request));
+    Rcpp::traits::input_parameter< int >::type negate_begin(negate_beginSEXP);
+    Rcpp::traits::input_parameter< int >::type negate_end(negate_endSEXP);
+    rcpp_result_gen = Rcpp::wrap(ccf_predict_survival_cpp(trees, shape, x, seed, first_tree, impute_random, n_tree, n_thread, request, negate_begin, negate_end));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -420,7 +422,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_ccforest_ccf_in_bag_cpp", (DL_FUNC) &_ccforest_ccf_in_bag_cpp, 5},
     {"_ccforest_ccf_infjack_cpp", (DL_FUNC) &_ccforest_ccf_infjack_cpp, 5},
     {"_ccforest_ccf_jackknife_plus_cpp", (DL_FUNC) &_ccforest_ccf_jackknife_plus_cpp, 8},
-    {"_ccforest_ccf_predict_survival_cpp", (DL_FUNC) &_ccforest_ccf_predict_survival_cpp, 9},
+    {"_ccforest_ccf_predict_survival_cpp", (DL_FUNC) &_ccforest_ccf_predict_survival_cpp, 11},
     {"_ccforest_ccf_oob_survival_cpp", (DL_FUNC) &_ccforest_ccf_oob_survival_cpp, 7},
     {"_ccforest_ccf_martingale_residuals_cpp", (DL_FUNC) &_ccforest_ccf_martingale_residuals_cpp, 5},
     {"_ccforest_ccf_cca_cpp", (DL_FUNC) &_ccforest_ccf_cca_cpp, 3},

@@ -96,16 +96,21 @@ Rcpp::List survival_results(const SurvivalRequest& request, R_xlen_t n, int n_ca
 
 // Survival predictions of the first n_tree stored trees for the rows of x:
 // a list of what the request names (see core/SurvivalPredictor.h) and the
-// trees used per row.
+// trees used per row. Columns [negate_begin, negate_end) (0-based) are read
+// with their signs flipped (negation importance).
 // [[Rcpp::export(rng = false)]]
 Rcpp::List ccf_predict_survival_cpp(const Rcpp::List& trees, const Rcpp::List& shape,
                                     const Rcpp::NumericMatrix& x, double seed, double first_tree,
                                     bool impute_random, int n_tree, int n_thread,
-                                    const Rcpp::List& request) {
+                                    const Rcpp::List& request, int negate_begin = 0,
+                                    int negate_end = 0) {
   const ModelShape model = model_shape(shape);
   if (!model.is_survival()) Rcpp::stop("internal error: not a survival forest");
   if (x.ncol() != model.n_column) Rcpp::stop("internal error: data has the wrong width");
   if (n_tree < 1 || n_tree > trees.size()) Rcpp::stop("internal error: n_tree out of range");
+  if (negate_begin < 0 || negate_end > model.n_column || negate_begin > negate_end) {
+    Rcpp::stop("internal error: negated columns out of range");
+  }
   const SurvivalRequest asked = survival_request(request, model);
   SurvivalOutput out;
   Rcpp::List result = survival_results(asked, x.nrow(), model.n_cause, out);
@@ -120,6 +125,8 @@ Rcpp::List ccf_predict_survival_cpp(const Rcpp::List& trees, const Rcpp::List& s
     options.seed = whole_number(seed, "seed");
     options.first_tree = whole_number(first_tree, "first_tree");
     options.impute_random = impute_random;
+    options.negate_begin = negate_begin;
+    options.negate_end = negate_end;
     predict_survival(decoded, xm, row_hashes(xm), options, asked, nullptr, ColumnSwap(), runtime,
                      out);
   }, "out of memory while predicting; predict `new_data` in smaller pieces");

@@ -189,3 +189,96 @@ test_that("print, summary and tree_info describe survival forests", {
   # that reach them with a time at or after it.
   expect_true(all(unlist(leaves$time) %in% d$time[d$event != "censor"]))
 })
+
+test_that("importance by Harrell's C: projection, out of bag and held out", {
+  v <- survival::veteran
+  fit <- ccforest(Surv(time, status) ~ ., data = v, n_tree = 40, seed = 13,
+                  importance = "permutation")
+  imp <- fit$variable.importance
+  expect_identical(attr(imp, "type"), "permutation")
+  expect_identical(names(imp)[1], "karno")
+  expect_output(print(imp), "decrease in Harrell's C when permuted")
+  negation <- ccforest(Surv(time, status) ~ ., data = v, n_tree = 40, seed = 13,
+                       importance = "negation")$variable.importance
+  expect_identical(names(negation)[1], "karno")
+  expect_length(importance(fit, type = "projection"), 6L)
+  # Held out: the decrease in C when karno's values are shuffled.
+  train <- seq(1, nrow(v), by = 2)
+  held <- ccforest(Surv(time, status) ~ ., data = v[train, ], n_tree = 40, seed = 13)
+  perm <- importance(held, new_data = v[-train, ], seed = 1)
+  expect_identical(names(perm)[1], "karno")
+  base <- concordance(Surv(time, status) ~ risk, reverse = TRUE,
+                      data = data.frame(v[-train, ], risk = predict(held, v[-train, ])))$concordance
+  flipped <- importance(held, new_data = v[-train, ], type = "negation")
+  expect_true(all(flipped <= base))
+  # x/y fits take the held-out outcome in `y`
+  xy <- ccforest(v[train, -c(3, 4)], Surv(v$time[train], v$status[train]), n_tree = 20, seed = 2)
+  expect_length(importance(xy, new_data = v[-train, -c(3, 4)],
+                           y = Surv(v$time[-train], v$status[-train]), seed = 1), 6L)
+})
+
+test_that("partial dependence of risk and of survival at given times", {
+  v <- survival::veteran
+  fit <- ccforest(Surv(time, status) ~ ., data = v, n_tree = 20, seed = 14)
+  pd <- partial_dependence(fit, v, "karno", grid = list(karno = c(30, 70)))
+  expect_named(pd, c("karno", "risk"))
+  manual <- vapply(c(30, 70), function(k) {
+    w <- v
+    w$karno <- k
+    mean(predict(fit, w, type = "risk"))
+  }, numeric(1))
+  expect_equal(pd$risk, manual, tolerance = 1e-12)
+  expect_gt(pd$risk[1], pd$risk[2])  # low performance status, higher risk
+  surv <- partial_dependence(fit, v, "karno", grid = list(karno = c(30, 70)),
+                             type = "survival", times = c(30, 90))
+  expect_named(surv, c("karno", "survival.30", "survival.90"))
+  w <- v
+  w$karno <- 70
+  expect_equal(unname(unlist(surv[2, 2:3])),
+               unname(colMeans(predict(fit, w, type = "survival", times = c(30, 90)))),
+               tolerance = 1e-12)
+  m <- survival::mgus2
+  d <- data.frame(time = ifelse(m$pstat == 1, m$ptime, m$futime),
+                  event = factor(ifelse(m$pstat == 1, 1L, 2L * m$death), 0:2,
+                                 c("censor", "pcm", "death")), age = m$age, hgb = m$hgb)
+  d <- d[stats::complete.cases(d), ][1:400, ]
+  cr <- ccforest(Surv(time, event) ~ ., data = d, n_tree = 10, seed = 15)
+  pd_cr <- partial_dependence(cr, d, "age", grid_size = 3, type = "cif", times = c(60, 120))
+  expect_named(pd_cr, c("age", "cif.pcm.60", "cif.pcm.120", "cif.death.60", "cif.death.120"))
+})
+
+test_that("variant = \"paper\" and other projections grow survival forests", {
+  v <- survival::veteran
+  for (args in list(list(variant = "paper"), list(projection = "rotation"),
+                    list(projection = "axis"), list(sampling = "projection"),
+                    list(axis_candidates = "random"))) {
+    fit <- do.call(ccforest, c(list(Surv(time, status) ~ ., data = v, n_tree = 5, seed = 16),
+                               args))
+    s <- predict(fit, v[1:5, ], type = "survival", times = c(30, 100))
+    expect_true(all(s >= 0 & s <= 1 & s[, 2] <= s[, 1]))
+  }
+})
+
+test_that("backend = \"future\" grows and predicts the same survival forest", {
+  skip_if_not_installed("future", "1.49.0")
+  skip_on_cran()
+  old <- future::plan(future::multisession, workers = 2, rscript_libs = .libPaths())
+  on.exit(future::plan(old), add = TRUE)
+  v <- survival::veteran
+  here <- ccforest(Surv(time, status) ~ ., data = v, n_tree = 12, seed = 17)
+  there <- ccforest(Surv(time, status) ~ ., data = v, n_tree = 12, seed = 17, backend = "future")
+  expect_identical(there$forest$trees, here$forest$trees)
+  expect_identical(there$predictions, here$predictions)
+  expect_identical(predict(here, v, type = "survival", times = c(50, 100), backend = "future",
+                           chunk_size = 40),
+                   predict(here, v, type = "survival", times = c(50, 100)))
+})
+
+test_that("na_action = \"omit\" lines out-of-bag values up with the data's rows", {
+  d <- lung_data()
+  fit <- ccforest(Surv(time, status) ~ ., data = d, n_tree = 30, seed = 18, na_action = "omit")
+  expect_length(fit$predictions, nrow(d))
+  expect_true(all(is.na(fit$predictions[!stats::complete.cases(d)])))
+  expect_equal(nrow(fit$oob_survival$survival), nrow(d))
+  expect_equal(fit$n_obs, sum(stats::complete.cases(d)))
+})
