@@ -157,7 +157,8 @@
 #'   formula (the formula interface).
 #' @param y The outputs: a factor (classification), a numeric vector
 #'   (regression), or a data.frame of several outputs, all factors or all
-#'   numeric.
+#'   numeric; or a survival outcome, `survival::Surv(time, status)` (see the
+#'   section on survival forests).
 #' @param formula A formula such as `y ~ .`; `.` and `-` are supported, and
 #'   `cbind(y1, y2) ~ .` gives several outputs.
 #' @param data A data.frame holding the variables of `formula`.
@@ -166,15 +167,17 @@
 #'   number of features D returning it. Default `ceiling(log2(D) + 1)`, and 2
 #'   when D = 3 (a factor counts as one feature).
 #' @param min_split Nodes with fewer rows are not split. Default 2 for
-#'   classification, 6 for regression.
+#'   classification, 6 for regression, twice `min_leaf` for survival.
 #' @param min_leaf Minimum number of rows in a leaf. Default 1 for
-#'   classification, 3 for regression.
+#'   classification, 3 for regression, the square root of the rows (at least
+#'   5) for survival.
 #' @param max_depth Maximum depth of a tree; `NULL` (default) for unlimited.
 #' @param split_rule `"entropy"` (default) or `"gini"` for classification,
-#'   `"variance"` for regression.
+#'   `"variance"` for regression, `"logrank"` for survival.
 #' @param sampling `"auto"` (default) uses projection bootstrapping when
 #'   `mtry` is less than the number of features and bagging of whole trees
-#'   otherwise, as in the paper; `"projection"` or `"bagging"` force one.
+#'   otherwise, as in the paper (survival forests are bagged: see the section
+#'   on survival forests); `"projection"` or `"bagging"` force one.
 #'   Projection bootstrapping fits each node's CCA on a bootstrap sample of
 #'   the node's rows and grows each tree on every row (unless
 #'   `sample_fraction` or `replace` say otherwise); bagging grows each tree on

@@ -270,7 +270,11 @@ forest_problem <- function(forest, n_feature) {
 #'   (child nodes; `NA` for leaves), `terminal`, `threshold`, the list columns
 #'   `columns` (names of the encoded columns of the split) and `coefficients`,
 #'   and for leaves the prediction: one column per class (`prob.<level>`, for
-#'   each output) or per output.
+#'   each output) or per output. A survival forest's leaves hold their
+#'   Nelson-Aalen estimator instead, in the list columns `time` (the event
+#'   times where it jumps), `at_risk` (the rows at risk there; with case
+#'   weights on every row, their weight) and `events` (a matrix of those
+#'   times x causes).
 #' @examples
 #' fit <- ccforest(Species ~ ., data = iris, n_tree = 5, seed = 1)
 #' info <- tree_info(fit, 1)

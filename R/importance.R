@@ -116,7 +116,9 @@
 #'
 #' @param x A `"ccforest"` fitted by [ccforest()].
 #' @param type `"projection"`, `"permutation"` or `"negation"` (see the
-#'   sections below).
+#'   sections below). For survival forests permutation and negation
+#'   importance are the decrease in Harrell's C-index of the risk (averaged
+#'   over causes), and `local = TRUE` is not available.
 #'   `NULL` (default) returns the importance stored at fit time if there is
 #'   one (see the `importance` argument of [ccforest()]), the permutation
 #'   importance when `new_data` is given, and the projection importance

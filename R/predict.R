@@ -16,7 +16,9 @@
 #'   the forest must be fitted with `quantiles = TRUE`), `"interval"` for
 #'   prediction intervals with a coverage guarantee, `"se"` for standard
 #'   errors of the predictions (bagged forests), or `"terminal_nodes"` for
-#'   the node each row reaches in each tree. See the sections below.
+#'   the node each row reaches in each tree. Survival forests predict
+#'   `"risk"` (default), `"survival"`, `"chf"`, `"cif"` or `"time"` (see the
+#'   section on survival forests). See the sections below.
 #' @param quantiles With `type = "quantiles"`, the probabilities of the
 #'   quantiles, between 0 and 1.
 #' @param n_tree Use only the first `n_tree` trees (default: all of them).
@@ -62,7 +64,7 @@
 #'   (`"class"`), a numeric matrix with one column per level (`"prob"`), or a
 #'   numeric vector (`"response"`). For several outputs: a data.frame
 #'   (`"class"`, `"response"`) or a named list of probability matrices
-#'   (`"prob"`).
+#'   (`"prob"`). For survival forests, see the section on them.
 #' @section Prediction intervals:
 #' `type = "interval"` gives, for a regression forest with one output, a
 #' data.frame of class `"ccforest_interval"` with columns `prediction` (the

@@ -252,3 +252,42 @@ survival_pd_predict <- function(object, matrix_x, spec, n_tree, n_thread) {
     n_tree = n_tree, n_thread = n_thread, request = spec$request))[[spec$output]]
   matrix(values, nrow(matrix_x))
 }
+
+#' @section Survival forests:
+#' A survival forest predicts, for each row:
+#' * `"risk"` (default): the ensemble cumulative hazard summed over the
+#'   training data's distinct event times (randomForestSRC's "mortality"),
+#'   larger for higher risk, the natural input to a C-index; for competing
+#'   risks, a matrix with one column per cause, each cause's cumulative
+#'   incidence summed over the event times.
+#' * `"survival"`: a rows x `times` matrix of survival probabilities, the
+#'   mean of the trees' Kaplan-Meier estimates (in their leaves), so
+#'   non-increasing in time and in \[0, 1\]; with competing risks, the
+#'   probability of no event of any cause.
+#' * `"chf"`: the cumulative hazards, the mean of the trees' Nelson-Aalen
+#'   estimates (a rows x `times` matrix; for competing risks an array rows x
+#'   `times` x causes of the cause-specific ones).
+#' * `"cif"`: cumulative incidence functions, an array rows x `times` x
+#'   causes (named by the causes' levels), the mean of the trees'
+#'   Aalen-Johansen estimates: each non-decreasing, their sum over causes
+#'   one minus `"survival"`, so at most 1.
+#' * `"time"`: the restricted mean survival time, the area under the
+#'   survival curve from 0 to `horizon`.
+#'
+#' randomForestSRC averages the same way (Nelson-Aalen for the cumulative
+#' hazard, Kaplan-Meier for survival); ranger takes exp(-chf). Averaging the
+#' curves gave better Brier scores than the product-integral or the
+#' exponential of the averaged hazards
+#' ([`bench/results/survival-design.md`](https://github.com/ccforest/ccforest/blob/main/bench/results/survival-design.md)),
+#' and a forest whose trees are single leaves on every row gives exactly the
+#' Kaplan-Meier, Nelson-Aalen and Aalen-Johansen estimates of the data.
+#' The curves are step functions that jump at the training event times:
+#' `times` may be in any order and repeated (columns follow them); before
+#' the first event time the survival is 1, and after the last training
+#' event time the curves stay at their last value (the data say nothing
+#' beyond). A row's prediction does not depend on the rows predicted with it:
+#' `chunk_size`, `backend = "future"` and readers of pieces work as for the
+#' other tasks.
+#' @rdname predict.ccforest
+#' @name predict.ccforest
+NULL

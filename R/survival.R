@@ -262,7 +262,7 @@ format_survival_oob <- function(x) {
     text <- formatC(v, format = "f", digits = digits)
     if (length(v) == 1L) text else paste(sprintf("%s %s", names(v), text), collapse = ", ")
   }
-  sprintf("C-index %s; integrated Brier score %s (%s: %s) (out of bag)",
+  sprintf("C-index %s; integrated Brier score %s (%s: %s)",
           per_cause(c_index, 3L), per_cause(x$oob_ibs, 4L), null, per_cause(x$oob_ibs_null, 4L))
 }
 
@@ -279,3 +279,54 @@ survival_bags <- function(task) {
 rows_counted <- function(matrix_x, weights) {
   if (is.null(weights)) nrow(matrix_x) else sum(weights > 0)
 }
+
+#' @section Survival forests:
+#' A survival outcome, `survival::Surv(time, status)` with `status` 0/1
+#' (censored, event), `FALSE`/`TRUE` or 1/2 as survival codes it, grows a
+#' survival forest of right-censored times: `ccforest(Surv(time, status) ~
+#' ., data)` or `ccforest(x, y = Surv(time, status))`. Competing risks take
+#' survival's multi-state form, `Surv(time, event)` with `event` a factor
+#' whose first level is censoring and whose other levels are the causes. Other
+#' kinds of censoring (left, interval, counting-process start and stop
+#' times) are refused; times must be finite and >= 0, and at least two rows
+#' need an event.
+#'
+#' At each node, the canonical correlation analysis is fitted between the
+#' sampled features and the node's martingale residuals: each row's events
+#' minus the node's Nelson-Aalen cumulative hazard at its time (the residuals
+#' of a Cox model at beta = 0, so that X'M is its score), one column per
+#' period for three periods of the node's event times holding about equal
+#' numbers of events, so that the canonical directions can tell early from
+#' late risk (for competing risks, one column per cause instead). Each
+#' direction is then cut where the log-rank statistic of the two children is
+#' largest (survival::survdiff's, with ties; for competing risks the sum of
+#' the causes' log-rank statistics), over all cuts that leave `min_leaf` rows
+#' and an event on each side. Each leaf keeps its Nelson-Aalen counts (the
+#' rows at risk and the events of each cause at its event times), a few
+#' bytes per event time; the data's event times are kept once, in the
+#' fitted object.
+#'
+#' The defaults differ from the other tasks', as measured against aorsf on
+#' the data of
+#' [`bench/results/survival-design.md`](https://github.com/ccforest/ccforest/blob/main/bench/results/survival-design.md):
+#' `sampling = "auto"` bags the trees (as accurate as projection
+#' bootstrapping or more, and it gives out-of-bag estimates), and leaves hold
+#' at least the square root of the rows (at least 5; `min_split` twice
+#' that), which predicted survival curves better than leaves of 3 to 30 rows
+#' or leaves counted in events. Out-of-bag risk (`predictions`), survival
+#' curves at 50 times from the 10th to the 75th percentile of the observed
+#' times (`oob_survival`), Harrell's C-index (`oob_c_index`, per cause) and
+#' the integrated Brier score (`oob_ibs`; inverse probability of censoring
+#' weighted, over the same times, next to the Kaplan-Meier or
+#' Aalen-Johansen estimate's, `oob_ibs_null`) are stored in the fit and
+#' shown by `print()`. `importance = "permutation"` or `"negation"` measure
+#' the decrease in the out-of-bag C-index. See [predict.ccforest()] for the
+#' predictions, and `vignette("survival", package = "ccforest")`.
+#'
+#' Comparisons with aorsf and ranger (C-index, index of prediction
+#' accuracy, times and model size on five data sets of the survival package,
+#' and competing risks on mgus2) are in
+#' [`bench/results/survival.md`](https://github.com/ccforest/ccforest/blob/main/bench/results/survival.md).
+#' @rdname ccforest
+#' @name ccforest
+NULL
