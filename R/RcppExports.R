@@ -33,6 +33,10 @@ ccf_tree_table_cpp <- function(tree, shape) {
     .Call(`_ccforest_ccf_tree_table_cpp`, tree, shape)
 }
 
+ccf_cache_bytes_cpp <- function() {
+    .Call(`_ccforest_ccf_cache_bytes_cpp`)
+}
+
 ccf_exact_row_sums_cpp <- function(x) {
     .Call(`_ccforest_ccf_exact_row_sums_cpp`, x)
 }
@@ -75,6 +79,14 @@ ccf_oob_survival_cpp <- function(trees, training, source, n_thread, request, fea
 
 ccf_martingale_residuals_cpp <- function(rank, event, weights, n_cause, intervals) {
     .Call(`_ccforest_ccf_martingale_residuals_cpp`, rank, event, weights, n_cause, intervals)
+}
+
+ccf_checksum_cpp <- function(object, names) {
+    .Call(`_ccforest_ccf_checksum_cpp`, object, names)
+}
+
+ccf_row_keys_cpp <- function(seed, n) {
+    .Call(`_ccforest_ccf_row_keys_cpp`, seed, n)
 }
 
 ccf_cca_cpp <- function(x, y, tolerance) {

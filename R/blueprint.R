@@ -48,6 +48,9 @@ as_feature_frame <- function(x, arg = "x") {
       call. = FALSE
     )
   }
+  if (ncol(x) == 0L) {
+    stop(sprintf("`%s` has no columns; at least one feature is needed.", arg), call. = FALSE)
+  }
   column_names <- colnames(x)
   had_colnames <- !is.null(column_names)
   if (!had_colnames) {
@@ -218,8 +221,10 @@ check_feature_frame <- function(x, arg) {
 #' @param stat_rows Rows the z-score statistics are taken over (NULL: all);
 #'   rows of case weight 0 take no part in them.
 #' @param response,weights The prepared outputs and the row weights (or
-#'   NULL), to order the levels of factors with more than
-#'   `onehot_max_levels` levels.
+#'   NULL), to value the levels of factors with more than
+#'   `onehot_max_levels` levels (their kind becomes "scored").
+#' @param seed The fit's seed, which shuffles the training rows into the folds
+#'   such factors are valued across (see level_scores()).
 #' @return A list of class "ccforest_blueprint": `feature_names`,
 #'   `feature_type`, `levels` (per feature), `scores` (per feature: the
 #'   numeric values of each level of a "scored" factor, a matrix with one
@@ -231,7 +236,7 @@ check_feature_frame <- function(x, arg) {
 #'   ("matrix" or "data.frame") and `had_colnames`.
 #' @noRd
 new_blueprint <- function(x, arg = "x", stat_rows = NULL, response = NULL, weights = NULL,
-                          onehot_max_levels = Inf) {
+                          onehot_max_levels = Inf, seed = 0) {
   if (!is.data.frame(x)) {
     stop("Internal error: new_blueprint() needs a data.frame.", call. = FALSE)
   }
@@ -274,10 +279,10 @@ new_blueprint <- function(x, arg = "x", stat_rows = NULL, response = NULL, weigh
   many <- which(kinds == "factor" & lengths(feature_levels) > onehot_max_levels)
   for (d in many) {
     if (is.null(response)) {
-      stop("Internal error: ordering factor levels needs the outputs.", call. = FALSE)
+      stop("Internal error: valuing factor levels needs the outputs.", call. = FALSE)
     }
     scores[[d]] <- level_scores(as.integer(columns[[d]]), length(feature_levels[[d]]),
-                                response, weights, stat_rows)
+                                response, weights, stat_rows, seed)
     own_scores[[d]] <- attr(scores[[d]], "own")
     attr(scores[[d]], "own") <- NULL
     kinds[[d]] <- "scored"
@@ -346,7 +351,7 @@ new_blueprint <- function(x, arg = "x", stat_rows = NULL, response = NULL, weigh
     ),
     class = "ccforest_blueprint"
   )
-  # The training rows' own values of ordered factors (see level_scores()),
+  # The training rows' own values of scored factors (see level_scores()),
   # for training_matrix(); never stored in a fitted object.
   if (length(own_scores) > 0L) attr(bp, "own_scores") <- own_scores
   bp
@@ -354,12 +359,12 @@ new_blueprint <- function(x, arg = "x", stat_rows = NULL, response = NULL, weigh
 
 #' The training rows as the core sees them: the blueprint applied, except
 #' that a factor valued by the outputs gives each row the values of its level
-#' computed without that row
+#' computed from the level's rows in the other folds (see level_scores())
 #' @return The matrix, with the blueprint (its transient attribute removed)
 #'   as attribute "blueprint".
 #' @noRd
 training_matrix <- function(bp, x, na_action, arg) {
-  out <- apply_blueprint(bp, x, na_action = na_action, arg = arg)
+  out <- apply_blueprint(bp, x, na_action = na_action, arg = arg, training = TRUE)
   own <- attr(bp, "own_scores")
   for (d in which(!vapply(own, is.null, logical(1)))) {
     rows <- !is.na(own[[d]][, 1L])
@@ -497,11 +502,14 @@ warn_unseen <- function(unseen, name, treatment) {
 #'   to impute; "impute_mean" replaces them by 0, the training mean in
 #'   z-score units; "fail" raises an error.
 #' @param arg Name of the data in messages.
+#' @param training Whether `data` are the training rows: a level of a factor
+#'   valued by the outputs that no row of positive weight had is then no
+#'   news (its rows take no part) and gets the overall mean's value.
 #' @return A double matrix, rows of `data` by `bp$column_names`, of z-scores.
 #' @noRd
 apply_blueprint <- function(bp, data,
                             na_action = c("impute_random", "impute_mean", "fail"),
-                            arg = "new_data") {
+                            arg = "new_data", training = FALSE) {
   na_action <- check_choice(
     na_action, "na_action", c("impute_random", "impute_mean", "fail")
   )
@@ -512,6 +520,11 @@ apply_blueprint <- function(bp, data,
     dimnames = list(NULL, bp$column_names)
   )
   has_missing <- logical(length(bp$feature_names))
+  # Per feature, labels the forest has no value for: levels not seen when
+  # fitting, and levels of a valued factor no training row of positive
+  # weight had.
+  unseen <- vector("list", length(bp$feature_names))
+  valueless <- vector("list", length(bp$feature_names))
 
   for (d in seq_along(bp$feature_names)) {
     name <- bp$feature_names[[d]]
@@ -538,20 +551,31 @@ apply_blueprint <- function(bp, data,
 
     if (fitted_type == "ordered") {
       codes <- level_codes(col, bp$levels[[d]])
-      warn_unseen(attr(codes, "unseen"), name, "missing")
+      unseen[[d]] <- attr(codes, "unseen")
       values <- as.double(codes)
+      has_missing[[d]] <- anyNA(col)
+      out[, first + 1L] <- encode_values(values, bp, first + 1L, na_action)
+      next
     } else if (fitted_type == "scored") {
       codes <- level_codes(col, bp$levels[[d]])
-      warn_unseen(attr(codes, "unseen"), name, "missing")
-      # A level absent from the training rows has no values: missing too.
+      unseen[[d]] <- attr(codes, "unseen")
       values <- as.matrix(bp$scores[[d]])[codes, , drop = FALSE]
-      has_missing[[d]] <- anyNA(values)
+      # A level no training row of positive weight had has no values.
+      without <- !is.na(codes) & is.na(values[, 1L])
+      if (training) {
+        values[without, ] <- 0  # the overall mean, for rows that take no part
+      } else {
+        valueless[[d]] <- unique(as.character(col[without]))
+      }
+      has_missing[[d]] <- anyNA(col)
       for (k in seq_len(ncol(values))) {
         out[, first + k] <- encode_values(values[, k], bp, first + k, na_action)
       }
       next
     } else if (fitted_type %in% c("date", "datetime", "difftime")) {
       values <- time_values(col, fitted_type, bp$units[[d]])
+      # Refused when fitting, so refused here: no z-score of an infinite date.
+      check_finite_column(values, name, arg)
     } else {
       values <- as.double(col)
       check_finite_column(values, name, arg)
@@ -560,6 +584,29 @@ apply_blueprint <- function(bp, data,
     out[, first + 1L] <- encode_values(values, bp, first + 1L, na_action)
   }
 
+  no_value <- lengths(unseen) + lengths(valueless) > 0L
+  if (na_action == "fail" && any(no_value)) {
+    d <- which(no_value)[[1L]]
+    stop(sprintf(paste0(
+      "Column `%s` of `%s` has %s, which the forest has no value for; na_action = \"fail\" ",
+      "does not impute them: use na_action = \"impute_random\" or \"impute_mean\" to treat ",
+      "them as missing."), bp$feature_names[[d]], arg,
+      paste(c(if (length(unseen[[d]])) {
+        sprintf("level(s) %s not seen when fitting", format_names(unseen[[d]], max = 5L))
+      }, if (length(valueless[[d]])) {
+        sprintf("level(s) %s that no training row of positive weight had",
+                format_names(valueless[[d]], max = 5L))
+      }), collapse = " and ")), call. = FALSE)
+  }
+  for (d in which(no_value)) {
+    warn_unseen(unseen[[d]], bp$feature_names[[d]], "missing")
+    if (length(valueless[[d]]) > 0L) {
+      warning(sprintf(paste0(
+        "Column `%s` has level(s) %s that no training row of positive weight had, so the ",
+        "forest has no value for them; treated as missing."), bp$feature_names[[d]],
+        format_names(valueless[[d]], max = 5L)), call. = FALSE)
+    }
+  }
   if (na_action == "fail" && any(has_missing)) {
     stop(
       sprintf(

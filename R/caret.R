@@ -102,7 +102,7 @@ caret_grid <- function(x, y, len = NULL, search = "grid") {
       min_split = pmin(draws, max(1L, NROW(x)))
     ))
   }
-  default_mtry <- resolve_mtry(NULL, n_feature)
+  default_mtry <- check_mtry(NULL, n_feature)
   mtry <- unique(round(exp(seq(0, log(n_feature), length.out = len))))
   if (!default_mtry %in% mtry) {
     # Swap the candidate nearest the default for the default itself.

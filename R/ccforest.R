@@ -290,8 +290,13 @@
 #'   five classes and 40 levels: 48.6% error against 54.7% with one order and
 #'   49.5% one-hot, in the package's tests,
 #'   [`tests/testthat/test-factors.R`](https://github.com/ccforest/ccforest/blob/main/tests/testthat/test-factors.R)). Each training row is
-#'   valued without its own output. The cost is then that of at most eight
-#'   numeric columns whatever the number of levels, and a noisy factor with
+#'   valued out of fold, so that its value carries nothing of its own output
+#'   and out-of-bag estimates stay honest: a level's rows are dealt into
+#'   three folds (shuffled by `seed`), and each row gets the value of its
+#'   level computed from the other two
+#'   ([`bench/factor-oob.R`](https://github.com/ccforest/ccforest/blob/main/bench/factor-oob.R)).
+#'   The cost is then that of at most eight numeric columns whatever the
+#'   number of levels, and a noisy factor with
 #'   many levels cannot over-fit the canonical correlations through one
 #'   column per level. See the section on data handling.
 #' @param variant `"ccforest"` (default) or `"paper"`: the algorithm of
@@ -302,7 +307,12 @@
 #'   giving it with another value of those, or with `output_bins` or
 #'   `axis_candidates` other than `"none"`, is an error. The other arguments keep their
 #'   meaning: `projection = "rotation"` with `variant = "paper"` is the
-#'   paper's random rotation forest.
+#'   paper's random rotation forest. Every canonical correlation analysis
+#'   that samples a factor then works on all its indicator columns, at a cost
+#'   that grows with the square of its levels (600 levels: 2.5 s of CPU a
+#'   tree on 5,000 rows; 2,000 levels: about 30 s): a factor of more than
+#'   1,000 levels is an error before anything is grown, unless
+#'   `onehot_max_levels = Inf` is given too, to say the cost is meant.
 #' @param case_weights Optional case weights: one finite value >= 0 per row
 #'   of the data (tidymodels' importance and frequency weights are accepted).
 #'   A row of weight w counts as w copies of itself, relative to the other
@@ -344,7 +354,15 @@
 #' @return An object of class `"ccforest"`: a plain list holding the trees as
 #'   flat vectors, the blueprint of the data (names, levels, scaling), the
 #'   resolved options and seed, the task, the call, the training time and the
-#'   package version. It can be saved with [saveRDS()].
+#'   package version. It can be saved with [saveRDS()]. It is sealed with a
+#'   `checksum` of everything its readers use (all but `call` and
+#'   `train_time`): [predict()][predict.ccforest()], [importance()],
+#'   [combine_forests()], [tree_info()], [partial_dependence()] and the methods
+#'   refuse an object changed after fitting, or damaged in storage or
+#'   transfer, with an error saying it is damaged. (ASCII serialization,
+#'   `saveRDS(ascii = TRUE)`, does not keep numbers exactly, so it damages
+#'   objects too.) Objects fitted before 0.3.0 have no checksum; they get
+#'   checks of their structure and of every tree instead.
 #' @references Rainforth, T. and Wood, F. (2017). Canonical correlation
 #'   forests. arXiv:1507.05444.
 #'
@@ -406,7 +424,7 @@ ccforest.formula <- function(formula, data, ...) {
   fit <- ccforest.default(parts$x, y, ..., .x_arg = "data", .y_arg = "data")
   fit$formula <- parts$terms_info
   fit$call <- generic_call(match.call())
-  fit
+  seal_ccforest(fit)
 }
 
 #' @rdname ccforest
@@ -429,35 +447,40 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
     dots <- dots[!names(dots) %in% c(".x_arg", ".y_arg")]
   }
   check_dots(dots, valid = names(formals(ccforest.default)), fn = "ccforest")
-  if (missing(y)) {
-    stop("`y` is missing: give the outputs, or use the formula interface.", call. = FALSE)
-  }
-  if (inherits(y, "formula")) {
-    stop("`y` is a formula: the formula comes first, as in ccforest(y ~ ., data = df).",
-         call. = FALSE)
-  }
-  n_tree <- check_count(n_tree, "n_tree", min = 1L)
-  na_action <- check_choice(na_action, "na_action",
-                            c("impute_random", "impute_mean", "fail", "omit"))
-  sampling <- check_choice(sampling, "sampling", c("auto", "projection", "bagging"))
-  projection <- check_choice(projection, "projection", c("cca", "rotation", "pca", "axis"))
-  if (identical(importance, "impurity") || identical(importance, "impurity_corrected")) {
-    stop(sprintf(paste0("importance = \"%s\" is ranger's; ccforest's split-gain importance is ",
-                        "\"projection\" (each split's gain shared among the features of its ",
-                        "hyperplane), and \"permutation\" and \"negation\" are available too."),
-                 importance), call. = FALSE)
-  }
-  importance <- check_choice(importance, "importance",
-                             c("none", "projection", "permutation", "negation"))
+  check_y(y, missing(y))
+
+  # Arguments whose meaning does not depend on the data.
+  n_tree <- check_n_tree(n_tree)
+  na_action <- check_na_action(na_action)
+  sampling <- check_sampling(sampling)
+  projection <- check_projection(projection)
+  importance <- check_importance(importance)
   verbose <- check_flag(verbose, "verbose")
-  quantiles <- check_flag(quantiles, "quantiles")
   n_thread <- resolve_n_thread(n_thread)
   seed <- resolve_seed(seed)
   first_tree <- check_first_tree(first_tree, n_tree)
   backend <- check_backend(backend)
   n_batch <- resolve_n_batch(n_batch, n_tree, backend)
+  variant <- check_variant(variant)
+  axis_choice <- check_axis_candidates(axis_candidates)
+  onehot_given <- !missing(onehot_max_levels)
+  if (variant == "paper") {
+    check_paper_variant(
+      given = list(max_directions = if (!missing(max_directions)) max_directions,
+                   onehot_max_levels = if (!missing(onehot_max_levels)) onehot_max_levels,
+                   output_bins = output_bins,
+                   axis_candidates = if (axis_choice != "none") axis_candidates)
+    )
+    max_directions <- Inf
+    onehot_max_levels <- Inf
+  }
+  onehot_max_levels <- check_onehot_max_levels(onehot_max_levels)
+  max_directions <- check_max_directions(max_directions)
+  max_depth <- check_max_depth(max_depth)
 
+  # The rows, then the outputs and the weights, each prepared once.
   x <- as_feature_frame(x, x_arg)
+  if (variant == "paper") check_paper_factors(x, explicit = onehot_given)
   check_same_rows(x, y)
   case_weights <- check_case_weights(case_weights, nrow(x))
   kept_rows <- NULL
@@ -471,63 +494,33 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
     case_weights <- case_weights[keep]
     if (!all(keep)) kept_rows <- keep
   }
-  # Rows of weight 0 take no part, not even in the z-score statistics. Class
-  # weights need the classes first, so they may come in on a second pass.
-  stat_rows <- if (!is.null(case_weights) && any(case_weights == 0)) case_weights > 0
-  response <- prepare_response(y, y_arg, stat_rows = stat_rows)
-  class_weights <- check_class_weights(class_weights, response)
-  weights <- row_weights(case_weights, class_weights, response)
-  if (!is.null(weights) && any(weights == 0) && !identical(stat_rows, weights > 0)) {
-    stat_rows <- weights > 0
-    response <- prepare_response(y, y_arg, stat_rows = stat_rows)
-  }
-  variant <- check_choice(variant, "variant", c("ccforest", "paper"))
-  axis_choice <- resolve_axis_candidates(axis_candidates)
-  if (variant == "paper") {
-    check_paper_variant(
-      given = list(max_directions = if (!missing(max_directions)) max_directions,
-                   onehot_max_levels = if (!missing(onehot_max_levels)) onehot_max_levels,
-                   output_bins = output_bins,
-                   axis_candidates = if (axis_choice != "none") axis_candidates)
-    )
-    max_directions <- Inf
-    onehot_max_levels <- Inf
-  }
-  onehot_max_levels <- check_onehot_max_levels(onehot_max_levels)
+  outputs <- parse_response(y, y_arg)
+  class_weights <- check_class_weights(class_weights, outputs)
+  weights <- row_weights(case_weights, class_weights, outputs)
+  # Rows of weight 0 take no part, not even in the z-score statistics.
+  stat_rows <- if (!is.null(weights) && any(weights == 0)) weights > 0
+  response <- standardise_response(outputs, stat_rows)
+  task <- response$task
+
+  # The features, once: a factor with many levels is valued by the outputs.
   blueprint <- new_blueprint(x, x_arg, stat_rows = stat_rows, response = response,
-                             weights = weights, onehot_max_levels = onehot_max_levels)
+                             weights = weights, onehot_max_levels = onehot_max_levels,
+                             seed = seed)
   x_impute <- if (na_action == "omit") "fail" else na_action
   matrix_x <- training_matrix(blueprint, x, na_action = x_impute, arg = x_arg)
   blueprint <- attr(matrix_x, "blueprint")
   attr(matrix_x, "blueprint") <- NULL
 
-  task <- response$task
-  if (quantiles && (task != "regression" || response$n_output != 1L)) {
-    stop("quantiles = TRUE is for regression with one numeric output.", call. = FALSE)
-  }
-  split_rule <- resolve_split_rule(split_rule, task)
+  # Arguments whose meaning depends on the task, the features or the rows.
+  quantiles <- check_quantiles(quantiles, response)
+  split_rule <- check_split_rule(split_rule, task)
   n_feature <- length(blueprint$feature_names)
-  mtry <- resolve_mtry(mtry, n_feature)
-  given_min_split <- !is.null(min_split)
-  min_split <- check_count(min_split %||% default_node_size(task, "min_split", rows_counted(matrix_x, weights)),
-                           "min_split", min = 1L)
-  if (given_min_split && min_split > nrow(matrix_x)) {
-    warning(sprintf(paste0("min_split = %d is larger than the %d training rows, so no node is ",
-                           "split and every tree is a single leaf; use a smaller min_split."),
-                    min_split, nrow(matrix_x)), call. = FALSE)
-  }
-  min_leaf <- check_count(min_leaf %||% default_node_size(task, "min_leaf", rows_counted(matrix_x, weights)),
-                          "min_leaf", min = 1L)
-  max_depth <- if (is.null(max_depth)) 0L else check_count(max_depth, "max_depth", min = 1L)
-  max_directions <- if (identical(max_directions, Inf)) 0L else {
-    check_count(max_directions, "max_directions", min = 1L)
-  }
-  output_bins <- if (is.null(output_bins)) 0L else check_count(output_bins, "output_bins", min = 2L)
-  if (output_bins > 0L && (task != "regression" || response$n_output != 1L)) {
-    stop("`output_bins` is for regression with one numeric output.", call. = FALSE)
-  }
-  bagging <- sampling == "bagging" ||
-    (sampling == "auto" && (mtry >= n_feature || survival_bags(task)))
+  mtry <- check_mtry(mtry, n_feature)
+  n_counted <- rows_counted(matrix_x, weights)
+  min_split <- check_min_split(min_split, task, nrow(matrix_x), n_counted)
+  min_leaf <- check_min_leaf(min_leaf, task, n_counted)
+  output_bins <- check_output_bins(output_bins, response)
+  bagging <- resolve_bagging(sampling, mtry, n_feature, task)
   sample <- resolve_sample(sample_fraction, replace, bagging, response, weights, class_weights)
 
   options <- list(
@@ -541,23 +534,24 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
     output_bins = output_bins, axis_candidates = axis_choice, variant = variant
   )
   if (task == "survival") options <- survival_options(options, response)
-  if (importance %in% c("permutation", "negation") && !has_out_of_bag(options)) {
-    stop(sprintf(paste0(
-      "importance = \"%s\" at fit time needs out-of-bag rows, so trees grown on samples ",
-      "(sampling = \"bagging\", or a `sample_fraction` below 1): with projection ",
-      "bootstrapping every tree sees every row. Use importance(fit, new_data = <held-out ",
-      "data>) instead."), importance), call. = FALSE)
-  }
+  check_importance_sampling(importance, options)
   training <- training_set(matrix_x, blueprint, response, weights)
   core <- core_options(options, seed, training)
 
+  # What the fit allocates besides its trees is set aside before growing.
+  n_sample <- if (is.null(weights)) nrow(matrix_x) else sum(weights > 0)
+  tree_limit <- memory_for_trees(fit_extra_bytes(
+    nrow(matrix_x), n_sample, prediction_width(response), n_tree, n_thread, bagging, quantiles,
+    min_leaf, max_depth
+  ))
   started <- proc.time()[["elapsed"]]
   grown <- if (backend == "future") {
     grow_on_futures(training, core, first_tree = first_tree - 1L, n_tree = n_tree,
-                    n_thread = n_thread, n_batch = n_batch, verbose = verbose)
+                    n_thread = n_thread, n_batch = n_batch, verbose = verbose,
+                    limit = tree_limit)
   } else {
     grow_trees(training, core, first_tree = first_tree - 1L, n_tree = n_tree,
-               n_thread = n_thread, verbose = verbose)
+               n_thread = n_thread, verbose = verbose, limit = tree_limit)
   }
   fit <- new_ccforest(
     forest = new_forest(grown, first_tree = first_tree, training = training), task = task,
@@ -595,7 +589,7 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
   if (importance == "projection") {
     fit$variable.importance <- projection_importance(fit)
   }
-  fit
+  seal_ccforest(fit)
 }
 
 #' Out-of-bag permutation importance from the core, per original variable,
@@ -639,7 +633,7 @@ out_of_bag <- function(oob, response_bp, response, kept_rows = NULL) {
     }, numeric(1))
   } else {
     predicted <- format_regression(values, response_bp)
-    truth <- sweep(sweep(response$values, 2L, response$scale, `*`), 2L, response$center, `+`)
+    truth <- response$original
     fitted <- as.matrix(as.data.frame(predicted))
     errors <- colMeans((fitted[seen, , drop = FALSE] - truth[seen, , drop = FALSE])^2)
     residuals <- truth - fitted
@@ -767,108 +761,6 @@ omitted_arguments <- function(call) {
 }
 
 `%||%` <- function(a, b) if (is.null(a)) b else a
-
-#' The paper's default mtry, or the user's number or function of D
-#' @noRd
-resolve_mtry <- function(mtry, n_feature) {
-  if (is.null(mtry)) {
-    if (n_feature == 3L) {
-      return(2L)
-    }
-    return(as.integer(min(n_feature, ceiling(log2(n_feature) + 1))))
-  }
-  if (is.function(mtry)) {
-    value <- tryCatch(
-      mtry(n_feature),
-      error = function(e) {
-        stop(sprintf("`mtry` function failed for D = %d: %s", n_feature,
-                     conditionMessage(e)), call. = FALSE)
-      }
-    )
-    return(check_count(value, sprintf("mtry(%d)", n_feature), min = 1L, max = n_feature))
-  }
-  check_count(mtry, "mtry", min = 1L, max = n_feature)
-}
-
-#' Split rules belong to tasks; say which when they do not match
-#' @noRd
-resolve_split_rule <- function(split_rule, task) {
-  if (task == "survival" || identical(split_rule, "logrank")) {
-    return(resolve_survival_split_rule(split_rule, task))
-  }
-  if (is.null(split_rule)) {
-    return(if (task == "classification") "entropy" else "variance")
-  }
-  if (identical(split_rule, "extratrees")) {
-    stop("split_rule = \"extratrees\" is ranger's; in ccforest, axis_candidates = \"random\" ",
-         "cuts each sampled feature once at random, as extremely randomised trees do, beside ",
-         "the canonical directions (projection = \"axis\" keeps only the features).",
-         call. = FALSE)
-  }
-  split_rule <- check_choice(split_rule, "split_rule", c("entropy", "gini", "variance"))
-  if (task == "classification" && split_rule == "variance") {
-    stop("split_rule = \"variance\" is for regression, but `y` is categorical; ",
-         "use \"entropy\" or \"gini\".", call. = FALSE)
-  }
-  if (task == "regression" && split_rule != "variance") {
-    stop(sprintf("split_rule = \"%s\" is for classification, but `y` is numeric; ", split_rule),
-         "use \"variance\", or convert `y` to a factor for classification.", call. = FALSE)
-  }
-  split_rule
-}
-
-#' variant = "paper" fixes the options that depart from the paper; any of
-#' them given with another value is an error rather than silently overridden
-#' @noRd
-check_paper_variant <- function(given) {
-  departs <- c(
-    max_directions = !is.null(given$max_directions) && !identical(given$max_directions, Inf),
-    onehot_max_levels = !is.null(given$onehot_max_levels) &&
-      !identical(given$onehot_max_levels, Inf),
-    output_bins = !is.null(given$output_bins),
-    axis_candidates = !is.null(given$axis_candidates)
-  )
-  if (!any(departs)) {
-    return(invisible())
-  }
-  first <- names(departs)[departs][[1L]]
-  stop(sprintf(paste0(
-    "`variant = \"paper\"` grows the paper's forest, which `%s = %s` departs from: ",
-    "drop `%s`, or use `variant = \"ccforest\"`."),
-    first, describe_value(given[[first]], TRUE), first), call. = FALSE)
-}
-
-#' axis_candidates as a mode; TRUE and FALSE, the flag it was, mean "search"
-#' and "none"
-#' @noRd
-resolve_axis_candidates <- function(axis_candidates) {
-  if (isTRUE(axis_candidates)) {
-    return("search")
-  }
-  if (isFALSE(axis_candidates)) {
-    return("none")
-  }
-  check_choice(axis_candidates, "axis_candidates", c("none", "random", "search"))
-}
-
-#' A count >= 1, or Inf for one-hot encoding of every factor (the paper's)
-#' @noRd
-check_onehot_max_levels <- function(onehot_max_levels) {
-  if (identical(onehot_max_levels, Inf)) {
-    return(Inf)
-  }
-  check_count(onehot_max_levels, "onehot_max_levels", min = 1L)
-}
-
-#' x and y must describe the same rows
-#' @noRd
-check_same_rows <- function(x, y) {
-  n_y <- if (is.data.frame(y) || is.matrix(y)) nrow(y) else length(y)
-  if (nrow(x) != n_y) {
-    stop(sprintf("`x` has %d rows but `y` has %d; they must match.", nrow(x), n_y),
-         call. = FALSE)
-  }
-}
 
 #' @noRd
 subset_rows <- function(y, keep) {

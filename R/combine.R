@@ -82,7 +82,8 @@ combine_forests <- function(...) {
     check_same_forest(forests[[i]], labels[[i]], reference, labels[[1L]])
   }
   check_tree_ranges(forests, labels)
-  known <- c("format", "trees", "first_tree", "importance", "exact_remainder", "data_hash")
+  known <- c("format", "trees", "first_tree", "importance", "exact_remainder", "data_hash",
+             "weights_hash")
   unknown <- setdiff(unique(unlist(lapply(forests, function(f) names(f$forest)))), known)
   if (length(unknown) > 0L) {
     stop(sprintf(paste0(
@@ -103,7 +104,8 @@ combine_forests <- function(...) {
     first_tree = reference$forest$first_tree,
     importance = importance$sum,
     exact_remainder = importance$tail,
-    data_hash = reference$forest$data_hash
+    data_hash = reference$forest$data_hash,
+    weights_hash = reference$forest$weights_hash
   )
   if (!is.null(reference$quantile)) {
     # The training outputs are the same for every part (checked); each
@@ -132,7 +134,7 @@ combine_forests <- function(...) {
   if (identical(reference$options$importance, "projection")) {
     fit$variable.importance <- projection_importance(fit)
   }
-  fit
+  seal_ccforest(fit)
 }
 
 #' How to call each argument in messages: its name, or the expression the
@@ -163,6 +165,24 @@ check_same_forest <- function(f, label, reference, reference_label) {
                    reference$version),
            ": grow every range with the same version.")
   }
+  # The seed shuffles factors' folds and the weights enter the data's
+  # statistics: either would make the data look different, so they come first.
+  if (!identical(f$seed, reference$seed)) {
+    refuse(sprintf("have different seeds (%s and %s)", format(f$seed, scientific = FALSE),
+                   format(reference$seed, scientific = FALSE)),
+           ": grow every range with the same `seed`.")
+  }
+  if (!identical(f$options$class_weights, reference$options$class_weights)) {
+    refuse(sprintf("were fitted with different class_weights (%s and %s)",
+                   format_value(f$options$class_weights),
+                   format_value(reference$options$class_weights)),
+           ": grow every range with the same `class_weights`.")
+  }
+  if (!identical(f$options$case_weights, reference$options$case_weights) ||
+      !identical(f$forest$weights_hash, reference$forest$weights_hash)) {
+    refuse("were fitted with different case weights",
+           ": grow every range with the same `case_weights`, row for row.")
+  }
   if (!identical(f$task, reference$task) || !identical(f$response, reference$response)) {
     refuse("have different outputs", ".")
   }
@@ -172,11 +192,6 @@ check_same_forest <- function(f, label, reference, reference_label) {
       !identical(f$forest$data_hash, reference$forest$data_hash)) {
     refuse("were fitted on different data",
            ": grow every range from the same rows, in the same order.")
-  }
-  if (!identical(f$seed, reference$seed)) {
-    refuse(sprintf("have different seeds (%s and %s)", format(f$seed, scientific = FALSE),
-                   format(reference$seed, scientific = FALSE)),
-           ": grow every range with the same `seed`.")
   }
   a <- f$options[setdiff(names(f$options), "n_tree")]
   b <- reference$options[setdiff(names(reference$options), "n_tree")]
@@ -190,9 +205,10 @@ check_same_forest <- function(f, label, reference, reference_label) {
            ": grow every range with the same options.")
   }
   # Anything else a fit records about its data or outputs must agree too.
-  own <- c("forest", "options", "train_time", "call", "formula", "predictions", "oob_error",
-           "residuals", "variable.importance", "version", "task", "response", "blueprint", "n_obs",
-           "seed", "quantile", "oob_prob", "oob_error_curve", survival_oob_fields)
+  own <- c("forest", "options", "train_time", "call", "checksum", "formula", "predictions",
+           "oob_error", "residuals", "variable.importance", "version", "task", "response",
+           "blueprint", "n_obs", "seed", "quantile", "oob_prob", "oob_error_curve",
+           survival_oob_fields)
   if (is.null(f$quantile) != is.null(reference$quantile) ||
       (!is.null(f$quantile) &&
        !identical(f$quantile[c("y", "weights")], reference$quantile[c("y", "weights")]))) {

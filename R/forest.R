@@ -14,6 +14,9 @@
 #               forest grown at once
 #   data_hash   a fingerprint of the training data as the core saw it, so
 #               that only ranges grown from the same data are combined
+#   weights_hash  a fingerprint of the row weights (case and class weights;
+#               in data_hash before 0.3.0), so that ranges grown with
+#               other weights are refused as such
 # Every reader of the trees goes through the core, which checks each tree
 # against the model's shape before using it.
 
@@ -50,7 +53,7 @@ training_set <- function(matrix_x, blueprint, response, weights = NULL) {
 #' and earlier ones nothing
 #' @noRd
 axis_mode <- function(axis_candidates) {
-  resolve_axis_candidates(axis_candidates %||% "none")
+  check_axis_candidates(axis_candidates %||% "none")
 }
 
 #' The options as the core reads them, by name (enumerated ones by the names
@@ -91,9 +94,10 @@ forest_source <- function(seed, first_tree, sample, impute_random) {
 #' @noRd
 grow_trees <- function(training, core, first_tree, n_tree, n_thread, verbose,
                        limit = memory_limit()) {
-  # Every tree takes at least a few dozen bytes in R: refuse absurd forests
-  # before allocating anything for them.
-  floor_bytes <- 64 * n_tree
+  # Every tree takes at least a few dozen bytes in R and a few in the core
+  # (see ccf_grow_cpp()): refuse absurd forests before allocating anything
+  # for them.
+  floor_bytes <- 128 * n_tree
   if (floor_bytes > limit) {
     stop(sprintf(paste0(
       "n_tree = %s would need at least %s of memory, but only %s is available. ",
@@ -140,7 +144,8 @@ new_forest <- function(grown, first_tree, training) {
     first_tree = as.integer(first_tree),
     importance = importance$sum,
     exact_remainder = importance$tail,
-    data_hash = training_fingerprint(training)
+    data_hash = training_fingerprint(training),
+    weights_hash = ccf_fingerprint_cpp(unname(training[c("weights", "uniform_weights")]))
   )
 }
 
@@ -156,10 +161,11 @@ exact_row_sums <- function(m) {
 }
 
 #' A fingerprint of the training data as the core sees it (every element of
-#' the training set but its shape)
+#' the training set but its shape and the weights, which have their own)
 #' @noRd
 training_fingerprint <- function(training) {
-  ccf_fingerprint_cpp(unname(training[setdiff(names(training), "shape")]))
+  ccf_fingerprint_cpp(unname(training[setdiff(names(training),
+                                              c("shape", "weights", "uniform_weights"))]))
 }
 
 #' The shape every stored tree must fit: columns after encoding, and classes
@@ -232,10 +238,12 @@ forest_problem <- function(forest, n_feature) {
                          !all(is.finite(tail)))) {
     return("its stored importance does not match its features")
   }
-  hash <- forest[["data_hash"]]
-  if (!is.null(hash) && (!is.character(hash) || length(hash) != 1L || is.na(hash) ||
-                         !grepl("^[0-9a-f]{16}$", hash))) {
-    return("its data fingerprint is unreadable")
+  for (field in c("data_hash", "weights_hash")) {
+    hash <- forest[[field]]
+    if (!is.null(hash) && (!is.character(hash) || length(hash) != 1L || is.na(hash) ||
+                           !grepl("^[0-9a-f]{16}$", hash))) {
+      return("its data fingerprint is unreadable")
+    }
   }
   NULL
 }

@@ -102,14 +102,14 @@ contiguous_runs <- function(n, k) {
 #' @return What grow_trees() returns (trees in tree order and the feature x
 #'   tree importance matrix), with `transfers`: how the work travelled.
 #' @noRd
-grow_on_futures <- function(training, core, first_tree, n_tree, n_thread, n_batch, verbose) {
+grow_on_futures <- function(training, core, first_tree, n_tree, n_thread, n_batch, verbose,
+                            limit = memory_limit()) {
   runs <- contiguous_runs(n_tree, n_batch)
   # Progress about ten times per batch, in steps of at least a few trees per
   # thread so that splitting a batch costs little.
   runs$step <- pmax(ceiling(runs$size / 10), pmin(runs$size, 4L * n_thread))
   shared <- list(training = training, core = core, n_thread = n_thread)
   grown <- vector("list", n_batch)
-  limit <- memory_limit()
   stored <- 0
   done <- 0
   progress <- new_progressor(n_tree)
@@ -353,9 +353,14 @@ run_futures <- function(shared, next_task, work, keep, progress = NULL, label = 
   exhausted <- FALSE
   stats <- list(tasks = 0L, with_shared = 0L, misses = 0L, data_bytes = 0)
   finished <- FALSE
+  interrupted <- FALSE
   on.exit({
     if (!finished) stop_futures(running)
-    if (persistent && stats$with_shared > 0L) release_shared(token, slots)
+    # Releasing takes a new future per worker, a second or more: after
+    # Ctrl-C control comes back first. The interrupted tasks' workers drop
+    # their copies themselves (run_job()); an idle worker keeps its copy until
+    # the next run replaces it or the plan ends.
+    if (persistent && stats$with_shared > 0L && !interrupted) release_shared(token, slots)
   }, add = TRUE)
 
   launch <- function(item) {
@@ -375,7 +380,7 @@ run_futures <- function(shared, next_task, work, keep, progress = NULL, label = 
   }
 
   wait <- 0.005
-  repeat {
+  withCallingHandlers(repeat {
     while (length(running) < slots && (length(retry) > 0L || !exhausted)) {
       if (length(retry) > 0L) {
         item <- retry[[1L]]
@@ -412,7 +417,7 @@ run_futures <- function(shared, next_task, work, keep, progress = NULL, label = 
       }
       keep(r$index, out$value)
     }
-  }
+  }, interrupt = function(e) interrupted <<- TRUE)
   finished <- TRUE
   stats
 }
@@ -444,7 +449,13 @@ run_job <- function(job) {
     worker_store$token <- job$token
     worker_store$shared <- shared
   }
-  list(miss = FALSE, worker = worker, value = job$work(shared, job$task, job$progress))
+  # Cancelled (Ctrl-C in the session that launched it), the task drops the
+  # run's shared data, which nothing will use again.
+  value <- withCallingHandlers(
+    job$work(shared, job$task, job$progress),
+    interrupt = function(e) if (isTRUE(job$keep)) forget_shared(job$token)
+  )
+  list(miss = FALSE, worker = worker, value = value)
 }
 
 #' What a persistent worker keeps between the tasks of one run

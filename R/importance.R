@@ -34,7 +34,7 @@
 #' of their coefficients, which unlike their sum does not grow with the
 #' number of levels. A factor with more than `onehot_max_levels` levels is
 #' valued by the outputs (one column, or one per axis with several classes),
-#' each training row without its own output (see [ccforest()]), so a factor
+#' each training row out of fold (see [ccforest()]), so a factor
 #' of noise gets about the importance of a numeric variable of noise however
 #' many levels it has. A variable's
 #' importance is the sum of its shares over all the splits of the forest,

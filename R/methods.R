@@ -230,6 +230,13 @@ deviance.ccforest <- function(object, ...) {
 #' Out-of-bag values exist only for forests whose trees are grown on samples
 #' @noRd
 check_out_of_bag <- function(object, fn) {
+  if (is.null(object$predictions) && identical(object$options$sampling, "bagging")) {
+    stop(sprintf("%s() needs out-of-bag predictions, which `object` does not have: it ", fn),
+         "joins forests grown apart (combine_forests()), and out-of-bag predictions need ",
+         "the training data. Grow the whole forest in one call to have them ",
+         "(backend = \"future\" spreads it over workers), or use ",
+         "predict(object, <held-out data>).", call. = FALSE)
+  }
   if (is.null(object$predictions)) {
     stop(sprintf("%s() needs out-of-bag predictions, which only forests whose trees ", fn),
          "are grown on samples have (sampling = \"bagging\", or a `sample_fraction` below ",

@@ -45,7 +45,7 @@ register_parsnip_quantile <- function() {
       interface = "data.frame",
       data = c(x = "x", y = "y", weights = "case_weights"),
       protect = c("x", "y", "weights"),
-      func = c(pkg = "ccforest", fun = "ccforest"),
+      func = c(pkg = "ccforest", fun = "ccforest_parsnip_fit"),
       defaults = list(
         quantiles = TRUE,
         n_thread = 1L,
@@ -54,15 +54,7 @@ register_parsnip_quantile <- function() {
       )
     )
   )
-  parsnip::set_encoding(
-    model = model, eng = engine, mode = mode,
-    options = list(
-      predictor_indicators = "none",
-      compute_intercept = FALSE,
-      remove_intercept = FALSE,
-      allow_sparse_x = FALSE
-    )
-  )
+  set_ccforest_encoding(model, engine, mode)
   parsnip::set_pred(
     model = model, eng = engine, mode = mode, type = "quantile",
     value = list(

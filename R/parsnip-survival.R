@@ -55,15 +55,7 @@ register_parsnip_censored <- function() {
       )
     )
   )
-  parsnip::set_encoding(
-    model = model, eng = engine, mode = mode,
-    options = list(
-      predictor_indicators = "none",
-      compute_intercept = FALSE,
-      remove_intercept = FALSE,
-      allow_sparse_x = FALSE
-    )
-  )
+  set_ccforest_encoding(model, engine, mode)
   parsnip::set_pred(
     model = model, eng = engine, mode = mode, type = "survival",
     value = list(

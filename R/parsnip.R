@@ -167,17 +167,7 @@ register_parsnip_engine <- function() {
         )
       )
     )
-    # Factors reach ccforest as factors: it expands them itself and samples
-    # a factor's indicator columns together.
-    parsnip::set_encoding(
-      model = model, eng = engine, mode = mode,
-      options = list(
-        predictor_indicators = "none",
-        compute_intercept = FALSE,
-        remove_intercept = FALSE,
-        allow_sparse_x = FALSE
-      )
-    )
+    set_ccforest_encoding(model, engine, mode)
   }
 
   predict_value <- function(type, post = NULL) {
@@ -203,6 +193,21 @@ register_parsnip_engine <- function() {
   parsnip::set_pred(model = model, eng = engine, mode = "regression", type = "raw",
                     value = predict_value("response"))
   invisible(TRUE)
+}
+
+#' Factors reach ccforest as factors: it expands them itself and samples a
+#' factor's indicator columns together
+#' @noRd
+set_ccforest_encoding <- function(model, engine, mode) {
+  parsnip::set_encoding(
+    model = model, eng = engine, mode = mode,
+    options = list(
+      predictor_indicators = "none",
+      compute_intercept = FALSE,
+      remove_intercept = FALSE,
+      allow_sparse_x = FALSE
+    )
+  )
 }
 
 #' Fit function of the parsnip engine

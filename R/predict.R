@@ -370,15 +370,19 @@ check_ccforest <- function(object, arg = "object") {
       "Refit it with ccforest() (the same call and seed grow a forest of the same design); ",
       "models are now several times smaller."), arg, format(object$version)), call. = FALSE)
   }
-  problem <- ccforest_problem(object)
-  if (!is.null(problem)) {
-    stop(sprintf("`%s` is damaged: %s. Refit the forest.", arg, problem), call. = FALSE)
-  }
-  fitted_version <- package_version(object$version)
-  if (fitted_version > utils::packageVersion("ccforest")) {
+  # A newer version may seal other contents: say so before the checksum.
+  newer <- tryCatch(package_version(object$version) > utils::packageVersion("ccforest"),
+                    error = function(e) FALSE)
+  if (isTRUE(newer)) {
     stop(sprintf("`%s` was fitted with ccforest %s, newer than the installed %s; ", arg,
                  object$version, utils::packageVersion("ccforest")),
          "update ccforest to use it.", call. = FALSE)
+  }
+  # The checksum first: on a damaged object the other checks could find
+  # something that looks right.
+  problem <- checksum_problem(object) %||% ccforest_problem(object)
+  if (!is.null(problem)) {
+    stop(sprintf("`%s` is damaged: %s. Refit the forest.", arg, problem), call. = FALSE)
   }
   invisible(object)
 }

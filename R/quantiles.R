@@ -12,8 +12,8 @@ quantile_data <- function(fit, training, response, core, n_thread) {
     doing = "store the training outputs of every leaf for quantiles",
     advice = "Grow fewer trees, or fit without quantiles = TRUE."
   )
-  y <- response$values[, 1L] * response$scale[[1L]] + response$center[[1L]]
-  list(y = unname(y), weights = if (length(training$weights)) training$weights, samples = samples)
+  y <- response$original[, 1L]
+  list(y = y, weights = if (length(training$weights)) training$weights, samples = samples)
 }
 
 #' @noRd

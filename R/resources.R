@@ -76,6 +76,49 @@ cgroup_available <- function(root = "/") {
   NA_real_
 }
 
+#' Memory a fit allocates besides its trees, known before any is grown, in
+#' bytes: the out-of-bag sums of a bagged forest (in the core, then in R, then
+#' as predictions) with the leaf values of a batch of trees, and the quantile
+#' data (each tree's sample rows and leaf sizes; at most n_sample / min_leaf
+#' leaves a tree, and 2^max_depth with a max_depth > 0)
+#' @return A named vector: `oob` and `quantiles`.
+#' @noRd
+fit_extra_bytes <- function(n_row, n_sample, n_value, n_tree, n_thread, bagging, quantiles,
+                            min_leaf, max_depth = 0L) {
+  batch <- min(n_tree, 4 * n_thread)
+  oob <- if (bagging) {
+    3 * (8 * n_row * n_value + 4 * n_row) + batch * 0.4 * n_row * (n_value + 1) * 16
+  } else {
+    0
+  }
+  leaves <- ceiling(n_sample / min_leaf)
+  if (max_depth > 0L) leaves <- min(leaves, 2^max_depth)
+  quantile_bytes <- if (quantiles) n_tree * (4 * (n_sample + leaves) + 56) + 16 * n_row else 0
+  c(oob = oob, quantiles = quantile_bytes)
+}
+
+#' The memory left for a fit's trees once what it needs besides them is set
+#' aside (fit_extra_bytes()); an error if that alone does not fit
+#' @noRd
+memory_for_trees <- function(extra, limit = memory_limit()) {
+  total <- sum(extra)
+  if (total > limit) {
+    parts <- c(oob = "out-of-bag estimates", quantiles = "quantile data")
+    needed <- extra[extra > 0]
+    stop(sprintf(paste0(
+      "This fit would need about %s of memory besides its trees (%s), but only %s is ",
+      "available. %s"),
+      format_bytes(total),
+      paste(sprintf("%s for its %s", vapply(needed, format_bytes, ""), parts[names(needed)]),
+            collapse = " and "),
+      format_bytes(limit),
+      paste(c(if (extra[["quantiles"]] > 0) "Grow fewer trees, or fit without quantiles = TRUE.",
+              if (extra[["oob"]] > 0) "Fit on fewer rows, or use sampling = \"projection\", which has no out-of-bag estimates."),
+            collapse = " ")), call. = FALSE)
+  }
+  limit - total
+}
+
 #' Evaluate `expr`; R's own allocation failures inside it (a heap limit,
 #' say) arrive with R's terse message, so say what was being done and what
 #' to change

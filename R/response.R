@@ -94,21 +94,35 @@ output_kind <- function(col) {
 
 #' Check and encode the outcome
 #'
+#' parse_response() then standardise_response(): the outputs are checked and
+#' encoded once, and regression outputs z-scored over the rows that take
+#' part (which the weights, and so the classes, decide).
+#'
 #' @param y A factor, character, logical or numeric vector, or a data.frame
 #'   or matrix whose columns are all categorical or all numeric.
 #' @param arg Name of `y` in messages.
 #' @param name Output name for a vector `y` (e.g. the formula's left-hand
 #'   side); defaults to `arg`.
+#' @param stat_rows Rows the z-score statistics are taken over (NULL: all).
 #' @return A list of class "ccforest_response" with `task`
 #'   ("classification" or "regression"), `names`, `n`, `n_output` and, for
 #'   classification, `levels` (all levels of each output, empty ones too),
 #'   `codes` (n x M integer matrix of 0-based classes) and `n_class`; for
 #'   regression, `values` (n x M double matrix of z-scores), `center` and
-#'   `scale` (population standard deviation; 1 for a constant output).
+#'   `scale` (population standard deviation; 1 for a constant output) and
+#'   `original` (the outputs as given, n x M).
 #' @noRd
 prepare_response <- function(y, arg = "y", name = NULL, stat_rows = NULL) {
+  standardise_response(parse_response(y, arg, name), stat_rows)
+}
+
+#' The outputs checked and encoded: class codes, regression values not yet
+#' z-scored (`values` on the outputs' own scale, no `center` or `scale`), or
+#' a survival outcome's times and events (parse_survival_response())
+#' @noRd
+parse_response <- function(y, arg = "y", name = NULL) {
   if (is_survival_outcome(y)) {
-    return(prepare_survival_response(y, arg, name, stat_rows))
+    return(parse_survival_response(y, arg, name))
   }
   outputs <- response_outputs(y, arg, name)
   kinds <- vapply(outputs$columns, output_kind, character(1))
@@ -143,11 +157,45 @@ prepare_response <- function(y, arg = "y", name = NULL, stat_rows = NULL) {
     n_output = length(outputs$columns)
   )
   encoded <- if (all(is_numeric)) {
-    encode_regression(outputs, n, stat_rows)
+    regression_values(outputs, n)
   } else {
     encode_classification(outputs, kinds, arg, n)
   }
   structure(c(encoded[1L], common, encoded[-1L]), class = "ccforest_response")
+}
+
+#' Regression outputs z-scored over `stat_rows` (NULL: all rows), the
+#' statistics kept to put predictions back on the outputs' scale; class
+#' outputs as they are; a survival outcome's event times taken over
+#' `stat_rows`
+#' @noRd
+standardise_response <- function(response, stat_rows = NULL) {
+  if (response$task == "survival") {
+    # Times are not z-scored: the core sees their ranks among the event times.
+    return(standardise_survival_response(response, stat_rows))
+  }
+  if (response$task != "regression") {
+    return(response)
+  }
+  values <- response$values
+  moments <- lapply(seq_len(ncol(values)), function(m) {
+    scaled_moments(if (is.null(stat_rows)) values[, m] else values[stat_rows, m])
+  })
+  center <- vapply(moments, `[[`, numeric(1), "center")
+  scale <- vapply(moments, `[[`, numeric(1), "scale")
+  # A constant output is left unscaled so that predictions map back exactly.
+  scale[!is.finite(scale) | scale == 0] <- 1
+  z <- values
+  for (m in seq_len(ncol(values))) {
+    z[, m] <- zscore(values[, m], center[[m]], scale[[m]])
+  }
+  response$values <- z
+  response$center <- unname(center)
+  response$scale <- unname(scale)
+  # The outputs themselves: quantiles are training outputs, exactly (z-scores
+  # mapped back would turn a 0 into 2.8e-17, say).
+  response$original <- unname(values)
+  response
 }
 
 #' Missing outcomes cannot be learned from; say how many and what to do
@@ -229,9 +277,9 @@ encode_classification <- function(outputs, kinds, arg, n) {
   )
 }
 
-#' z-scored values for each numeric output
+#' The numeric outputs as one matrix, infinite values refused
 #' @noRd
-encode_regression <- function(outputs, n, stat_rows = NULL) {
+regression_values <- function(outputs, n) {
   for (m in seq_along(outputs$columns)) {
     col <- as.double(outputs$columns[[m]])
     rows <- which(is.infinite(col))
@@ -245,26 +293,12 @@ encode_regression <- function(outputs, n, stat_rows = NULL) {
       )
     }
   }
-  values <- matrix(
-    as.double(unlist(outputs$columns, use.names = FALSE)),
-    nrow = n, dimnames = list(NULL, outputs$names)
-  )
-  moments <- lapply(seq_len(ncol(values)), function(m) {
-    scaled_moments(if (is.null(stat_rows)) values[, m] else values[stat_rows, m])
-  })
-  center <- vapply(moments, `[[`, numeric(1), "center")
-  scale <- vapply(moments, `[[`, numeric(1), "scale")
-  # A constant output is left unscaled so that predictions map back exactly.
-  scale[!is.finite(scale) | scale == 0] <- 1
-  z <- values
-  for (m in seq_len(ncol(values))) {
-    z[, m] <- zscore(values[, m], center[[m]], scale[[m]])
-  }
   list(
     task = "regression",
-    values = z,
-    center = unname(center),
-    scale = unname(scale)
+    values = matrix(
+      as.double(unlist(outputs$columns, use.names = FALSE)),
+      nrow = n, dimnames = list(NULL, outputs$names)
+    )
   )
 }
 

@@ -24,19 +24,16 @@ is_survival_outcome <- function(y) {
   inherits(y, "Surv") || (is.data.frame(y) && any(vapply(y, inherits, logical(1), "Surv")))
 }
 
-#' Check and encode a survival outcome
+#' Check a survival outcome
 #'
 #' @param y A Surv object (or a one-column data.frame holding one).
 #' @param arg Name of `y` in messages.
 #' @param name Name of the outcome (the formula's left-hand side).
-#' @param stat_rows Rows that count (positive weight), or NULL for all.
 #' @return A "ccforest_response" with task "survival": `names`, `n`,
-#'   `n_output` (1), `time`, `status` (0 censored, else the cause 1..K),
-#'   `time_rank` and `survival`, what prediction needs: `event_times` (the
-#'   distinct event times, increasing), `causes` (the causes' names; "event"
-#'   for one), `n_cause` and `max_time` (the largest observed time).
+#'   `n_output` (1), `time`, `status` (0 censored, else the cause 1..K) and
+#'   `causes`; standardise_survival_response() adds the rest.
 #' @noRd
-prepare_survival_response <- function(y, arg = "y", name = NULL, stat_rows = NULL) {
+parse_survival_response <- function(y, arg = "y", name = NULL) {
   if (is.data.frame(y)) {
     if (ncol(y) != 1L) {
       stop(sprintf(paste0("`%s` holds a survival outcome (Surv) beside other outputs; a ",
@@ -87,7 +84,37 @@ prepare_survival_response <- function(y, arg = "y", name = NULL, stat_rows = NUL
                  format_value(time[[bad_time[[1L]]]])), call. = FALSE)
   }
   causes <- if (identical(type, "mright")) attr(y, "states") else "event"
-  counted <- if (is.null(stat_rows)) rep(TRUE, n) else stat_rows
+  structure(list(
+    task = "survival",
+    names = if (is.null(name)) arg else name,
+    n = n,
+    n_output = 1L,
+    time = time,
+    status = status,
+    arg = arg,
+    causes = as.character(causes)
+  ), class = "ccforest_response")
+}
+
+#' A survival outcome's event times over the rows that count, and what the
+#' core and prediction need of them
+#'
+#' @param response parse_survival_response()'s.
+#' @param stat_rows Rows that count (positive weight), or NULL for all.
+#' @return The response with `time_rank` (each row's time as its rank among
+#'   the event times, 0-based), `values` (the whole data's martingale
+#'   residuals, one column per cause: what a factor with many levels is
+#'   valued by, see level_scores()) and `survival`, what prediction needs:
+#'   `event_times` (the distinct event times, increasing), `causes` (the
+#'   causes' names; "event" for one), `n_cause` and `max_time` (the largest
+#'   observed time).
+#' @noRd
+standardise_survival_response <- function(response, stat_rows = NULL) {
+  time <- response$time
+  status <- response$status
+  causes <- response$causes
+  arg <- response$arg
+  counted <- if (is.null(stat_rows)) rep(TRUE, response$n) else stat_rows
   n_event <- sum(status[counted] > 0L)
   if (n_event < 2L) {
     stop(sprintf(paste0(
@@ -100,22 +127,14 @@ prepare_survival_response <- function(y, arg = "y", name = NULL, stat_rows = NUL
     stop(sprintf("`%s` has too many distinct event times (%d) for a survival forest.", arg,
                  length(event_times)), call. = FALSE)
   }
-  response <- list(
-    task = "survival",
-    names = if (is.null(name)) arg else name,
-    n = n,
-    n_output = 1L,
-    time = time,
-    status = status,
-    time_rank = findInterval(time, event_times) - 1L,
-    survival = list(event_times = event_times, causes = as.character(causes),
-                    n_cause = length(causes), max_time = max(time[counted]))
-  )
-  # The whole data's martingale residuals, one column per cause: what a
-  # factor with many levels is valued by (see level_scores()).
+  response$arg <- NULL
+  response$causes <- NULL
+  response$time_rank <- findInterval(time, event_times) - 1L
+  response$survival <- list(event_times = event_times, causes = causes,
+                            n_cause = length(causes), max_time = max(time[counted]))
   response$values <- ccf_martingale_residuals_cpp(response$time_rank, response$status,
                                                   numeric(0), length(causes), 1L)
-  structure(response, class = "ccforest_response")
+  response
 }
 
 #' Row numbers for a message: the first few
@@ -142,7 +161,7 @@ survival_shape <- function(survival) {
 
 #' Split rules of survival forests: the log-rank test
 #' @noRd
-resolve_survival_split_rule <- function(split_rule, task) {
+check_survival_split_rule <- function(split_rule, task) {
   if (task != "survival") {
     stop(sprintf(paste0("split_rule = \"logrank\" is for survival outcomes (a Surv response), ",
                         "but `y` is %s; use %s."),
@@ -159,7 +178,8 @@ resolve_survival_split_rule <- function(split_rule, task) {
        call. = FALSE)
 }
 
-#' The defaults of min_split and min_leaf for a task of n rows
+#' The defaults of min_split and min_leaf for a task of n rows (of positive
+#' weight; only survival's depend on it)
 #'
 #' Survival leaves estimate a whole curve, and small ones make noisy curves:
 #' their default is the square root of the rows (at least 5), the node to

@@ -49,7 +49,11 @@ check_class_weights <- function(class_weights, response) {
                         "output (%s), not %s."), format_names(levels),
                  describe_value(class_weights, type_ok = FALSE)), call. = FALSE)
   }
-  unknown <- setdiff(names(class_weights), levels)
+  # The NA class of an addNA() response is named "NA" (unless a class is
+  # already called that).
+  labels <- levels
+  if (!"NA" %in% levels) labels[is.na(labels)] <- "NA"
+  unknown <- setdiff(names(class_weights), labels)
   if (length(unknown) > 0L) {
     stop(sprintf("`class_weights` names %s, not classes of the output (%s).",
                  format_names(unknown), format_names(levels)), call. = FALSE)
@@ -66,7 +70,7 @@ check_class_weights <- function(class_weights, response) {
          call. = FALSE)
   }
   out <- stats::setNames(rep(1, length(levels)), levels)
-  out[names(class_weights)] <- class_weights
+  out[match(names(class_weights), labels)] <- unname(class_weights)
   out
 }
 

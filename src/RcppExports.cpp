@@ -126,6 +126,15 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// ccf_cache_bytes_cpp
+double ccf_cache_bytes_cpp();
+RcppExport SEXP _ccforest_ccf_cache_bytes_cpp() {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    rcpp_result_gen = Rcpp::wrap(ccf_cache_bytes_cpp());
+    return rcpp_result_gen;
+END_RCPP
+}
 // ccf_exact_row_sums_cpp
 Rcpp::List ccf_exact_row_sums_cpp(const Rcpp::NumericMatrix& x);
 RcppExport SEXP _ccforest_ccf_exact_row_sums_cpp(SEXP xSEXP) {
@@ -291,6 +300,28 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// ccf_checksum_cpp
+std::string ccf_checksum_cpp(SEXP object, const Rcpp::CharacterVector& names);
+RcppExport SEXP _ccforest_ccf_checksum_cpp(SEXP objectSEXP, SEXP namesSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< SEXP >::type object(objectSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::CharacterVector& >::type names(namesSEXP);
+    rcpp_result_gen = Rcpp::wrap(ccf_checksum_cpp(object, names));
+    return rcpp_result_gen;
+END_RCPP
+}
+// ccf_row_keys_cpp
+Rcpp::NumericVector ccf_row_keys_cpp(double seed, int n);
+RcppExport SEXP _ccforest_ccf_row_keys_cpp(SEXP seedSEXP, SEXP nSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
+    Rcpp::traits::input_parameter< int >::type n(nSEXP);
+    rcpp_result_gen = Rcpp::wrap(ccf_row_keys_cpp(seed, n));
+    return rcpp_result_gen;
+END_RCPP
+}
 // ccf_cca_cpp
 Rcpp::List ccf_cca_cpp(const Rcpp::NumericMatrix& x, const Rcpp::NumericMatrix& y, double tolerance);
 RcppExport SEXP _ccforest_ccf_cca_cpp(SEXP xSEXP, SEXP ySEXP, SEXP toleranceSEXP) {
@@ -414,6 +445,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_ccforest_ccf_prime_cpp", (DL_FUNC) &_ccforest_ccf_prime_cpp, 3},
     {"_ccforest_ccf_tree_sizes_cpp", (DL_FUNC) &_ccforest_ccf_tree_sizes_cpp, 2},
     {"_ccforest_ccf_tree_table_cpp", (DL_FUNC) &_ccforest_ccf_tree_table_cpp, 2},
+    {"_ccforest_ccf_cache_bytes_cpp", (DL_FUNC) &_ccforest_ccf_cache_bytes_cpp, 0},
     {"_ccforest_ccf_exact_row_sums_cpp", (DL_FUNC) &_ccforest_ccf_exact_row_sums_cpp, 1},
     {"_ccforest_ccf_fingerprint_cpp", (DL_FUNC) &_ccforest_ccf_fingerprint_cpp, 1},
     {"_ccforest_ccf_predict_trees_cpp", (DL_FUNC) &_ccforest_ccf_predict_trees_cpp, 9},
@@ -425,6 +457,8 @@ static const R_CallMethodDef CallEntries[] = {
     {"_ccforest_ccf_predict_survival_cpp", (DL_FUNC) &_ccforest_ccf_predict_survival_cpp, 11},
     {"_ccforest_ccf_oob_survival_cpp", (DL_FUNC) &_ccforest_ccf_oob_survival_cpp, 7},
     {"_ccforest_ccf_martingale_residuals_cpp", (DL_FUNC) &_ccforest_ccf_martingale_residuals_cpp, 5},
+    {"_ccforest_ccf_checksum_cpp", (DL_FUNC) &_ccforest_ccf_checksum_cpp, 2},
+    {"_ccforest_ccf_row_keys_cpp", (DL_FUNC) &_ccforest_ccf_row_keys_cpp, 2},
     {"_ccforest_ccf_cca_cpp", (DL_FUNC) &_ccforest_ccf_cca_cpp, 3},
     {"_ccforest_ccf_cca_classes_cpp", (DL_FUNC) &_ccforest_ccf_cca_classes_cpp, 4},
     {"_ccforest_ccf_rotation_cpp", (DL_FUNC) &_ccforest_ccf_rotation_cpp, 3},

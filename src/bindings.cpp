@@ -47,10 +47,41 @@ std::string format_bytes(double bytes) {
 }
 
 /**
+ * Exact sums as an R matrix with one row per sum: its canonical expansion
+ * (see ExactSum::canonical), zero padded. A row's exact sum is the sum of
+ * the row, whatever the grouping of its terms.
+ */
+Rcpp::NumericMatrix expansions_to_r(const std::vector<ExactSum>& sums) {
+  std::vector<std::vector<double>> terms(sums.size());
+  size_t width = 1;
+  for (size_t i = 0; i < sums.size(); ++i) {
+    terms[i] = sums[i].canonical();
+    width = std::max(width, terms[i].size());
+  }
+  Rcpp::NumericMatrix out(Rcpp::Shield<SEXP>(
+      alloc_matrix(REALSXP, static_cast<R_xlen_t>(sums.size()), static_cast<R_xlen_t>(width))));
+  std::fill(out.begin(), out.end(), 0.0);
+  for (size_t i = 0; i < sums.size(); ++i) {
+    for (size_t k = 0; k < terms[i].size(); ++k) {
+      out(static_cast<R_xlen_t>(i), static_cast<R_xlen_t>(k)) = terms[i][k];
+    }
+  }
+  return out;
+}
+
+void release_decoded(SEXP sentinel);
+
+/**
  * The last forest predicted with, decoded: predicting again with the same
  * trees (the same bytes, checked by a hash of all of them, at the same
  * addresses) skips decoding, which dominates small predictions. Only forests
- * of at most kMaxStoredBytes stored bytes are kept, one at a time.
+ * of at most kMaxStoredBytes stored bytes are kept, one at a time, and only
+ * until R's next garbage collection: R cannot tell C++ when a plain list (the
+ * fit's trees) is collected, but it finalizes an unreferenced sentinel at
+ * its next collection, whose finalizer releases the forest. So the cache
+ * never outlives its forest past a collection (rm(fit); gc() gives the
+ * memory back), and R collects whenever it needs memory; a collection
+ * between predictions only costs the next one a decoding.
  */
 class DecodedCache {
  public:
@@ -66,12 +97,54 @@ class DecodedCache {
 
   const ForestModel& store(const EncodedTrees& trees, size_t n, const ModelShape& shape,
                            ForestModel model) {
-    model_.reset();  // the old one goes first, so two are never held
+    clear();  // the old one goes first, so two are never held
+    // Referenced by nothing (this pointer is not a reference R knows of),
+    // the sentinel is collected, and finalized, at R's next collection; one
+    // at most is pending.
+    if (pending_ == nullptr) {
+      pending_ = Rcpp::unwindProtect([] {
+        SEXP sentinel = PROTECT(R_MakeExternalPtr(nullptr, R_NilValue, R_NilValue));
+        R_RegisterCFinalizerEx(sentinel, release_decoded, FALSE);
+        UNPROTECT(1);
+        return sentinel;
+      });
+    }
     key_.assign(trees.begin(), trees.begin() + static_cast<std::ptrdiff_t>(n));
     hash_ = hash_of(trees, n);
     shape_ = shape;
     model_ = std::make_unique<ForestModel>(std::move(model));
     return *model_;
+  }
+
+  void clear() {
+    model_.reset();
+    std::vector<std::pair<const uint8_t*, size_t>>().swap(key_);
+  }
+
+  /** At a collection: the pending sentinel's finalizer. */
+  void collected(SEXP sentinel) {
+    if (sentinel != pending_) return;
+    pending_ = nullptr;
+    clear();
+  }
+
+  /**
+   * When the package's code is unloaded, the pending sentinel must never be
+   * finalized (its finalizer would be gone): keep it for good.
+   */
+  void unload() {
+    if (pending_ != nullptr) R_PreserveObject(pending_);
+    pending_ = nullptr;
+    clear();
+  }
+
+  /** Words of the decoded model held (a test hook reports it). */
+  size_t held_words() const {
+    if (!model_) return 0;
+    size_t words = 0;
+    for (const auto& t : model_->trees) words += t.size();
+    for (const auto& l : model_->leaves) words += l.size();
+    return words;
   }
 
  private:
@@ -102,18 +175,24 @@ class DecodedCache {
   uint64_t hash_ = 0;
   ModelShape shape_;
   std::unique_ptr<ForestModel> model_;
+  SEXP pending_ = nullptr;
 };
 
 DecodedCache decoded_cache;
 
+void release_decoded(SEXP sentinel) { decoded_cache.collected(sentinel); }
+
 }  // namespace
 
 // Grows trees first_tree, ..., first_tree + n_tree - 1 (0-based numbers) and
-// returns them as a list of raw vectors, with each tree's projection
-// importance (a feature x tree matrix). Trees move to R after every batch, so
-// the forest is never held twice; after each batch the size of the whole
-// forest is extrapolated from the trees grown so far, and growing stops with
-// an error as soon as it would exceed `memory_limit` bytes.
+// returns them as a list of raw vectors, with their projection importance
+// summed exactly per feature (a feature x k matrix whose rows sum exactly to
+// the totals, see expansions_to_r(); a feature x tree matrix would outweigh
+// the trees of wide data). Trees move to R after every batch, so the forest
+// is never held twice; after each batch the size of the whole forest is
+// extrapolated from the trees grown so far (with what every tree costs from
+// the start), and growing stops with an error as soon as it would exceed
+// `memory_limit` bytes.
 // [[Rcpp::export(rng = false)]]
 Rcpp::List ccf_grow_cpp(const Rcpp::List& training, const Rcpp::List& options, double first_tree,
                         int n_tree, int n_thread, int progress, double memory_limit) {
@@ -121,12 +200,15 @@ Rcpp::List ccf_grow_cpp(const Rcpp::List& training, const Rcpp::List& options, d
   const Data data = training_data(training);
   const size_t n_feature = data.n_feature();
   Rcpp::List trees = new_list(n_tree);
-  Rcpp::NumericMatrix importance(
-      Rcpp::Shield<SEXP>(alloc_matrix(REALSXP, static_cast<R_xlen_t>(n_feature), n_tree)));
+  std::vector<ExactSum> importance(n_feature);
   const ForestOptions forest(n_tree, whole_number(list_value<double>(options, "seed"), "seed"),
                              tree_options(options), whole_number(first_tree, "first_tree"));
   const ModelShape model = model_shape(list_value<Rcpp::List>(training, "shape"));
   double stored_bytes = 0.0;
+  // Held from the start whatever the trees: each tree's slot in the list and
+  // the core's two per-tree vectors (see grow_forest()).
+  const double fixed_bytes =
+      static_cast<double>(n_tree) * (sizeof(SEXP) + 2.0 * sizeof(std::vector<double>));
   RHost host;
   if (progress < 0 || progress > 2) Rcpp::stop("internal error: invalid progress style");
   const Runtime runtime =
@@ -142,14 +224,15 @@ Rcpp::List ccf_grow_cpp(const Rcpp::List& training, const Rcpp::List& options, d
       // An R raw vector costs its bytes plus a header.
       stored_bytes += static_cast<double>(bytes.size()) + 56.0;
     }
-    std::copy(tree_importance.begin(), tree_importance.end(),
-              importance.begin() + static_cast<R_xlen_t>(begin * n_feature));
+    for (size_t i = 0; i < tree_importance.size(); ++i) {
+      importance[i % n_feature].add(tree_importance[i]);
+    }
     const double done = static_cast<double>(begin + encoded.size());
-    const double projected = stored_bytes / done * n_tree;
+    const double projected = stored_bytes / done * n_tree + fixed_bytes;
     // Tree sizes vary: extrapolate from ten trees at least (or all of them),
     // unless what is stored already exceeds the limit.
     const bool enough = done >= std::min(10.0, static_cast<double>(n_tree));
-    if (std::isfinite(memory_limit) && (stored_bytes > memory_limit ||
+    if (std::isfinite(memory_limit) && (stored_bytes + fixed_bytes > memory_limit ||
                                         (enough && projected > memory_limit))) {
       throw Rcpp::exception(
           ("This forest would need about " + format_bytes(projected) + " of memory for its " +
@@ -165,7 +248,7 @@ Rcpp::List ccf_grow_cpp(const Rcpp::List& training, const Rcpp::List& options, d
   guarded([&] { grow_forest(data, forest, model, runtime, sink); },
           "out of memory while growing the forest; reduce `n_tree`, or grow smaller trees with a "
           "larger `min_leaf` or a `max_depth`");
-  return named_list({{"trees", trees}, {"importance", importance}});
+  return named_list({{"trees", trees}, {"importance", expansions_to_r(importance)}});
 }
 
 // Out-of-bag sums of a forest grown on samples (and, if asked, its out-of-bag
@@ -301,7 +384,8 @@ Rcpp::NumericMatrix ccf_predict_cpp(const Rcpp::List& trees, const Rcpp::List& s
     for (size_t t = 0; t < n_used; ++t) total += encoded[t].second;
     if (total <= DecodedCache::kMaxStoredBytes) {
       const ForestModel& model =
-          decoded_cache.store(encoded, n_used, model_shape_, decode_forest(encoded, model_shape_, 0, n_used, runtime));
+          decoded_cache.store(encoded, n_used, model_shape_,
+                              decode_forest(encoded, model_shape_, 0, n_used, runtime));
       options.first_tree = whole_number(first_tree, "first_tree");
       add_tree_predictions(model, xm, hash, options, runtime, out.begin());
       return;
@@ -417,6 +501,11 @@ Rcpp::List ccf_tree_table_cpp(const Rcpp::RawVector& tree, const Rcpp::List& sha
   }, "out of memory while reading the tree");
 }
 
+// Bytes of decoded trees the cache holds (see DecodedCache).
+// [[Rcpp::export(rng = false)]]
+double ccf_cache_bytes_cpp() {
+  return 8.0 * static_cast<double>(decoded_cache.held_words());
+}
 // Exact sums of the rows of a matrix (see core/ExactSum.h): for each row, its
 // sum rounded to the nearest double, and the rest of its canonical expansion
 // as the columns of `tail` (zero padded). The result depends only on the
@@ -743,3 +832,5 @@ Rcpp::List ccf_jackknife_plus_cpp(const Rcpp::NumericMatrix& values,
   }, "out of memory while computing intervals; predict fewer rows at a time");
   return named_list({{"lower", lower}, {"upper", upper}});
 }
+// Called by R when it unloads the package's shared library.
+extern "C" void R_unload_ccforest(DllInfo*) { decoded_cache.unload(); }

@@ -19,8 +19,9 @@ constexpr Eigen::Index kMaxRows = 2147483647;
 using IntMatrixMap = Eigen::Map<const Eigen::MatrixXi>;
 
 /**
- * Hashes each row of `x` from its bit patterns (NaN canonicalised), so that
- * random imputation can be keyed on a row's content instead of its position.
+ * Hashes each row of `x` from its bit patterns (NaN canonicalised, and -0 as
+ * 0, which equals it), so that random imputation can be keyed on a row's
+ * content instead of its position.
  * Rows without missing values never need a hash; they get 0, and only they do.
  */
 inline std::vector<uint64_t> row_hashes(const MatrixMap& x) {
@@ -38,7 +39,8 @@ inline std::vector<uint64_t> row_hashes(const MatrixMap& x) {
     for (Eigen::Index j = 0; j < p; ++j) {
       const double v = x(i, j);
       uint64_t bits = 0x7ff8000000000000ULL;
-      if (!std::isnan(v)) std::memcpy(&bits, &v, sizeof bits);
+      const double same = v == 0.0 ? 0.0 : v;
+      if (!std::isnan(v)) std::memcpy(&bits, &same, sizeof bits);
       h = mix64(h, bits);
     }
     hash[i] = h == 0 ? 1 : h;  // 0 marks a complete row

@@ -6,6 +6,7 @@
 
 #include "Rotation.h"
 #include "Sampling.h"
+#include "Spread.h"
 
 namespace ccforest {
 
@@ -312,27 +313,11 @@ void DirectionFinder::project(const Direction& direction, double* u) const {
   project_rows(direction.term.data(), k, xs, stride, n, u);
 }
 
-namespace {
-
-/** The standard deviation of u[0..n), shifted by its first value for accuracy. */
-double spread_of(const double* u, size_t n) {
-  double sum = 0.0, sum_squares = 0.0;
-  for (size_t i = 1; i < n; ++i) {
-    const double d = u[i] - u[0];
-    sum += d;
-    sum_squares += d * d;
-  }
-  const double count = static_cast<double>(n);
-  return std::sqrt(std::max(0.0, (sum_squares - sum * sum / count) / count));
-}
-
-}  // namespace
-
 void DirectionFinder::project_precisely(Direction& direction, double* u) const {
   const size_t n = block_.n;
   project(direction, u);
   while (direction.precision != Precision::kDouble && direction.error > 0.0 &&
-         !precise_enough(direction.error, spread_of(u, n))) {
+         !precise_enough(direction.error, spread(u, n))) {
     store_direction(direction, static_cast<Precision>(static_cast<int>(direction.precision) + 1));
     project(direction, u);
   }

@@ -164,22 +164,17 @@ OutOfBag out_of_bag(const EncodedTrees& trees, const ModelShape& shape, const Da
   return out;
 }
 
-std::vector<double> oob_permutation_importance(const EncodedTrees& trees, const ModelShape& shape,
-                                               const Data& data, const ForestSource& source,
-                                               const Runtime& runtime) {
+std::vector<double> oob_tree_mean(const EncodedTrees& trees, const ModelShape& shape,
+                                  const Data& data, const ForestSource& source,
+                                  const Runtime& runtime, const TreeScore& score) {
   const size_t n_tree = trees.size();
   std::vector<std::vector<double>> per_tree(n_tree);
   std::vector<double> total(data.n_feature(), 0.0);
   size_t n_scored = 0;
-  auto score = [&](size_t t) {
+  auto visit = [&](size_t t) {
     const ForestModel model = one_tree(trees, shape, t);
     const uint64_t tree = source.first_tree + t;
-    // Permutations come from their own stream, so that asking for importance
-    // changes nothing else.
-    Rng rng(mix64(source.seed, 0x696d706f7274ULL), tree);
-    per_tree[t] = tree_permutation_importance(data, model, in_bag(data, source.sample, source.seed, tree),
-                                              tree_impute_key(source.seed, tree),
-                                              source.impute_random, rng, runtime);
+    per_tree[t] = score(tree, model, in_bag(data, source.sample, source.seed, tree));
   };
   auto sum = [&](size_t begin, size_t end) {
     for (size_t t = begin; t < end; ++t) {
@@ -189,9 +184,22 @@ std::vector<double> oob_permutation_importance(const EncodedTrees& trees, const 
       std::vector<double>().swap(per_tree[t]);
     }
   };
-  run_batched(runtime, n_tree, score, sum);
+  run_batched(runtime, n_tree, visit, sum);
   for (double& value : total) value /= static_cast<double>(std::max<size_t>(1, n_scored));
   return total;
+}
+
+std::vector<double> oob_permutation_importance(const EncodedTrees& trees, const ModelShape& shape,
+                                               const Data& data, const ForestSource& source,
+                                               const Runtime& runtime) {
+  return oob_tree_mean(trees, shape, data, source, runtime,
+                       [&](uint64_t tree, const ForestModel& model, const std::vector<char>& bag) {
+    // Permutations come from their own stream, so that asking for importance
+    // changes nothing else.
+    Rng rng(mix64(source.seed, 0x696d706f7274ULL), tree);
+    return tree_permutation_importance(data, model, bag, tree_impute_key(source.seed, tree),
+                                       source.impute_random, rng, runtime);
+  });
 }
 
 }  // namespace ccforest

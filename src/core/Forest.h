@@ -68,6 +68,22 @@ OutOfBag out_of_bag(const EncodedTrees& trees, const ModelShape& shape, const Da
                     const ForestSource& source, const Runtime& runtime);
 
 /**
+ * A tree's out-of-bag score per feature, from its global number, the tree
+ * alone and its in-bag flags; empty when the tree has no out-of-bag rows.
+ */
+using TreeScore = std::function<std::vector<double>(uint64_t tree, const ForestModel& model,
+                                                    const std::vector<char>& in_bag)>;
+
+/**
+ * The mean of `score` over the trees that have out-of-bag rows, summed in
+ * tree order (samples redrawn from (seed, tree)): the common frame of the
+ * out-of-bag importances.
+ */
+std::vector<double> oob_tree_mean(const EncodedTrees& trees, const ModelShape& shape,
+                                  const Data& data, const ForestSource& source,
+                                  const Runtime& runtime, const TreeScore& score);
+
+/**
  * Mean out-of-bag permutation importance per feature over the trees that
  * have out-of-bag rows (see Importance.h), summed in tree order.
  */

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "Forest.h"
 #include "Predictor.h"
 #include "Sampling.h"
 #include "TreeCodec.h"
@@ -125,26 +126,11 @@ std::vector<double> tree_negation_importance(const Data& data, const ForestModel
 std::vector<double> oob_negation_importance(const EncodedTrees& trees, const ModelShape& shape,
                                             const Data& data, const ForestSource& source,
                                             const Runtime& runtime) {
-  const size_t n_tree = trees.size();
-  std::vector<std::vector<double>> per_tree(n_tree);
-  std::vector<double> total(data.n_feature(), 0.0);
-  size_t n_scored = 0;
-  run_batched(runtime, n_tree, [&](size_t t) {
-    const ForestModel model = decode_forest(trees, shape, t, t + 1);
-    const uint64_t tree = source.first_tree + t;
-    per_tree[t] = tree_negation_importance(data, model, in_bag(data, source.sample, source.seed, tree),
-                                           tree_impute_key(source.seed, tree),
-                                           source.impute_random, runtime);
-  }, [&](size_t begin, size_t end) {
-    for (size_t t = begin; t < end; ++t) {
-      if (per_tree[t].empty()) continue;
-      for (size_t d = 0; d < total.size(); ++d) total[d] += per_tree[t][d];
-      ++n_scored;
-      std::vector<double>().swap(per_tree[t]);
-    }
+  return oob_tree_mean(trees, shape, data, source, runtime,
+                       [&](uint64_t tree, const ForestModel& model, const std::vector<char>& bag) {
+    return tree_negation_importance(data, model, bag, tree_impute_key(source.seed, tree),
+                                    source.impute_random, runtime);
   });
-  for (double& value : total) value /= static_cast<double>(std::max<size_t>(1, n_scored));
-  return total;
 }
 
 }  // namespace ccforest

@@ -55,6 +55,8 @@ void add_tree_predictions(const ForestModel& model, const MatrixMap& x,
     // Trees outermost within the block keeps one tree's nodes in cache; each
     // row still adds its trees' values in tree order.
     for (size_t t = 0; t < n_tree; ++t) {
+      // A block of a large forest takes long: look for Ctrl-C between trees.
+      if (t % 16 == 15) runtime.throw_if_cancelled();
       const uint64_t* tree = model.tree(t);
       const int32_t root = model.root(t);
       const uint64_t* leaves = model.leaves[t].data();

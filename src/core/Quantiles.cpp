@@ -1,7 +1,10 @@
 #include "Quantiles.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
+#include <string>
+#include <tuple>
 #include <utility>
 
 #include "Sampling.h"
@@ -21,49 +24,208 @@ std::vector<std::vector<int32_t>> leaf_samples(const EncodedTrees& trees, const 
     draw_sample(data, source.sample, rng, rows);
     const uint64_t key = tree_impute_key(source.seed, tree);
     const size_t n_leaf = static_cast<size_t>(model.n_leaves[0]);
-    std::vector<std::pair<int32_t, int32_t>> leaf_row;  // (leaf, row)
+    std::vector<std::tuple<int32_t, double, int32_t>> leaf_row;  // (leaf, output, row)
     leaf_row.reserve(rows.size());
     std::vector<double> values(static_cast<size_t>(data.x.cols()));
     for (size_t i = 0; i < rows.size(); ++i) {
       if (i % 4096 == 0) runtime.throw_if_cancelled();
       tree_row(data.x, rows[i], source.impute_random, key,
                data.row_hash[static_cast<size_t>(rows[i])], values.data());
-      leaf_row.emplace_back(model.leaf(0, find_leaf(model, 0, values.data())).number, rows[i]);
+      leaf_row.emplace_back(model.leaf(0, find_leaf(model, 0, values.data())).number,
+                            data.y_real(rows[i], 0), rows[i]);
     }
+    // Within a leaf, by output: prediction then merges the leaves' outputs
+    // without sorting them again.
     std::sort(leaf_row.begin(), leaf_row.end());
     std::vector<int32_t>& sample = out[t];
     sample.assign(n_leaf, 0);
-    for (const auto& lr : leaf_row) ++sample[static_cast<size_t>(lr.first)];
-    for (const auto& lr : leaf_row) sample.push_back(lr.second);
+    for (const auto& lr : leaf_row) ++sample[static_cast<size_t>(std::get<0>(lr))];
+    for (const auto& lr : leaf_row) sample.push_back(std::get<2>(lr));
   });
   return out;
 }
 
 namespace {
 
-/** Leaf l's rows within a stored sample, checked against the tree. */
-struct LeafIndex {
-  std::vector<size_t> begin;  // position of each leaf's first row; n_leaf + 1 values
-};
+// Running weight totals are kept at every kBlock-th position of a tree's
+// sample, so that the total of any prefix of a leaf costs fewer than kBlock
+// additions.
+constexpr size_t kBlock = 32;
 
-LeafIndex index_sample(const LeafSample& sample, size_t n_leaf, size_t n_train) {
-  if (sample.second < n_leaf) throw DamagedModel("its quantile data do not match its trees");
-  LeafIndex index;
-  index.begin.assign(n_leaf + 1, n_leaf);
-  for (size_t l = 0; l < n_leaf; ++l) {
-    const int32_t size = sample.first[l];
-    if (size < 0) throw DamagedModel("its quantile data do not match its trees");
-    index.begin[l + 1] = index.begin[l] + static_cast<size_t>(size);
-  }
-  if (index.begin[n_leaf] != sample.second) {
-    throw DamagedModel("its quantile data do not match its trees");
-  }
-  for (size_t i = n_leaf; i < sample.second; ++i) {
-    if (sample.first[i] < 0 || static_cast<size_t>(sample.first[i]) >= n_train) {
-      throw DamagedModel("its quantile data refer to a training row out of range");
+/**
+ * One tree's stored sample, checked and ready for quantiles: each leaf's
+ * rows in increasing order of output, and, with case weights, running
+ * totals of their weights.
+ */
+class TreeSample {
+ public:
+  TreeSample(const LeafSample& sample, size_t n_leaf, const double* y, const double* weight,
+             size_t n_train)
+      : rows_(sample.first), weight_(weight) {
+    const std::string mismatch = "its quantile data do not match its trees";
+    if (sample.second < n_leaf) throw DamagedModel(mismatch);
+    begin_.assign(n_leaf + 1, n_leaf);
+    for (size_t l = 0; l < n_leaf; ++l) {
+      const int32_t size = sample.first[l];
+      if (size < 0) throw DamagedModel(mismatch);
+      begin_[l + 1] = begin_[l] + static_cast<size_t>(size);
+    }
+    if (begin_[n_leaf] != sample.second) throw DamagedModel(mismatch);
+    bool sorted = true;
+    for (size_t l = 0; l < n_leaf; ++l) {
+      for (size_t k = begin_[l]; k < begin_[l + 1]; ++k) {
+        const int32_t row = sample.first[k];
+        if (row < 0 || static_cast<size_t>(row) >= n_train) {
+          throw DamagedModel("its quantile data refer to a training row out of range");
+        }
+        if (!std::isfinite(y[row])) throw DamagedModel("its training outputs are not finite");
+        // A tree's sample never holds rows of weight 0.
+        if (weight != nullptr && !(weight[row] > 0.0 && std::isfinite(weight[row]))) {
+          throw DamagedModel("its quantile data refer to a row without positive weight");
+        }
+        if (k > begin_[l] && y[row] < y[sample.first[k - 1]]) sorted = false;
+      }
+    }
+    // Forests fitted before 0.3.0 stored each leaf's rows in row order.
+    if (!sorted) {
+      own_.assign(sample.first, sample.first + sample.second);
+      for (size_t l = 0; l < n_leaf; ++l) {
+        std::sort(own_.begin() + static_cast<std::ptrdiff_t>(begin_[l]),
+                  own_.begin() + static_cast<std::ptrdiff_t>(begin_[l + 1]),
+                  [y](int32_t a, int32_t b) { return y[a] < y[b] || (y[a] == y[b] && a < b); });
+      }
+      rows_ = own_.data();
+    }
+    if (weight != nullptr) {
+      block_.assign(sample.second / kBlock + 1, 0.0);
+      for (size_t l = 0; l < n_leaf; ++l) {
+        double total = 0.0;
+        for (size_t k = begin_[l]; k < begin_[l + 1]; ++k) {
+          if (k % kBlock == 0) block_[k / kBlock] = total;
+          total += weight[rows_[k]];
+        }
+      }
     }
   }
-  return index;
+
+  size_t begin(size_t leaf) const { return begin_[leaf]; }
+  size_t end(size_t leaf) const { return begin_[leaf + 1]; }
+  double output(const double* y, size_t k) const { return y[rows_[k]]; }
+
+  /**
+   * The weight of the leaf's entries before position k (its first entry at
+   * `begin`): the running total, added in the same order whatever k, so it
+   * never decreases as k grows.
+   */
+  double weight_before(size_t begin, size_t k) const {
+    if (weight_ == nullptr) return static_cast<double>(k - begin);
+    if (k == begin) return 0.0;
+    const size_t block = (k - 1) / kBlock;
+    size_t j = block * kBlock;
+    double total = 0.0;
+    if (j >= begin) {
+      total = block_[block];
+    } else {
+      j = begin;
+    }
+    for (; j < k; ++j) total += weight_[rows_[j]];
+    return total;
+  }
+
+ private:
+  const int32_t* rows_;
+  const double* weight_;
+  std::vector<size_t> begin_;  // position of each leaf's first row; n_leaf + 1 values
+  std::vector<int32_t> own_;   // the rows re-sorted by output, when stored otherwise
+  std::vector<double> block_;  // running totals at every kBlock-th position
+};
+
+/** A row's leaf in one tree: its entries [begin, end), of which [lo, hi) are still candidates. */
+struct LeafRange {
+  const TreeSample* sample;
+  size_t begin, end, lo, hi;
+  double total;
+  size_t above;  // scratch: the first candidate above the pivot
+};
+
+/** The first position in [lo, hi) whose output exceeds v (or, if `or_equal`, reaches it). */
+size_t search(const TreeSample& s, const double* y, size_t lo, size_t hi, double v,
+              bool or_equal) {
+  while (lo < hi) {
+    const size_t mid = lo + (hi - lo) / 2;
+    const double out = s.output(y, mid);
+    if (or_equal ? out < v : out <= v) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo;
+}
+
+/**
+ * The smallest output v of the row's leaves at which the forest's
+ * cumulative distribution F(v) = sum over trees of (weight of the tree's
+ * leaf at or below v) / (weight of the leaf) reaches prob times the number
+ * of trees: the quantile of the weighted distribution Quantiles.h
+ * describes. F is summed in tree order, so that whether a value reaches the
+ * target does not depend on how it was reached; totals within `slack` (the
+ * rounding of F) below the target count as reaching it, as they would in
+ * exact arithmetic when equal. Found by bisecting the candidates around
+ * pivots, which never sorts the leaves' outputs together: each step costs a
+ * binary search per tree.
+ */
+double quantile_of(std::vector<LeafRange>& ranges, const double* y, double prob, double slack,
+                   uint64_t stream) {
+  const double target = prob * static_cast<double>(ranges.size()) - slack;
+  size_t remaining = 0;
+  for (LeafRange& r : ranges) {
+    r.lo = r.begin;
+    r.hi = r.end;
+    remaining += r.end - r.begin;
+  }
+  bool found = false;
+  double best = 0.0;
+  while (remaining > 0) {
+    // A pseudo-random candidate (xorshift): any pivots give the same answer.
+    stream ^= stream << 13;
+    stream ^= stream >> 7;
+    stream ^= stream << 17;
+    size_t pick = static_cast<size_t>(stream % remaining);
+    double pivot = 0.0;
+    for (const LeafRange& r : ranges) {
+      if (pick < r.hi - r.lo) {
+        pivot = r.sample->output(y, r.lo + pick);
+        break;
+      }
+      pick -= r.hi - r.lo;
+    }
+    double below = 0.0;
+    for (LeafRange& r : ranges) {
+      r.above = search(*r.sample, y, r.lo, r.hi, pivot, false);
+      below += r.sample->weight_before(r.begin, r.above) / r.total;
+    }
+    remaining = 0;
+    if (below >= target) {
+      // The pivot qualifies: the answer is it or a smaller candidate.
+      found = true;
+      best = pivot;
+      for (LeafRange& r : ranges) {
+        r.hi = search(*r.sample, y, r.lo, r.above, pivot, true);
+        remaining += r.hi - r.lo;
+      }
+    } else {
+      for (LeafRange& r : ranges) {
+        r.lo = r.above;
+        remaining += r.hi - r.lo;
+      }
+    }
+  }
+  if (found) return best;
+  // Only rounding can leave the target unreached: the largest output.
+  double largest = -std::numeric_limits<double>::infinity();
+  for (const LeafRange& r : ranges) largest = std::max(largest, r.sample->output(y, r.end - 1));
+  return largest;
 }
 
 }  // namespace
@@ -76,45 +238,39 @@ void predict_quantiles(const ForestModel& model, const std::vector<LeafSample>& 
   const size_t n_tree = model.n_tree(), n = static_cast<size_t>(x.rows());
   const size_t p = static_cast<size_t>(x.cols());
   if (samples.size() != n_tree) throw DamagedModel("its quantile data do not match its trees");
-  std::vector<LeafIndex> index(n_tree);
+  std::vector<TreeSample> sample;
+  sample.reserve(n_tree);
   for (size_t t = 0; t < n_tree; ++t) {
-    index[t] = index_sample(samples[t], static_cast<size_t>(model.n_leaves[t]), n_train);
+    runtime.throw_if_cancelled();
+    sample.emplace_back(samples[t], static_cast<size_t>(model.n_leaves[t]), y, weight, n_train);
   }
   Runtime all_at_once = runtime;
   all_at_once.batch_size = n;
   run_batched(all_at_once, n, [&](size_t i) {
-    if (i % 256 == 0) runtime.throw_if_cancelled();
+    runtime.throw_if_cancelled();
     std::vector<double> row(p);
-    std::vector<std::pair<double, double>> mass;  // (output, weight)
+    std::vector<LeafRange> ranges;
+    ranges.reserve(n_tree);
+    size_t largest_leaf = 0;
     for (size_t t = 0; t < n_tree; ++t) {
       tree_row(x, static_cast<Eigen::Index>(i), options.impute_random,
                tree_impute_key(options.seed, options.first_tree + t), row_hash[i], row.data());
       const size_t leaf = static_cast<size_t>(model.leaf(t, find_leaf(model, t, row.data())).number);
-      const int32_t* rows = samples[t].first;
-      const size_t first = index[t].begin[leaf], last = index[t].begin[leaf + 1];
-      double total = 0.0;
-      for (size_t k = first; k < last; ++k) total += weight ? weight[rows[k]] : 1.0;
-      if (!(total > 0.0)) continue;
-      for (size_t k = first; k < last; ++k) {
-        const double w = weight ? weight[rows[k]] : 1.0;
-        mass.emplace_back(y[rows[k]], w / total);
-      }
+      LeafRange r{&sample[t], sample[t].begin(leaf), sample[t].end(leaf), 0, 0, 0.0, 0};
+      r.total = sample[t].weight_before(r.begin, r.end);
+      if (!(r.total > 0.0)) continue;  // a leaf no sample row reached
+      largest_leaf = std::max(largest_leaf, r.end - r.begin);
+      ranges.push_back(r);
     }
-    std::sort(mass.begin(), mass.end());
-    double all = 0.0;
-    for (const auto& m : mass) all += m.second;
-    // The smallest output whose cumulative weight reaches prob times the
-    // total: the quantile of the weighted empirical distribution.
-    size_t k = 0;
-    double cumulative = 0.0;
+    // Each tree's share is correctly rounded without weights; with weights
+    // its running totals add a rounding per entry.
+    const double rounding = std::ldexp(1.0, -52) * static_cast<double>(ranges.size()) *
+                            static_cast<double>(ranges.size() + 2 + (weight ? largest_leaf : 0));
     for (size_t q = 0; q < probs.size(); ++q) {
-      const double target = probs[q] * all;
-      while (k < mass.size() && (cumulative + mass[k].second < target || mass[k].second == 0.0)) {
-        cumulative += mass[k].second;
-        ++k;
-      }
-      out[q * n + i] = mass.empty() ? std::numeric_limits<double>::quiet_NaN()
-                                    : mass[std::min(k, mass.size() - 1)].first;
+      out[q * n + i] = ranges.empty()
+                           ? std::numeric_limits<double>::quiet_NaN()
+                           : quantile_of(ranges, y, probs[q], rounding,
+                                         0x9e3779b97f4a7c15ULL ^ (i * 0xbf58476d1ce4e5b9ULL + q + 1));
     }
   });
 }

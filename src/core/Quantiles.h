@@ -23,7 +23,9 @@ namespace ccforest {
 /**
  * For each tree, its sample's rows (with multiplicity) grouped by leaf:
  * first the number of rows of each leaf (leaves numbered breadth first),
- * then the rows, leaf by leaf, in increasing order. Samples are redrawn from
+ * then the rows, leaf by leaf, each leaf's in increasing order of their
+ * output (ties by row; forests fitted before 0.3.0 stored them by row only,
+ * and prediction sorts those again). Samples are redrawn from
  * (seed, tree) and rows routed with find_leaf(), as prediction routes them.
  */
 std::vector<std::vector<int32_t>> leaf_samples(const EncodedTrees& trees, const ModelShape& shape,

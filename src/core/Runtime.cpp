@@ -1,6 +1,7 @@
 #include "Runtime.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <exception>
 #include <mutex>
@@ -18,10 +19,17 @@ void run_batched(const Runtime& runtime, size_t n, const std::function<void(size
   size_t batch = std::max<size_t>(1, runtime.batch_size);
   std::exception_ptr failure;
   std::mutex failure_mutex;
+  // Once an item has failed, or the host has asked to stop, the batch's
+  // other items are skipped: a batch can hold every item of a long call, and
+  // going on with them would delay the error (or Ctrl-C) until the end.
+  std::atomic<bool> failed{false};
   auto guarded = [&](size_t i) {
+    if (failed.load(std::memory_order_relaxed)) return;
     try {
+      runtime.throw_if_cancelled();
       body(i);
     } catch (...) {
+      failed.store(true, std::memory_order_relaxed);
       std::lock_guard<std::mutex> lock(failure_mutex);
       if (!failure) failure = std::current_exception();
     }

@@ -8,6 +8,7 @@
 #include "Predictor.h"
 #include "Projection.h"
 #include "Sampling.h"
+#include "Spread.h"
 
 namespace ccforest {
 
@@ -173,17 +174,11 @@ bool TreeTrainer::gather_feature(int feature, size_t begin, size_t end) {
         out[i] = raw;
       }
     }
-    // The spread of the column, shifted by its first value for accuracy;
-    // it bounds how far rounding a coefficient moves the projections.
-    double sum = 0.0, sum_squares = 0.0;
-    for (size_t i = 1; i < n; ++i) {
-      const double d = out[i] - out[0];
-      varies |= d != 0.0;
-      sum += d;
-      sum_squares += d * d;
-    }
-    const double count = static_cast<double>(n);
-    sd_of[column - first] = std::sqrt(std::max(0.0, (sum_squares - sum * sum / count) / count));
+    // The column's spread bounds how far rounding a coefficient moves the
+    // projections (see DirectionFinder::project_precisely()).
+    sd_of[column - first] = spread(out, n);
+    varies = sd_of[column - first] > 0.0;
+    for (size_t i = 1; i < n && !varies; ++i) varies = out[i] != out[0];
     if (options_.paper() && varies) {
       // The authors' rule: a column varies if two consecutive values are
       // more than 1e-10 apart.

@@ -128,7 +128,7 @@ test_that("forests that are not ranges of one forest are refused, naming them", 
   expect_error(combine_forests(a, regression),
                "`regression` and `a` have different outputs, so they are not ranges of one forest.",
                fixed = TRUE)
-  older <- b
+  older <- as_unsealed(b)
   older$version <- "0.1.9"
   expect_error(combine_forests(a, older),
                paste0("`older` and `a` were fitted with different versions of ccforest (0.1.9 and ",
@@ -146,7 +146,7 @@ test_that("forests that are not ranges of one forest are refused, naming them", 
                       "to 13): grow them with first_tree = 5, n_tree = 6 and combine them too."),
                fixed = TRUE)
   expect_error(combine_forests(), "combine_forests() needs at least one forest.", fixed = TRUE)
-  extra <- b
+  extra <- as_unsealed(b)
   extra$forest$leaf_rows <- list(1:3)
   expect_error(combine_forests(a, extra),
                paste0("The forests hold `leaf_rows`, which combine_forests() does not know how ",

@@ -12,6 +12,10 @@ test_that("empty data is refused", {
                "`x` has 0 rows but `y` has 150", fixed = TRUE)
   expect_error(ccforest(iris[, 0], iris$Species, n_tree = 2),
                "`x` has no columns; at least one feature", fixed = TRUE)
+  # A matrix without columns, too (was: "'names' attribute [1] must be the
+  # same length as the vector [0]").
+  expect_error(ccforest(matrix(0, 10, 0), rnorm(10)),
+               "`x` has no columns; at least one feature is needed.", fixed = TRUE)
   expect_error(ccforest(Species ~ ., data = iris[, "Species", drop = FALSE], n_tree = 2),
                "`formula` has no features", fixed = TRUE)
   # With the formula interface the user gave `data`, not `y`: the message
@@ -257,4 +261,77 @@ test_that("errors are reported without the internal call", {
   expect_null(conditionCall(condition))
   condition <- tryCatch(predict(fit_iris(), iris, type = "response"), error = function(e) e)
   expect_null(conditionCall(condition))
+})
+
+# Messages that named another cause than the real one (issue 28).
+
+test_that("fitted() of combined bagged forests says they were combined", {
+  a <- ccforest(mpg ~ ., mtcars, n_tree = 3, seed = 1, sampling = "bagging")
+  b <- ccforest(mpg ~ ., mtcars, n_tree = 3, seed = 1, sampling = "bagging", first_tree = 4)
+  both <- suppressMessages(combine_forests(a, b))
+  expect_error(fitted(both), paste0(
+    "fitted\\(\\) needs out-of-bag predictions, which `object` does not have: it joins ",
+    "forests grown apart \\(combine_forests\\(\\)\\)"))
+  expect_error(residuals(both), "residuals\\(\\) needs out-of-bag predictions.*combine_forests")
+})
+
+test_that("combine_forests() names the weights when only they differ", {
+  d <- mtcars
+  w <- rep(1:2, 16)
+  a <- ccforest(mpg ~ ., d, n_tree = 3, seed = 1, case_weights = w)
+  b <- ccforest(mpg ~ ., d, n_tree = 3, seed = 1, first_tree = 4, case_weights = rev(w))
+  expect_error(combine_forests(a, b),
+               paste0("`b` and `a` were fitted with different case weights, so they are not ranges ",
+                      "of one forest: grow every range with the same `case_weights`, row for row."),
+               fixed = TRUE)
+  plain <- ccforest(mpg ~ ., d, n_tree = 3, seed = 1, first_tree = 4)
+  expect_error(combine_forests(a, plain), "were fitted with different case weights")
+  y <- factor(ifelse(d$mpg > 20, "hi", "lo"))
+  x <- d[-1]
+  k <- ccforest(x, y, n_tree = 3, seed = 1, class_weights = c(hi = 2))
+  l <- ccforest(x, y, n_tree = 3, seed = 1, first_tree = 4, class_weights = c(hi = 3))
+  expect_error(combine_forests(k, l), "`l` and `k` were fitted with different class_weights")
+  # Different rows are still different data.
+  other <- ccforest(mpg ~ ., d[32:1, ], n_tree = 3, seed = 1, first_tree = 4,
+                    case_weights = w)
+  expect_error(combine_forests(a, other), "were fitted on different data")
+})
+
+test_that("levels of a valued factor without training values are named, not called missing", {
+  set.seed(1)
+  levels <- sprintf("L%02d", 1:41)
+  d <- data.frame(f = factor(sample(levels[1:40], 300, TRUE), levels = levels), x = rnorm(300))
+  d$y <- d$x + rnorm(300)
+  w <- ifelse(d$f == "L01", 0, 1)
+  # L01 is held only by rows of weight 0, and L41 by no row: neither has a
+  # value. Fitting with na_action = "fail" is no problem (the rows of L01
+  # take no part).
+  fit <- ccforest(y ~ ., d, case_weights = w, n_tree = 3, seed = 1, na_action = "fail")
+  expect_identical(fit$blueprint$feature_type[[1]], "scored")
+  new <- data.frame(f = factor(c("L01", "L41", "L02"), levels = levels), x = 0)
+  expect_error(predict(fit, new), paste0(
+    "Column `f` of `new_data` has level(s) `L01`, `L41` that no training row of positive weight ",
+    "had, which the forest has no value for; na_action = \"fail\" does not impute them"),
+    fixed = TRUE)
+  unseen <- data.frame(f = c("L99", "L02"), x = 0)
+  expect_error(predict(fit, unseen),
+               "has level(s) `L99` not seen when fitting, which the forest has no value for",
+               fixed = TRUE)
+  # Imputing, they are treated as missing, with a warning naming the cause.
+  expect_warning(p <- predict(fit, new, na_action = "impute_mean"),
+                 "level(s) `L01`, `L41` that no training row of positive weight had", fixed = TRUE)
+  expect_identical(p[[1]], p[[2]])
+  expect_false(anyNA(p))
+})
+
+test_that("class_weights can name the NA class of an addNA() response", {
+  set.seed(2)
+  y <- addNA(factor(sample(c("a", "b", NA), 120, TRUE)))
+  x <- data.frame(x = rnorm(120))
+  fit <- ccforest(x, y, class_weights = c("NA" = 5), n_tree = 2, seed = 1)
+  expect_identical(unname(fit$options$class_weights), c(1, 1, 5))
+  expect_true(is.na(names(fit$options$class_weights)[[3]]))
+  expect_error(ccforest(x, y, class_weights = c(c = 5), n_tree = 2),
+               "`class_weights` names `c`, not classes of the output (`a`, `b`, `NA`).",
+               fixed = TRUE)
 })

@@ -7,7 +7,7 @@ test_that("level scores are shrunk level means, or their principal axes", {
   codes[codes == 6] <- 5L  # level 6 never occurs
   y <- rnorm(n) + codes
   response <- ccforest:::prepare_response(y, "y")
-  got <- ccforest:::level_scores(codes, 6L, response, NULL, NULL)
+  got <- ccforest:::level_scores(codes, 6L, response, NULL, NULL, seed = 1)
   expect_identical(dim(got), c(6L, 1L))
   z <- response$values[, 1]
   expected <- vapply(1:6, function(l) {
@@ -15,16 +15,22 @@ test_that("level scores are shrunk level means, or their principal axes", {
   }, numeric(1))
   expected[6] <- NA
   expect_equal(got[, 1], expected)
-  # Each training row's own value leaves its own output out of its level.
+  # Each training row's own value comes from its level's rows in the other
+  # two of three folds, each holding a third of the level's rows.
+  fold <- ccforest:::level_folds(codes, 1, seq_len(n))
+  for (l in 1:5) {
+    sizes <- tabulate(fold[codes == l] + 1L, 3L)
+    expect_lte(max(sizes) - min(sizes), 1L)
+  }
   own <- vapply(seq_len(n), function(i) {
-    same <- codes == codes[[i]]
-    (sum(z[same]) - z[[i]] + mean(z)) / sum(same) - mean(z)
+    other <- codes == codes[[i]] & fold != fold[[i]]
+    (sum(z[other]) + mean(z)) / (sum(other) + 1) - mean(z)
   }, numeric(1))
   expect_equal(attr(got, "own")[, 1], own)
   # With weights: weighted means, weight 0 rows left out.
   w <- runif(n)
   w[1:20] <- 0
-  got_w <- ccforest:::level_scores(codes, 6L, response, w, NULL)[, 1]
+  got_w <- ccforest:::level_scores(codes, 6L, response, w, NULL, seed = 1)[, 1]
   keep <- w > 0
   overall <- sum(w[keep] * z[keep]) / sum(w[keep])
   expected_w <- vapply(1:5, function(l) {
@@ -32,14 +38,14 @@ test_that("level scores are shrunk level means, or their principal axes", {
     (sum(w[i] * z[i]) + overall) / (sum(w[i]) + 1) - overall
   }, numeric(1))
   expect_equal(got_w[1:5], expected_w)
-  expect_true(is.na(attr(ccforest:::level_scores(codes, 6L, response, w, NULL), "own")[1, 1]))
+  expect_true(is.na(attr(ccforest:::level_scores(codes, 6L, response, w, NULL, seed = 1), "own")[1, 1]))
 
   # Three classes: the levels' (shrunk) class shares on their two principal
   # axes (three shares summing to one vary in two dimensions), weighted by
   # the levels' sizes, each axis signed so its largest loading is positive.
   cls <- factor(sample(c("a", "b", "c"), n, replace = TRUE))
   response <- ccforest:::prepare_response(cls, "y")
-  got <- ccforest:::level_scores(codes, 6L, response, NULL, NULL)
+  got <- ccforest:::level_scores(codes, 6L, response, NULL, NULL, seed = 1)
   expect_identical(dim(got), c(6L, 2L))
   onehot <- outer(as.integer(cls), 1:3, `==`) + 0
   overall <- colMeans(onehot)
@@ -54,28 +60,95 @@ test_that("level scores are shrunk level means, or their principal axes", {
   expect_true(all(is.na(got[6, ])))
   # Nothing of the levels' class profiles is lost: the axes give them back.
   expect_equal(got[1:5, ] %*% t(axes), centred, ignore_attr = TRUE)
-  # A row's own values leave it out of its level's shares.
+  # A row's own values come from its level's shares in the other folds.
   own <- attr(got, "own")
   for (i in c(1, 50, 300)) {
-    same <- codes == codes[[i]]
-    loo <- (colSums(onehot[same, , drop = FALSE]) - onehot[i, ] + overall) / sum(same)
-    expect_equal(own[i, ], as.vector((loo - overall) %*% axes))
+    other <- codes == codes[[i]] & fold != fold[[i]]
+    shares <- (colSums(onehot[other, , drop = FALSE]) + overall) / (sum(other) + 1)
+    expect_equal(own[i, ], as.vector((shares - overall) %*% axes))
   }
   # Two classes: their shares vary along one axis only.
   two <- ccforest:::prepare_response(factor(cls == "a"), "y")
-  expect_identical(dim(ccforest:::level_scores(codes, 6L, two, NULL, NULL)), c(6L, 1L))
+  expect_identical(dim(ccforest:::level_scores(codes, 6L, two, NULL, NULL, seed = 1)), c(6L, 1L))
   # Never more than eight axes (here 11 classes could give ten).
   eleven <- ccforest:::prepare_response(factor(sample(letters[1:11], n, TRUE)), "y")
-  many <- ccforest:::level_scores(sample(1:30, n, TRUE), 30L, eleven, NULL, NULL)
+  many <- ccforest:::level_scores(sample(1:30, n, TRUE), 30L, eleven, NULL, NULL,
+                                  seed = 1)
   expect_identical(dim(many), c(30L, 8L))
   expect_identical(dim(attr(many, "own")), c(as.integer(n), 8L))
   # Never more axes than levels present, less one (and always one).
   expect_identical(ncol(ccforest:::level_scores(c(1L, 1L, 2L, 2L), 3L,
                                                 ccforest:::prepare_response(factor(c("a", "b", "c", "c")), "y"),
-                                                NULL, NULL)), 1L)
+                                                NULL, NULL, seed = 1)), 1L)
   expect_identical(ncol(ccforest:::level_scores(rep(2L, 4), 3L,
                                                 ccforest:::prepare_response(factor(c("a", "b", "c", "c")), "y"),
-                                                NULL, NULL)), 1L)
+                                                NULL, NULL, seed = 1)), 1L)
+})
+
+test_that("a training row's own value carries nothing of its own output", {
+  # Whatever a row's output, its value is the same: it comes from the other
+  # folds of its level (leaving the row alone out made values within a level
+  # differ by exactly the rows' own outputs). And the folds depend on the
+  # seed, not on the outputs or the order of the levels' rows.
+  set.seed(2)
+  n <- 200
+  codes <- sample(1:40, n, replace = TRUE)
+  y <- factor(sample(c("a", "b"), n, replace = TRUE))
+  own <- function(y) {
+    attr(ccforest:::level_scores(codes, 40L, ccforest:::prepare_response(y, "y"), NULL, NULL,
+                                 seed = 7), "own")
+  }
+  base <- own(y)
+  fold <- ccforest:::level_folds(codes, 7, seq_len(n))
+  for (i in c(1, 77, 200)) {
+    flipped <- y
+    flipped[i] <- setdiff(levels(y), as.character(y[i]))
+    change <- abs(own(flipped)[, 1] - base[, 1])
+    # The row's own value moves only as every row's does (the overall share
+    # every level is shrunk toward moves by 1 / n), far less than the values
+    # the row's output enters: those of the other folds of its level.
+    elsewhere <- codes != codes[[i]]
+    other_folds <- codes == codes[[i]] & fold != fold[[i]]
+    expect_lte(change[[i]], max(change[elsewhere]) * (1 + 1e-9))
+    expect_gt(min(change[other_folds]), 5 * change[[i]])
+  }
+  expect_identical(ccforest:::level_folds(codes, 7, seq_len(n)),
+                   ccforest:::level_folds(codes, 7, seq_len(n)))
+  expect_false(identical(ccforest:::level_folds(codes, 7, seq_len(n)),
+                         ccforest:::level_folds(codes, 8, seq_len(n))))
+})
+
+test_that("out-of-bag error is within noise of test error with many-level factors", {
+  # Two noise classes and a 40-level factor (levels of 2 to 100 rows): the
+  # out-of-bag error must estimate the test error (about 0.5). Valuing each
+  # row with its level's mean without it gave 0.000.
+  skip_on_cran()
+  gen <- function(n) {
+    data.frame(f = factor(sample(sprintf("G%02d", 1:40), n, TRUE, prob = 1:40)),
+               y = factor(sample(c("a", "b"), n, TRUE)))
+  }
+  set.seed(28)
+  gaps <- vapply(1:3, function(r) {
+    train <- gen(2000)
+    test <- gen(5000)
+    fit <- ccforest(y ~ ., train, sampling = "bagging", n_tree = 50, seed = r)
+    fit$oob_error - mean(predict(fit, test) != test$y)
+  }, numeric(1))
+  # One fit's out-of-bag error has a standard deviation of about 0.02 here.
+  expect_lt(abs(mean(gaps)), 0.03)
+  # Real grouped data: students in 160 schools (nlme's MathAchieve), whether
+  # their score is above the median; leaving one out gave 0.30 out of bag
+  # against 0.39 on held-out students.
+  skip_if_not_installed("nlme")
+  m <- as.data.frame(nlme::MathAchieve)
+  m <- data.frame(School = factor(as.character(m$School)), Minority = m$Minority, Sex = m$Sex,
+                  SES = m$SES, y = factor(m$MathAch > stats::median(m$MathAch)))
+  gaps <- vapply(1:2, function(r) {
+    i <- sample(nrow(m), round(0.7 * nrow(m)))
+    fit <- ccforest(y ~ ., m[i, ], sampling = "bagging", n_tree = 100, seed = r)
+    fit$oob_error - mean(predict(fit, m[-i, ]) != m$y[-i])
+  }, numeric(1))
+  expect_lt(abs(mean(gaps)), 0.03)
 })
 
 test_that("a factor with thousands of levels costs one column", {
@@ -226,7 +299,7 @@ test_that("with several classes a many-level factor keeps its levels' class stru
   expect_equal(rowSums(p), rep(1, 3))
   # Values that do not match the levels or the columns are damage.
   for (bad in list(fit$blueprint$scores[[5]][, 1:3], fit$blueprint$scores[[5]][1:39, ])) {
-    broken <- fit
+    broken <- as_unsealed(fit)
     broken$blueprint$scores[[5]] <- bad
     expect_error(predict(broken, new[-2, ]),
                  "damaged: its blueprint's factor scores do not match its levels")
@@ -239,7 +312,7 @@ test_that("fits that stored a one-column factor's values as a vector still predi
   d$y <- d$a + as.integer(d$f) %% 3 + rnorm(300)
   fit <- ccforest(y ~ ., d, n_tree = 5, seed = 1)
   expect_identical(dim(fit$blueprint$scores[[1]]), c(40L, 1L))
-  old <- fit
+  old <- as_unsealed(fit)
   old$blueprint$scores[[1]] <- as.vector(fit$blueprint$scores[[1]])
   expect_identical(predict(old, d), predict(fit, d))
 })

@@ -366,3 +366,39 @@ test_that("Ctrl-C during a fit on workers cancels the batches and frees the work
   expect_lt(free, 30)
   expect_lt(seconds, 90)
 })
+
+test_that("Ctrl-C during a prediction on workers returns promptly and leaves no data behind", {
+  # Releasing the workers' copies of the trees takes a future per worker:
+  # after Ctrl-C the interrupted tasks drop their copies themselves instead.
+  skip_if_no_future()
+  skip_on_cran()
+  skip_on_os("windows")
+  child <- start_child_session(c(
+    "options(ccforest.memory_limit = Inf)",
+    "future::plan(future::multisession, workers = 2, rscript_libs = .libPaths())",
+    "set.seed(1); n <- 50000; x <- matrix(rnorm(n * 10), n)",
+    "y <- factor(x[, 1] + rnorm(n) > 0)",
+    "fit <- ccforest(x[1:2000, ], y[1:2000], n_tree = 500, n_thread = 2, seed = 1)",
+    "big_x <- x[rep(seq_len(n), 20), ]",
+    "say('started')",
+    "r <- tryCatch({",
+    "  predict(fit, big_x, backend = 'future', n_thread = 1, chunk_size = 250000)",
+    "  'finished'",
+    "}, interrupt = function(e) 'interrupted')",
+    "say('result', r, format(as.numeric(Sys.time()), digits = 15))",
+    "left <- future::value(lapply(1:2, function(i) future::future(ls(ccforest:::worker_store))))",
+    "say('left', length(unlist(left)))"
+  ))
+  info <- function() paste(c(child_lines(child$log), child_lines(child$output)), collapse = "\n")
+  lines <- wait_for_line(child$log, "^started", 300)
+  expect_true(any(grepl("^started", lines)), info = info())
+  # The chunks are on the workers once the first has been encoded and sent.
+  Sys.sleep(8)
+  signalled <- as.numeric(Sys.time())
+  tools::pskill(child_pid(lines), tools::SIGINT)
+  lines <- wait_for_line(child$log, "^left", 180)
+  expect_true(any(grepl("^result interrupted", lines)), info = info())
+  returned <- as.numeric(strsplit(grep("^result", lines, value = TRUE), " ")[[1]][[3]])
+  expect_lt(returned - signalled, 30)
+  expect_true(any(grepl("^left 0", lines)), info = info())
+})

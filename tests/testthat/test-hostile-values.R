@@ -240,10 +240,14 @@ test_that("a factor with 1,000 levels fits and predicts", {
   prob <- predict(fit, d, type = "prob")
   hostile_expect_probabilities(prob)
   expect_gt(hostile_accuracy(fit, d, d$y), 0.9)
-  # An unseen level at prediction warns and still predicts.
+  # An unseen level at prediction warns and still predicts; so do levels
+  # declared but held by no training row (L0001 and L0002 here).
   new <- d[1:3, ]
   new$f <- factor(c("L0001", "brand new", "L0002"))
-  expect_warning(p <- predict(fit, new, type = "prob"), "`brand new` not seen")
+  expect_warning(
+    expect_warning(p <- predict(fit, new, type = "prob"), "`brand new` not seen"),
+    "`L0001`, `L0002` that no training row of positive weight had"
+  )
   hostile_expect_probabilities(p)
 })
 
@@ -286,6 +290,36 @@ test_that("Date and POSIXct columns are used as numbers", {
   fit <- ccforest(d[c("a", "when")], d$y, n_tree = 5, seed = 1)
   expect_identical(fit$blueprint$feature_type, c("numeric", "datetime"))
   hostile_expect_probabilities(predict(fit, d, type = "prob"))
+})
+
+test_that("infinite dates are refused by predict() as by fitting", {
+  d <- hostile_signal_data()
+  d$when <- as.Date("2020-01-01") + seq_len(nrow(d))
+  bad <- d
+  bad$when[5] <- as.Date(Inf)
+  expect_error(ccforest(y ~ ., data = bad, n_tree = 5, seed = 1),
+               "Column `when` of `data` contains infinite values \\(row 5\\)")
+  fit <- ccforest(y ~ ., data = d, n_tree = 5, seed = 1)
+  expect_error(predict(fit, bad),
+               "Column `when` of `new_data` contains infinite values \\(row 5\\)")
+  times <- d
+  times$when <- as.POSIXct("2020-01-01", tz = "UTC") + seq_len(nrow(d))
+  fit <- ccforest(y ~ ., data = times, n_tree = 5, seed = 1)
+  times$when[2] <- as.POSIXct(-Inf, origin = "1970-01-01", tz = "UTC")
+  expect_error(predict(fit, times), "Column `when` of `new_data` contains infinite values")
+})
+
+test_that("0 and -0 are the same value, missing values of their rows imputed alike", {
+  # Random imputation is keyed on a row's content; -0 equals 0, so it must
+  # not draw other values (a column centred at exactly 0 keeps -0 a -0).
+  d <- data.frame(a = rep(c(-2, -1, 1, 2), 15), b = rnorm(60))
+  d$y <- factor(ifelse(d$b + rnorm(60) > 0, "p", "q"))
+  fit <- ccforest(y ~ ., data = d, n_tree = 50, seed = 1)
+  expect_identical(fit$blueprint$center[[1]], 0)
+  new <- data.frame(a = c(0, -0), b = NA_real_)
+  expect_identical(1 / new$a, c(Inf, -Inf))
+  p <- predict(fit, new, type = "prob")
+  expect_identical(p[1, ], p[2, ])
 })
 
 test_that("POSIXlt columns are date-times, not list columns", {

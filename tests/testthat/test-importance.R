@@ -290,7 +290,7 @@ test_that("several outputs: errors are averaged over outputs", {
 })
 
 test_that("stored importance is returned when there is one", {
-  fit <- fit_class
+  fit <- as_unsealed(fit_class)
   fit$variable.importance <- projection_importance(fit)
   expect_identical(importance(fit), fit$variable.importance)
   stored <- structure(c(b = 2, a = 1), type = "permutation",

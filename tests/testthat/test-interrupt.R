@@ -62,3 +62,35 @@ test_that("Ctrl-C during a long predict returns promptly and the session stays u
   expect_true(any(grepl("^usable TRUE", out$lines)))
   expect_lt(out$seconds, 60)
 })
+
+test_that("Ctrl-C during quantile prediction returns promptly", {
+  # Quantiles used to check for Ctrl-C every 256th row, and the rows after a
+  # cancelled one went on: control came back only when all were done.
+  skip_on_cran()
+  skip_on_os("windows")
+  out <- run_interrupted(paste(
+    "q <- ccforest(x[, 1:3], x[, 1] + rnorm(n), n_tree = 30, quantiles = TRUE, seed = 1,",
+    "max_depth = 3, verbose = FALSE); cat('predicting\\n');",
+    "predict(q, big_x[, 1:3], type = 'quantiles', n_thread = 1)"
+  ), ready_pattern = "^predicting")
+  expect_true(any(grepl("^result interrupted", out$lines)), info = paste(out$lines, collapse = "\n"))
+  expect_true(any(grepl("^usable TRUE", out$lines)))
+  expect_lt(out$seconds, 60)
+})
+
+test_that("Ctrl-C during permutation importance and partial dependence returns promptly", {
+  skip_on_cran()
+  skip_on_os("windows")
+  workloads <- c(
+    "importance(small, new_data = big_x, y = rep(y, 20), n_thread = 2)",
+    "partial_dependence(small, 'X1', data = big_x, n_thread = 2)"
+  )
+  for (workload in workloads) {
+    out <- run_interrupted(paste("Sys.sleep(2); cat('predicting\\n');", workload),
+                           ready_pattern = "^predicting")
+    info <- paste(c(workload, out$lines), collapse = "\n")
+    expect_true(any(grepl("^result interrupted", out$lines)), info = info)
+    expect_true(any(grepl("^usable TRUE", out$lines)), info = info)
+    expect_lt(out$seconds, 60)
+  }
+})

@@ -65,14 +65,17 @@ test_that("a forest that would not fit is refused after its first trees, with it
   d <- make_spiral(3000)
   fit <- ccforest(class ~ ., d, n_tree = 40, seed = 1, n_thread = 1)
   actual <- stored_bytes(fit)
-  withr::local_options(ccforest.memory_limit = actual / 4)
+  # What the fit sets aside for its out-of-bag estimates (it is bagged) is
+  # not the trees' to use.
+  extra <- sum(ccforest:::fit_extra_bytes(3000, 3000, 3, 40, 1, TRUE, FALSE, 1))
+  withr::local_options(ccforest.memory_limit = extra + actual / 4)
   message <- tryCatch(ccforest(class ~ ., d, n_tree = 40, seed = 1, n_thread = 1),
                       error = conditionMessage)
   expect_match(message, "would need about .* for its 40 trees")
   expect_match(message, "Reduce `n_tree`")
   # The session is intact and nothing was assigned.
   expect_false(exists("refused", inherits = FALSE))
-  withr::local_options(ccforest.memory_limit = actual * 1.5)
+  withr::local_options(ccforest.memory_limit = extra + actual * 1.5)
   expect_s3_class(ccforest(class ~ ., d, n_tree = 40, seed = 1, n_thread = 1), "ccforest")
 })
 
@@ -91,8 +94,13 @@ test_that("the extrapolated size is within 25% of the forest's size, whatever it
     s <- shapes[[name]]
     fit <- ccforest(s$formula, s$data, n_tree = 60, seed = 3, n_thread = 1)
     actual <- stored_bytes(fit)
-    # Above the floor of 64 bytes a tree, below any real forest.
-    withr::with_options(list(ccforest.memory_limit = 64 * 60 + 100), {
+    # Above the floor of 128 bytes a tree and what the fit sets aside for its
+    # out-of-bag estimates, below any real forest.
+    extra <- ccforest:::fit_extra_bytes(
+      nrow(s$data), nrow(s$data), ccforest:::prediction_width(fit$response), 60, 1,
+      fit$options$sampling == "bagging", FALSE, fit$options$min_leaf
+    )
+    withr::with_options(list(ccforest.memory_limit = sum(extra) + 128 * 60 + 100), {
       message <- tryCatch(ccforest(s$formula, s$data, n_tree = 60, seed = 3, n_thread = 1),
                           error = conditionMessage)
     })
@@ -105,7 +113,7 @@ test_that("the extrapolated size is within 25% of the forest's size, whatever it
 test_that("an absurd n_tree is refused before anything is allocated for it", {
   withr::local_options(ccforest.memory_limit = 2^30)
   expect_error(ccforest(iris[1:4], iris$Species, n_tree = .Machine$integer.max, seed = 1),
-               "n_tree = 2,147,483,647 would need at least 128.0 GB of memory")
+               "n_tree = 2,147,483,647 would need at least 256.0 GB of memory")
 })
 
 # Resident memory of a child R session after repeated failures of `attempt`
@@ -181,5 +189,73 @@ test_that("fits that fail for lack of R memory release what C++ held", {
   )
   expect_true(all(grepl("Not enough memory to compute the out-of-bag predictions", out$messages)),
               label = paste(unique(out$messages), collapse = " | "))
-  expect_lt(out$after[[5]] - out$after[[2]], 40)
+  # Three attempts between the two readings: a leak would add 186 MB; the
+  # allocator's own fragmentation stays well below 100 MB.
+  expect_lt(out$after[[5]] - out$after[[2]], 100)
+})
+
+# Peak bytes of R vectors allocated while `expr` runs (gc()'s "max used"):
+# what R itself allocated, whatever the machine.
+r_heap_peak <- function(expr) {
+  before <- gc(reset = TRUE)[2L, 1L]
+  force(expr)
+  (gc()[2L, 5L] - before) * 8
+}
+
+test_that("importance is summed per feature as trees arrive, not kept per tree", {
+  # 3,000 features and 2,000 trees: a feature x tree matrix of importance
+  # (48 MB, and a copy in R) outweighed the trees of this fit many times.
+  set.seed(1)
+  x <- matrix(rnorm(20 * 3000), 20)
+  y <- rnorm(20)
+  peak <- r_heap_peak(fit <- ccforest(x, y, n_tree = 2000, seed = 1, n_thread = 2,
+                                      importance = "projection", verbose = FALSE))
+  expect_lt(peak, 20 * 2^20)
+  # The same exact sums: one fit equals its two halves combined.
+  first <- ccforest(x, y, n_tree = 1000, seed = 1, importance = "projection", verbose = FALSE)
+  second <- ccforest(x, y, n_tree = 1000, seed = 1, first_tree = 1001,
+                     importance = "projection", verbose = FALSE)
+  expect_identical(combine_forests(first, second)$forest, fit$forest)
+})
+
+test_that("what a fit needs besides its trees is set aside before growing them", {
+  # Quantile data hold every tree's sample rows (4 bytes each): 40 trees of
+  # 100,000 rows need 16 MB, which a 10 MB limit cannot hold, however small
+  # the trees (max_depth = 1).
+  set.seed(2)
+  n <- 100000
+  x <- data.frame(a = rnorm(n))
+  y <- x$a + rnorm(n)
+  withr::local_options(ccforest.memory_limit = 10 * 2^20)
+  expect_error(ccforest(x, y, n_tree = 40, max_depth = 1, quantiles = TRUE, seed = 1,
+                        sampling = "projection"),
+               paste0("This fit would need about 1[5-9]\\.[0-9] MB of memory besides its trees ",
+                      "\\(.* for its quantile data\\), but only 10\\.0 MB is available\\. Grow ",
+                      "fewer trees, or fit without quantiles = TRUE\\."))
+  # Out-of-bag sums: rows x classes, in the core and then in R.
+  cls <- factor(sample(letters, n, TRUE))
+  expect_error(ccforest(x, cls, n_tree = 2, max_depth = 1, sampling = "bagging", seed = 1),
+               "besides its trees \\(.* for its out-of-bag estimates\\).*sampling = \"projection\"")
+  # What is left is the trees' limit.
+  withr::local_options(ccforest.memory_limit = 25 * 2^20)
+  expect_error(ccforest(x, y, n_tree = 40, quantiles = TRUE, seed = 1, n_thread = 2,
+                        sampling = "projection"),
+               "This forest would need about .* for its 40 trees")
+  expect_s3_class(ccforest(x, y, n_tree = 40, max_depth = 1, quantiles = TRUE, seed = 1,
+                           sampling = "projection"), "ccforest")
+})
+
+test_that("the decoded trees a prediction keeps are released with their forest", {
+  # Decoded trees are kept for the next prediction with the same forest, but
+  # never past R's next collection: rm(fit); gc() gives their memory back.
+  held <- utils::getFromNamespace("ccf_cache_bytes_cpp", "ccforest")
+  set.seed(3)
+  d <- make_spiral(2000)
+  fit <- ccforest(class ~ ., d, n_tree = 50, seed = 1)
+  p <- predict(fit, d[1:5, ])
+  expect_gt(held(), 0)
+  expect_identical(predict(fit, d[1:5, ]), p)  # from the kept trees, or decoded again
+  rm(fit)
+  invisible(gc())
+  expect_identical(held(), 0)
 })

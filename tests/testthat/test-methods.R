@@ -170,7 +170,7 @@ test_that("without out-of-bag rows, fitted() and residuals() say why", {
   sub <- ccforest(mpg ~ ., data = mtcars, n_tree = 30, seed = 1, sample_fraction = 0.6)
   expect_identical(fitted(sub), sub$predictions)
   expect_error(residuals(fit), "residuals\\(\\) needs out-of-bag predictions")
-  old <- ccforest(mpg ~ ., data = mtcars, n_tree = 5, sampling = "bagging", seed = 1)
+  old <- as_unsealed(ccforest(mpg ~ ., data = mtcars, n_tree = 5, sampling = "bagging", seed = 1))
   old$residuals <- NULL
   expect_error(residuals(old), "did not keep out-of-bag residuals; refit")
 })

@@ -92,10 +92,10 @@ test_that("quantile requests are checked", {
   cls <- ccforest(Species ~ ., iris, n_tree = 2, seed = 1)
   expect_error(predict(cls, iris, type = "quantiles"),
                "type = \"quantiles\" is for regression forests; this one is a classifier")
-  damaged <- fit
+  damaged <- as_unsealed(fit)
   damaged$quantile$samples[[1]] <- damaged$quantile$samples[[1]][-1]
   expect_error(predict(damaged, d, type = "quantiles"), "`object` is damaged")
-  damaged <- fit
+  damaged <- as_unsealed(fit)
   damaged$quantile$samples[[2]][length(damaged$quantile$samples[[2]])] <- 10000L
   expect_error(predict(damaged, d, type = "quantiles"),
                "`object` is damaged: its quantile data refer to a training row out of range")
@@ -109,10 +109,82 @@ test_that("quantile forests grown in ranges combine into the whole forest", {
                    sampling = "projection")
   joined <- combine_forests(first, rest)
   expect_identical(joined$quantile, whole$quantile)
+  # Sealed again, with the checksum of the forest grown at once.
+  expect_identical(joined$checksum, whole$checksum)
   expect_identical(predict(joined, d, type = "quantiles"), predict(whole, d, type = "quantiles"))
   plain <- ccforest(y ~ ., d, n_tree = 6, first_tree = 5, seed = 3, sampling = "projection")
   expect_error(combine_forests(first, plain), "differ in their quantile data")
   # Quantiles are predicted in one piece.
   expect_error(predict(whole, d, type = "quantiles", chunk_size = 10),
                "type = \"quantiles\" predicts `new_data` in one piece in this session")
+})
+
+test_that("quantiles are the weighted distribution's exactly: ties at the target included", {
+  # Outputs with many ties and case weights of 1 and 2: cumulative weights
+  # hit the targets exactly. A quantile is the smallest training output
+  # whose cumulative weight reaches the target (up to rounding, as in exact
+  # arithmetic), and is that output itself: a 0 stays 0.
+  set.seed(11)
+  d <- data.frame(x1 = rnorm(120), x2 = rnorm(120))
+  d$y <- round(d$x1 + rnorm(120), 0)
+  w <- rep(c(1, 2, 1), 40)
+  fit <- ccforest(y ~ ., d, quantiles = TRUE, case_weights = w, n_tree = 5, seed = 3,
+                  sampling = "projection", min_leaf = 10)
+  expect_identical(fit$quantile$y, d$y)
+  new <- data.frame(x1 = rnorm(40), x2 = rnorm(40))
+  probs <- c(0, 0.1, 0.2, 0.25, 0.3, 0.5, 0.6, 0.7, 0.75, 0.8, 0.9, 1)
+  got <- predict(fit, new, type = "quantiles", quantiles = probs)
+  z_train <- encode_numeric(fit, d)
+  z_new <- encode_numeric(fit, new)
+  leaf_train <- lapply(1:5, function(t) route_rows(fit, t, z_train))
+  leaf_new <- lapply(1:5, function(t) route_rows(fit, t, z_new))
+  expected <- t(vapply(seq_len(nrow(new)), function(i) {
+    mass <- numeric(nrow(d))
+    for (t in 1:5) {
+      here <- leaf_train[[t]] == leaf_new[[t]][[i]]
+      mass[here] <- mass[here] + w[here] / sum(w[here]) / 5
+    }
+    o <- order(d$y)
+    cumulative <- cumsum(mass[o])
+    vapply(probs, function(p) d$y[o][which(cumulative >= p * sum(mass) - 1e-12 & mass[o] > 0)[1]],
+           numeric(1))
+  }, numeric(length(probs))))
+  expect_identical(unname(got), expected)
+})
+
+test_that("leaf samples stored by row (forests fitted before 0.3.0) give the same quantiles", {
+  # Fits now store each leaf's rows by output; 0.2.0 stored them by row.
+  d <- hetero_data(400, 12)
+  for (sampling in c("bagging", "projection")) {
+    fit <- ccforest(y ~ ., d, quantiles = TRUE, n_tree = 6, seed = 4, sampling = sampling,
+                    case_weights = rep(c(1, 0.5), 200), max_depth = 4)
+    old <- as_unsealed(fit)
+    old$quantile$samples <- lapply(seq_along(fit$quantile$samples), function(t) {
+      s <- fit$quantile$samples[[t]]
+      n_leaf <- sum(tree_info(fit, t)$terminal)
+      counts <- s[seq_len(n_leaf)]
+      rows <- s[-seq_len(n_leaf)]
+      leaf <- rep(seq_len(n_leaf), counts)
+      c(counts, rows[order(leaf, rows)])
+    })
+    expect_false(identical(old$quantile$samples, fit$quantile$samples))
+    probs <- c(0, 0.05, 0.5, 0.95, 1)
+    expect_identical(predict(old, d[1:50, ], type = "quantiles", quantiles = probs),
+                     predict(fit, d[1:50, ], type = "quantiles", quantiles = probs))
+  }
+})
+
+test_that("damaged quantile data are refused: rows of weight 0, outputs that are not finite", {
+  d <- hetero_data(100, 13)
+  w <- rep(1:2, 50)
+  fit <- as_unsealed(ccforest(y ~ ., d, quantiles = TRUE, case_weights = w, n_tree = 3,
+                             seed = 1))
+  zero <- fit
+  zero$quantile$weights[fit$quantile$samples[[1]][[length(fit$quantile$samples[[1]])]] + 1] <- 0
+  expect_error(predict(zero, d, type = "quantiles"),
+               "`object` is damaged: its quantile data refer to a row without positive weight")
+  nan <- fit
+  nan$quantile$y[fit$quantile$samples[[2]][[length(fit$quantile$samples[[2]])]] + 1] <- NaN
+  expect_error(predict(nan, d, type = "quantiles"),
+               "`object` is damaged: its training outputs are not finite")
 })

@@ -78,14 +78,15 @@ test_that("the fitted object holds plain data only", {
   expect_identical(non_plain_nodes(fit), character(0))
   # The forest itself: its format, one raw vector per tree, the number of
   # its first tree, the per-variable importance (with the rest of its exact
-  # sums) and the fingerprint of its training data.
+  # sums) and the fingerprints of its training data and of its weights.
   expect_identical(
     vapply(fit$forest, typeof, character(1)),
     c(format = "integer", trees = "list", first_tree = "integer", importance = "double",
-      exact_remainder = "double", data_hash = "character")
+      exact_remainder = "double", data_hash = "character", weights_hash = "character")
   )
   expect_identical(nrow(fit$forest$exact_remainder), 4L)
   expect_match(fit$forest$data_hash, "^[0-9a-f]{16}$")
+  expect_match(fit$forest$weights_hash, "^[0-9a-f]{16}$")
   expect_identical(fit$forest$format, 3L)
   expect_identical(fit$forest$first_tree, 1L)
   expect_length(fit$forest$trees, 8L)
@@ -108,7 +109,7 @@ test_that("a damaged forest gives an R error saying so, never a crash", {
   # reads a tree, so it is safe in this process. Damaged tree bytes, which
   # the compiled decoder checks, are tried in child processes
   # (test-hostile-predict.R and below).
-  fit <- serial_fit()
+  fit <- as_unsealed(serial_fit())  # so each damage reaches its check
   new <- iris[1:20, ]
   damage <- list(
     format_unknown = function(f) {
@@ -197,6 +198,10 @@ test_that("a damaged forest gives an R error saying so, never a crash", {
     },
     data_hash_number = function(f) {
       f$forest$data_hash <- 12
+      f
+    },
+    weights_hash_na = function(f) {
+      f$forest$weights_hash <- NA_character_
       f
     },
     too_few_classes = function(f) {
@@ -294,9 +299,11 @@ test_that("a fitted object missing whole elements, or of the wrong class, is ref
   broken$forest <- 1:3
   # The message should name the element that is unusable.
   expect_error(predict(broken, new), "damaged.*`forest`")
-  broken <- fit
+  broken <- as_unsealed(fit)
   broken$version <- "not a version"
   expect_error(predict(broken, new), "damaged.*version")
+  broken$checksum <- fit$checksum
+  expect_error(predict(broken, new), "damaged: its contents do not match its checksum")
   newer <- fit
   newer$version <- "99.0.0"
   expect_error(predict(newer, new), "99\\.0\\.0.*update ccforest")

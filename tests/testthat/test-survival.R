@@ -150,7 +150,7 @@ test_that("out-of-bag risk averages the trees that left each row out", {
   d <- stats::na.omit(lung_data())
   fit <- ccforest(Surv(time, status) ~ ., data = d, n_tree = 8, seed = 10, sampling = "bagging")
   per_tree <- vapply(seq_len(8), function(t) {
-    one <- fit
+    one <- as_unsealed(fit)
     one$forest$trees <- fit$forest$trees[t]
     one$forest$first_tree <- fit$forest$first_tree + t - 1L
     predict(one, d, type = "risk")

@@ -143,3 +143,23 @@ test_that("probably's full conformal intervals refit ccforest workflows", {
   expect_identical(nrow(iv), 2L)
   expect_true(all(is.finite(iv$.pred_lower) & iv$.pred_lower < iv$.pred_upper))
 })
+
+test_that("the quantile regression mode caps min_n by the analysis set's rows", {
+  skip_if_not_installed("parsnip")
+  skip_if_not("quantile regression" %in% parsnip::get_model_env()$rand_forest_modes)
+  d <- mtcars[1:12, ]
+  spec <- parsnip::set_mode(
+    parsnip::set_engine(parsnip::rand_forest(trees = 5, min_n = 40), "ccforest"),
+    "quantile regression", quantile_levels = c(0.25, 0.75)
+  )
+  warnings <- character(0)
+  fit <- withCallingHandlers(
+    parsnip::fit(spec, mpg ~ ., data = d),
+    warning = function(w) {
+      warnings <<- c(warnings, conditionMessage(w))
+      invokeRestart("muffleWarning")
+    }
+  )
+  expect_match(warnings, "40 samples were requested but there were 12 rows", all = FALSE)
+  expect_identical(parsnip::extract_fit_engine(fit)$options$min_split, 12L)
+})

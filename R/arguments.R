@@ -1,0 +1,271 @@
+# One check per argument of ccforest(): each takes the argument as given
+# (and what its meaning depends on: the task, the number of features or
+# rows) and returns the value the fit uses, or stops with a message naming
+# the argument, the rule and the offending value. The generic checks they
+# build on (check_count(), check_choice(), ...) are in validate.R.
+
+#' @noRd
+check_n_tree <- function(n_tree) {
+  check_count(n_tree, "n_tree", min = 1L)
+}
+
+#' @noRd
+check_na_action <- function(na_action) {
+  check_choice(na_action, "na_action", c("impute_random", "impute_mean", "fail", "omit"))
+}
+
+#' @noRd
+check_sampling <- function(sampling) {
+  check_choice(sampling, "sampling", c("auto", "projection", "bagging"))
+}
+
+#' @noRd
+check_projection <- function(projection) {
+  check_choice(projection, "projection", c("cca", "rotation", "pca", "axis"))
+}
+
+#' ranger's importance modes get a pointer to ccforest's
+#' @noRd
+check_importance <- function(importance) {
+  if (identical(importance, "impurity") || identical(importance, "impurity_corrected")) {
+    stop(sprintf(paste0("importance = \"%s\" is ranger's; ccforest's split-gain importance is ",
+                        "\"projection\" (each split's gain shared among the features of its ",
+                        "hyperplane), and \"permutation\" and \"negation\" are available too."),
+                 importance), call. = FALSE)
+  }
+  check_choice(importance, "importance", c("none", "projection", "permutation", "negation"))
+}
+
+#' Out-of-bag importance at fit time needs trees grown on samples
+#' @noRd
+check_importance_sampling <- function(importance, options) {
+  if (importance %in% c("permutation", "negation") && !has_out_of_bag(options)) {
+    stop(sprintf(paste0(
+      "importance = \"%s\" at fit time needs out-of-bag rows, so trees grown on samples ",
+      "(sampling = \"bagging\", or a `sample_fraction` below 1): with projection ",
+      "bootstrapping every tree sees every row. Use importance(fit, new_data = <held-out ",
+      "data>) instead."), importance), call. = FALSE)
+  }
+  importance
+}
+
+#' @noRd
+check_variant <- function(variant) {
+  check_choice(variant, "variant", c("ccforest", "paper"))
+}
+
+#' `y` is needed, and is not the formula
+#' @noRd
+check_y <- function(y, missing_y) {
+  if (missing_y) {
+    stop("`y` is missing: give the outputs, or use the formula interface.", call. = FALSE)
+  }
+  if (inherits(y, "formula")) {
+    stop("`y` is a formula: the formula comes first, as in ccforest(y ~ ., data = df).",
+         call. = FALSE)
+  }
+  invisible(y)
+}
+
+#' quantiles = TRUE keeps leaf samples of one numeric output
+#' @noRd
+check_quantiles <- function(quantiles, response) {
+  quantiles <- check_flag(quantiles, "quantiles")
+  if (quantiles && (response$task != "regression" || response$n_output != 1L)) {
+    stop("quantiles = TRUE is for regression with one numeric output.", call. = FALSE)
+  }
+  quantiles
+}
+
+#' The paper's default (2 for classification, 6 for regression; for
+#' survival, see default_node_size()); a value above the training rows makes
+#' every tree a leaf, which is said
+#' @param n_counted Rows of positive weight (the survival default's n).
+#' @noRd
+check_min_split <- function(min_split, task, n_row, n_counted = n_row) {
+  given <- !is.null(min_split)
+  min_split <- check_count(min_split %||% default_node_size(task, "min_split", n_counted),
+                           "min_split", min = 1L)
+  if (given && min_split > n_row) {
+    warning(sprintf(paste0("min_split = %d is larger than the %d training rows, so no node is ",
+                           "split and every tree is a single leaf; use a smaller min_split."),
+                    min_split, n_row), call. = FALSE)
+  }
+  min_split
+}
+
+#' The paper's default: 1 for classification, 3 for regression (for
+#' survival, see default_node_size())
+#' @noRd
+check_min_leaf <- function(min_leaf, task, n_counted = NULL) {
+  check_count(min_leaf %||% default_node_size(task, "min_leaf", n_counted), "min_leaf", min = 1L)
+}
+
+#' NULL for unlimited (0 for the core)
+#' @noRd
+check_max_depth <- function(max_depth) {
+  if (is.null(max_depth)) 0L else check_count(max_depth, "max_depth", min = 1L)
+}
+
+#' Inf for every direction (0 for the core)
+#' @noRd
+check_max_directions <- function(max_directions) {
+  if (identical(max_directions, Inf)) 0L else check_count(max_directions, "max_directions", min = 1L)
+}
+
+#' NULL for the paper's CCA (0 for the core); regression with one output only
+#' @noRd
+check_output_bins <- function(output_bins, response) {
+  output_bins <- if (is.null(output_bins)) 0L else check_count(output_bins, "output_bins", min = 2L)
+  if (output_bins > 0L && (response$task != "regression" || response$n_output != 1L)) {
+    stop("`output_bins` is for regression with one numeric output.", call. = FALSE)
+  }
+  output_bins
+}
+
+#' Bagging by choice, or the paper's rule: bagging when every feature is
+#' sampled at every node (projection bootstrapping would change nothing then);
+#' survival forests are bagged (see survival_bags())
+#' @noRd
+resolve_bagging <- function(sampling, mtry, n_feature, task = "classification") {
+  sampling == "bagging" ||
+    (sampling == "auto" && (mtry >= n_feature || survival_bags(task)))
+}
+
+#' The paper's default mtry, or the user's number or function of D
+#' @noRd
+check_mtry <- function(mtry, n_feature) {
+  if (is.null(mtry)) {
+    if (n_feature == 3L) {
+      return(2L)
+    }
+    return(as.integer(min(n_feature, ceiling(log2(n_feature) + 1))))
+  }
+  if (is.function(mtry)) {
+    value <- tryCatch(
+      mtry(n_feature),
+      error = function(e) {
+        stop(sprintf("`mtry` function failed for D = %d: %s", n_feature,
+                     conditionMessage(e)), call. = FALSE)
+      }
+    )
+    return(check_count(value, sprintf("mtry(%d)", n_feature), min = 1L, max = n_feature))
+  }
+  check_count(mtry, "mtry", min = 1L, max = n_feature)
+}
+
+#' Split rules belong to tasks; say which when they do not match
+#' @noRd
+check_split_rule <- function(split_rule, task) {
+  if (task == "survival" || identical(split_rule, "logrank")) {
+    return(check_survival_split_rule(split_rule, task))
+  }
+  if (is.null(split_rule)) {
+    return(if (task == "classification") "entropy" else "variance")
+  }
+  if (identical(split_rule, "extratrees")) {
+    stop("split_rule = \"extratrees\" is ranger's; in ccforest, axis_candidates = \"random\" ",
+         "cuts each sampled feature once at random, as extremely randomised trees do, beside ",
+         "the canonical directions (projection = \"axis\" keeps only the features).",
+         call. = FALSE)
+  }
+  split_rule <- check_choice(split_rule, "split_rule", c("entropy", "gini", "variance"))
+  if (task == "classification" && split_rule == "variance") {
+    stop("split_rule = \"variance\" is for regression, but `y` is categorical; ",
+         "use \"entropy\" or \"gini\".", call. = FALSE)
+  }
+  if (task == "regression" && split_rule != "variance") {
+    stop(sprintf("split_rule = \"%s\" is for classification, but `y` is numeric; ", split_rule),
+         "use \"variance\", or convert `y` to a factor for classification.", call. = FALSE)
+  }
+  split_rule
+}
+
+#' variant = "paper" fixes the options that depart from the paper; any of
+#' them given with another value is an error rather than silently overridden
+#' @noRd
+check_paper_variant <- function(given) {
+  departs <- c(
+    max_directions = !is.null(given$max_directions) && !identical(given$max_directions, Inf),
+    onehot_max_levels = !is.null(given$onehot_max_levels) &&
+      !identical(given$onehot_max_levels, Inf),
+    output_bins = !is.null(given$output_bins),
+    axis_candidates = !is.null(given$axis_candidates)
+  )
+  if (!any(departs)) {
+    return(invisible())
+  }
+  first <- names(departs)[departs][[1L]]
+  stop(sprintf(paste0(
+    "`variant = \"paper\"` grows the paper's forest, which `%s = %s` departs from: ",
+    "drop `%s`, or use `variant = \"ccforest\"`."),
+    first, describe_value(given[[first]], TRUE), first), call. = FALSE)
+}
+
+#' axis_candidates as a mode; TRUE and FALSE, the flag it was, mean "search"
+#' and "none"
+#' @noRd
+check_axis_candidates <- function(axis_candidates) {
+  if (isTRUE(axis_candidates)) {
+    return("search")
+  }
+  if (isFALSE(axis_candidates)) {
+    return("none")
+  }
+  check_choice(axis_candidates, "axis_candidates", c("none", "random", "search"))
+}
+
+#' A count >= 1, or Inf for one-hot encoding of every factor (the paper's)
+#' @noRd
+check_onehot_max_levels <- function(onehot_max_levels) {
+  if (identical(onehot_max_levels, Inf)) {
+    return(Inf)
+  }
+  check_count(onehot_max_levels, "onehot_max_levels", min = 1L)
+}
+
+#' x and y must describe the same rows
+#' @noRd
+check_same_rows <- function(x, y) {
+  n_y <- if (is.data.frame(y) || is.matrix(y)) nrow(y) else length(y)
+  if (nrow(x) != n_y) {
+    stop(sprintf("`x` has %d rows but `y` has %d; they must match.", nrow(x), n_y),
+         call. = FALSE)
+  }
+}
+
+#' Levels beyond which variant = "paper" refuses a factor (see `variant`)
+#' @noRd
+paper_max_levels <- 1000L
+
+#' variant = "paper" expands every unordered factor (characters included) to
+#' indicator columns: refuse one wide enough to take minutes a tree before
+#' growing anything, unless onehot_max_levels = Inf was given explicitly
+#' @noRd
+check_paper_factors <- function(x, explicit) {
+  if (explicit) {
+    return(invisible())
+  }
+  n_levels <- vapply(x, function(col) {
+    if (is.factor(col) && !is.ordered(col)) {
+      nlevels(col)
+    } else if (is.character(col)) {
+      length(unique(col[!is.na(col)]))
+    } else {
+      0L
+    }
+  }, integer(1))
+  wide <- which(n_levels > paper_max_levels)
+  if (length(wide) == 0L) {
+    return(invisible())
+  }
+  d <- wide[[which.max(n_levels[wide])]]
+  stop(sprintf(paste0(
+    "`variant = \"paper\"` expands every factor to indicator columns, and `%s` has %s levels: ",
+    "every canonical correlation analysis that samples it would work on %s columns, which ",
+    "takes minutes a tree. Use variant = \"ccforest\" (which values such factors by the ",
+    "outputs) or group the levels; to grow the paper's forest anyway, give ",
+    "onehot_max_levels = Inf too."), names(x)[[d]], format(n_levels[[d]], big.mark = ","),
+    format(n_levels[[d]], big.mark = ",")), call. = FALSE)
+}
+
