@@ -146,6 +146,72 @@ test_that("bagged forests give out-of-bag risk, C-index and Brier score", {
   expect_output(print(fit), "C-index")
 })
 
+# Harrell's C by counting pairs: a pair is comparable when the earlier time
+# is an event of `cause` (a row censored at that same time counts as later;
+# two events at one time are not comparable), or when one row has the cause
+# and the other had another cause (which never has it; Wolbers et al. 2009);
+# ties in the risk count one half.
+brute_force_c <- function(risk, time, status, cause = 1L) {
+  num <- den <- 0
+  for (i in which(status == cause)) {
+    later <- time > time[i] | (time == time[i] & status != cause) |
+      (status > 0 & status != cause)
+    later[i] <- FALSE
+    num <- num + sum(risk[i] > risk[later]) + 0.5 * sum(risk[i] == risk[later])
+    den <- den + sum(later)
+  }
+  num / den
+}
+
+# The integrated Brier score as Graf et al. (1999) define it, written from
+# survfit(): the censoring distribution G is the reverse Kaplan-Meier with
+# events before censorings at tied times (an event at t leaves the
+# censoring's risk set before t), the score at t weights rows with an event
+# by t by 1 / G(T-) and rows alive after t by 1 / G(t); trapezoid rule over
+# the times, divided by their range.
+reference_ibs <- function(surv, time, status, times) {
+  shifted <- ifelse(status > 0, time - 1e-7, time)
+  censoring <- survfit(Surv(shifted, status == 0) ~ 1, timefix = FALSE)
+  G <- function(t) vapply(t, function(u) summary(censoring, times = u, extend = TRUE)$surv, 1)
+  g_event <- G(time - 1e-8)
+  score <- vapply(seq_along(times), function(k) {
+    ended <- time <= times[k] & status > 0
+    alive <- time > times[k]
+    mean(ended * surv[, k]^2 / g_event + alive * (1 - surv[, k])^2 / G(times[k]))
+  }, numeric(1))
+  sum(diff(times) * (score[-1] + score[-length(score)]) / 2) / diff(range(times))
+}
+
+test_that("out-of-bag C-index and Brier score are Harrell's and Graf's, from first principles", {
+  d <- survival::veteran
+  fit <- ccforest(Surv(time, status) ~ ., data = d, n_tree = 60, seed = 9)
+  seen <- !is.na(fit$predictions)
+  expect_equal(unname(fit$oob_c_index),
+               brute_force_c(fit$predictions[seen], d$time[seen], d$status[seen]),
+               tolerance = 1e-12)
+  times <- fit$oob_survival$times
+  expect_equal(times, seq(quantile(d$time, 0.1), quantile(d$time, 0.75), length.out = 50))
+  expect_equal(unname(fit$oob_ibs),
+               reference_ibs(fit$oob_survival$survival[seen, ], d$time[seen], d$status[seen],
+                             times),
+               tolerance = 1e-10)
+  km <- survfit(Surv(time, status) ~ 1, data = d)
+  km_surv <- matrix(summary(km, times = times, extend = TRUE)$surv, sum(seen), length(times),
+                    byrow = TRUE)
+  expect_equal(unname(fit$oob_ibs_null),
+               reference_ibs(km_surv, d$time[seen], d$status[seen], times), tolerance = 1e-10)
+  # Competing risks: each cause's C, other causes never having it.
+  m <- mgus_data()
+  cr <- ccforest(Surv(time, event) ~ ., data = m, n_tree = 30, seed = 9)
+  seen <- stats::complete.cases(cr$predictions)
+  status <- as.integer(m$event) - 1L
+  for (k in 1:2) {
+    expect_equal(unname(cr$oob_c_index[[k]]),
+                 brute_force_c(cr$predictions[seen, k], m$time[seen], status[seen], k),
+                 tolerance = 1e-12)
+  }
+})
+
 test_that("out-of-bag risk averages the trees that left each row out", {
   d <- stats::na.omit(lung_data())
   fit <- ccforest(Surv(time, status) ~ ., data = d, n_tree = 8, seed = 10, sampling = "bagging")
