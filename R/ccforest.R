@@ -540,10 +540,14 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
 
   # What the fit allocates besides its trees is set aside before growing.
   n_sample <- if (is.null(weights)) nrow(matrix_x) else sum(weights > 0)
-  tree_limit <- memory_for_trees(fit_extra_bytes(
+  extra <- fit_extra_bytes(
     nrow(matrix_x), n_sample, prediction_width(response), n_tree, n_thread, bagging, quantiles,
     min_leaf, max_depth
-  ))
+  )
+  if (task == "survival" && bagging) {
+    extra[["oob"]] <- survival_oob_bytes(nrow(matrix_x), n_tree, response$survival$n_cause)
+  }
+  tree_limit <- memory_for_trees(extra)
   started <- proc.time()[["elapsed"]]
   grown <- if (backend == "future") {
     grow_on_futures(training, core, first_tree = first_tree - 1L, n_tree = n_tree,

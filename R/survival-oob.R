@@ -8,6 +8,15 @@
 #' @noRd
 survival_oob_fields <- c("oob_survival", "oob_c_index", "oob_ibs", "oob_ibs_null")
 
+#' What a survival fit's out-of-bag estimates need besides its trees: each
+#' tree's in-bag flags (a byte per row and tree), and the curves at the 50
+#' times of the Brier score and the risk, per row and cause, in the core's
+#' result and twice in R (incidences and the survival curves kept)
+#' @noRd
+survival_oob_bytes <- function(n_row, n_tree, n_cause) {
+  as.double(n_row) * n_tree + 3 * 8 * as.double(n_row) * 51 * n_cause
+}
+
 #' Times of the integrated Brier score: 50 equally spaced from the 10th to
 #' the 75th percentile of the observed times
 #' @noRd

@@ -348,3 +348,78 @@ test_that("na_action = \"omit\" lines out-of-bag values up with the data's rows"
   expect_equal(nrow(fit$oob_survival$survival), nrow(d))
   expect_equal(fit$n_obs, sum(stats::complete.cases(d)))
 })
+
+test_that("a factor of many levels is valued by the martingale residuals", {
+  set.seed(21)
+  n <- 1500
+  effect <- rnorm(60)
+  g <- factor(sample(sprintf("g%02d", 1:60), n, TRUE), sprintf("g%02d", 1:60))
+  x <- data.frame(g = g, a = rnorm(n))
+  time <- rexp(n, exp(effect[as.integer(g)] + 0.5 * x$a))
+  cens <- rexp(n, 0.3)
+  y <- Surv(pmin(time, cens), as.integer(time <= cens))
+  fit <- ccforest(x, y, n_tree = 10, seed = 3)
+  expect_identical(fit$blueprint$feature_type, c("scored", "numeric"))
+  # Levels of higher hazard have more events than their cumulative hazard
+  # foretells: larger residuals.
+  expect_gt(cor(fit$blueprint$scores[[1]][, 1], effect), 0.8)
+  expect_identical(predict(fit, x[1:20, ], type = "risk"),
+                   predict(ccforest(x, y, n_tree = 10, seed = 3, n_thread = 1), x[1:20, ],
+                           type = "risk"))
+})
+
+test_that("leaves are compact: counts at their own event times, not a curve per leaf", {
+  # 17,500 rows and over 2,000 distinct event times (issue 24): a leaf keeps
+  # its rows at risk and events at its own event times only. A forest that
+  # kept a value per leaf and distinct time (ranger's cumulative hazards)
+  # would need n_leaf x n_time x 8 bytes a tree.
+  set.seed(1)
+  n <- 17500
+  x <- data.frame(a = rnorm(n), b = rnorm(n), c = rnorm(n), d = runif(n))
+  time <- round(rexp(n, exp(0.5 * x$a - 0.3 * x$b)) * 1000)
+  cens <- round(rexp(n, 0.5) * 1000)
+  y <- Surv(pmin(time, cens) + 1, as.integer(time <= cens))
+  n_time <- length(unique(y[y[, 2] == 1, 1]))
+  expect_gt(n_time, 2000)
+  for (min_leaf in list(NULL, 3L)) {
+    fit <- ccforest(x, y, n_tree = 3, seed = 1, min_leaf = min_leaf,
+                    min_split = if (!is.null(min_leaf)) 2L * min_leaf)
+    bytes <- sum(lengths(fit$forest$trees))
+    leaves <- sum(vapply(1:3, function(t) sum(tree_info(fit, t)$terminal), 1L))
+    entries <- sum(vapply(1:3, function(t) {
+      info <- tree_info(fit, t)
+      sum(lengths(info$time[info$terminal]))
+    }, 1L))
+    # With the default leaves, fewer than 8 bytes per stored event time,
+    # splits included; with any, a small part of a curve per leaf.
+    if (is.null(min_leaf)) expect_lt(bytes, 8 * entries)
+    expect_lt(bytes, leaves * n_time * 8 / 50)
+  }
+})
+
+test_that("the memory guard counts a survival fit's out-of-bag curves and its trees", {
+  set.seed(3)
+  n <- 20000
+  x <- data.frame(a = rnorm(n), b = rnorm(n))
+  y <- Surv(rexp(n, exp(x$a)), rbinom(n, 1, 0.7))
+  # Curves at 51 values per row in the core and twice in R, and a byte per
+  # row and tree: 24.7 million bytes, 23.5 MB.
+  withr::local_options(ccforest.memory_limit = 20 * 2^20)
+  expect_error(ccforest(x, y, n_tree = 10, max_depth = 1, seed = 1),
+               "besides its trees \\(23\\.5 MB for its out-of-bag estimates\\)")
+  expect_s3_class(ccforest(x, y, n_tree = 10, max_depth = 1, seed = 1, sampling = "projection"),
+                  "ccforest")
+  # The trees' size, extrapolated from the first ones, is refused with it.
+  small <- data.frame(a = x$a[1:3000], b = x$b[1:3000])
+  fit <- ccforest(small, y[1:3000], n_tree = 40, seed = 1, n_thread = 1)
+  actual <- sum(lengths(fit$forest$trees) + 56)
+  extra <- ccforest:::survival_oob_bytes(3000, 40, 1)
+  withr::local_options(ccforest.memory_limit = extra + 128 * 40 + 100)
+  message <- tryCatch(ccforest(small, y[1:3000], n_tree = 40, seed = 1, n_thread = 1),
+                      error = conditionMessage)
+  expect_match(message, "would need about .* for its 40 trees")
+  m <- regmatches(message, regexec("need about ([0-9.]+) (bytes|KB|MB|GB)", message))[[1]]
+  estimate <- as.numeric(m[[2]]) * 1024^(match(m[[3]], c("bytes", "KB", "MB", "GB")) - 1)
+  expect_true(estimate > actual / 1.25 && estimate < actual * 1.25,
+              label = sprintf("estimate %.0f vs actual %.0f bytes", estimate, actual))
+})
