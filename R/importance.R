@@ -459,7 +459,8 @@ new_importance <- function(values, feature_names, type) {
 #' @export
 #' @noRd
 `[.ccforest_importance` <- function(x, i) {
-  structure(unclass(x)[i], type = attr(x, "type"), class = class(x))
+  structure(unclass(x)[i], type = attr(x, "type"), measure = attr(x, "measure"),
+            class = class(x))
 }
 
 #' @noRd

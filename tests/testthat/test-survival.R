@@ -264,6 +264,7 @@ test_that("importance by Harrell's C: projection, out of bag and held out", {
   expect_identical(attr(imp, "type"), "permutation")
   expect_identical(names(imp)[1], "karno")
   expect_output(print(imp), "decrease in Harrell's C when permuted")
+  expect_output(print(head(imp, 3)), "decrease in Harrell's C when permuted")
   negation <- ccforest(Surv(time, status) ~ ., data = v, n_tree = 40, seed = 13,
                        importance = "negation")$variable.importance
   expect_identical(names(negation)[1], "karno")
