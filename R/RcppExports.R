@@ -69,6 +69,18 @@ ccf_jackknife_plus_cpp <- function(values, residual, record, seed, first_tree, r
     .Call(`_ccforest_ccf_jackknife_plus_cpp`, values, residual, record, seed, first_tree, rank_lower, rank_upper, n_thread)
 }
 
+ccf_predict_survival_cpp <- function(trees, shape, x, seed, first_tree, impute_random, n_tree, n_thread, request, negate_begin = 0L, negate_end = 0L) {
+    .Call(`_ccforest_ccf_predict_survival_cpp`, trees, shape, x, seed, first_tree, impute_random, n_tree, n_thread, request, negate_begin, negate_end)
+}
+
+ccf_oob_survival_cpp <- function(trees, training, source, n_thread, request, feature, negate) {
+    .Call(`_ccforest_ccf_oob_survival_cpp`, trees, training, source, n_thread, request, feature, negate)
+}
+
+ccf_martingale_residuals_cpp <- function(rank, event, weights, n_cause, intervals) {
+    .Call(`_ccforest_ccf_martingale_residuals_cpp`, rank, event, weights, n_cause, intervals)
+}
+
 ccf_checksum_cpp <- function(object, names) {
     .Call(`_ccforest_ccf_checksum_cpp`, object, names)
 }
@@ -107,5 +119,9 @@ ccf_short_threshold_cpp <- function(lo, hi) {
 
 ccf_progress_text_cpp <- function(done, total, elapsed) {
     .Call(`_ccforest_ccf_progress_text_cpp`, done, total, elapsed)
+}
+
+ccf_logrank_cpp <- function(rank, event, weights, u, cut, n_cause, min_events) {
+    .Call(`_ccforest_ccf_logrank_cpp`, rank, event, weights, u, cut, n_cause, min_events)
 }
 

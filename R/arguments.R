@@ -77,12 +77,14 @@ check_quantiles <- function(quantiles, response) {
   quantiles
 }
 
-#' The paper's default (2 for classification, 6 for regression); a value
-#' above the training rows makes every tree a leaf, which is said
+#' The paper's default (2 for classification, 6 for regression; for
+#' survival, see default_node_size()); a value above the training rows makes
+#' every tree a leaf, which is said
+#' @param n_counted Rows of positive weight (the survival default's n).
 #' @noRd
-check_min_split <- function(min_split, task, n_row) {
+check_min_split <- function(min_split, task, n_row, n_counted = n_row) {
   given <- !is.null(min_split)
-  min_split <- check_count(min_split %||% if (task == "classification") 2L else 6L,
+  min_split <- check_count(min_split %||% default_node_size(task, "min_split", n_counted),
                            "min_split", min = 1L)
   if (given && min_split > n_row) {
     warning(sprintf(paste0("min_split = %d is larger than the %d training rows, so no node is ",
@@ -92,10 +94,11 @@ check_min_split <- function(min_split, task, n_row) {
   min_split
 }
 
-#' The paper's default: 1 for classification, 3 for regression
+#' The paper's default: 1 for classification, 3 for regression (for
+#' survival, see default_node_size())
 #' @noRd
-check_min_leaf <- function(min_leaf, task) {
-  check_count(min_leaf %||% if (task == "classification") 1L else 3L, "min_leaf", min = 1L)
+check_min_leaf <- function(min_leaf, task, n_counted = NULL) {
+  check_count(min_leaf %||% default_node_size(task, "min_leaf", n_counted), "min_leaf", min = 1L)
 }
 
 #' NULL for unlimited (0 for the core)
@@ -137,10 +140,12 @@ check_output_bins <- function(output_bins, response) {
 }
 
 #' Bagging by choice, or the paper's rule: bagging when every feature is
-#' sampled at every node (projection bootstrapping would change nothing then)
+#' sampled at every node (projection bootstrapping would change nothing then);
+#' survival forests are bagged (see survival_bags())
 #' @noRd
-resolve_bagging <- function(sampling, mtry, n_feature) {
-  sampling == "bagging" || (sampling == "auto" && mtry >= n_feature)
+resolve_bagging <- function(sampling, mtry, n_feature, task = "classification") {
+  sampling == "bagging" ||
+    (sampling == "auto" && (mtry >= n_feature || survival_bags(task)))
 }
 
 #' The paper's default mtry, or the user's number or function of D
@@ -168,6 +173,9 @@ check_mtry <- function(mtry, n_feature) {
 #' Split rules belong to tasks; say which when they do not match
 #' @noRd
 check_split_rule <- function(split_rule, task) {
+  if (task == "survival" || identical(split_rule, "logrank")) {
+    return(check_survival_split_rule(split_rule, task))
+  }
   if (is.null(split_rule)) {
     return(if (task == "classification") "entropy" else "variance")
   }

@@ -32,6 +32,12 @@
 #' forest stores another); pass `type` to choose. `predictors()` lists the
 #' variables used by at least one split.
 #'
+#' caret has no convention for survival outcomes (its models are
+#' classification or regression, and `train()` takes numeric or factor
+#' outcomes), so survival forests are not offered through it: fit them with
+#' [ccforest()], or tune them with tidymodels, whose censored regression mode
+#' the parsnip engine supports (see [details_rand_forest_ccforest]).
+#'
 #' @return A list in caret's model format (`library`, `type`, `parameters`,
 #'   `grid`, `fit`, `predict`, `prob`, `varImp`, `predictors`, `levels`,
 #'   `sort`, ...).

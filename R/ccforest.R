@@ -160,7 +160,8 @@
 #'   formula (the formula interface).
 #' @param y The outputs: a factor (classification), a numeric vector
 #'   (regression), or a data.frame of several outputs, all factors or all
-#'   numeric.
+#'   numeric; or a survival outcome, `survival::Surv(time, status)` (see the
+#'   section on survival forests).
 #' @param formula A formula such as `y ~ .`; `.` and `-` are supported, and
 #'   `cbind(y1, y2) ~ .` gives several outputs.
 #' @param data A data.frame holding the variables of `formula`.
@@ -169,15 +170,17 @@
 #'   number of features D returning it. Default `ceiling(log2(D) + 1)`, and 2
 #'   when D = 3 (a factor counts as one feature).
 #' @param min_split Nodes with fewer rows are not split. Default 2 for
-#'   classification, 6 for regression.
+#'   classification, 6 for regression, twice `min_leaf` for survival.
 #' @param min_leaf Minimum number of rows in a leaf. Default 1 for
-#'   classification, 3 for regression.
+#'   classification, 3 for regression, the square root of the rows (at least
+#'   5) for survival.
 #' @param max_depth Maximum depth of a tree; `NULL` (default) for unlimited.
 #' @param split_rule `"entropy"` (default) or `"gini"` for classification,
-#'   `"variance"` for regression.
+#'   `"variance"` for regression, `"logrank"` for survival.
 #' @param sampling `"auto"` (default) uses projection bootstrapping when
 #'   `mtry` is less than the number of features and bagging of whole trees
-#'   otherwise, as in the paper; `"projection"` or `"bagging"` force one.
+#'   otherwise, as in the paper (survival forests are bagged: see the section
+#'   on survival forests); `"projection"` or `"bagging"` force one.
 #'   Projection bootstrapping fits each node's CCA on a bootstrap sample of
 #'   the node's rows and grows each tree on every row (unless
 #'   `sample_fraction` or `replace` say otherwise); bagging grows each tree on
@@ -261,7 +264,8 @@
 #'   the best boundary; on the data sets of
 #'   [`bench/results/large-nodes.md`](https://github.com/ccforest/ccforest/blob/main/bench/results/large-nodes.md)
 #'   it changed no error beyond noise and saved up to a tenth of the
-#'   training time.
+#'   training time. Survival forests' log-rank rule has no binned search:
+#'   their nodes are always searched exhaustively.
 #' @param output_bins Regression with one output: run each node's CCA
 #'   against the output's `output_bins` quantile bins at the node (as if they
 #'   were classes) instead of the output itself. The CCA of one numeric output
@@ -550,10 +554,11 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
   split_rule <- check_split_rule(split_rule, task)
   n_feature <- length(blueprint$feature_names)
   mtry <- check_mtry(mtry, n_feature)
-  min_split <- check_min_split(min_split, task, nrow(matrix_x))
-  min_leaf <- check_min_leaf(min_leaf, task)
+  n_counted <- rows_counted(matrix_x, weights)
+  min_split <- check_min_split(min_split, task, nrow(matrix_x), n_counted)
+  min_leaf <- check_min_leaf(min_leaf, task, n_counted)
   output_bins <- check_output_bins(output_bins, response)
-  bagging <- resolve_bagging(sampling, mtry, n_feature)
+  bagging <- resolve_bagging(sampling, mtry, n_feature, task)
   sample <- resolve_sample(sample_fraction, replace, bagging, response, weights, class_weights)
 
   options <- list(
@@ -568,16 +573,21 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
     output_bins = output_bins,
     axis_candidates = axis_choice, variant = variant
   )
+  if (task == "survival") options <- survival_options(options, response)
   check_importance_sampling(importance, options)
   training <- training_set(matrix_x, blueprint, response, weights)
   core <- core_options(options, seed, training)
 
   # What the fit allocates besides its trees is set aside before growing.
   n_sample <- if (is.null(weights)) nrow(matrix_x) else sum(weights > 0)
-  tree_limit <- memory_for_trees(fit_extra_bytes(
+  extra <- fit_extra_bytes(
     nrow(matrix_x), n_sample, prediction_width(response), n_tree, n_thread, bagging, quantiles,
     min_leaf, max_depth
-  ))
+  )
+  if (task == "survival" && bagging) {
+    extra[["oob"]] <- survival_oob_bytes(nrow(matrix_x), n_tree, response$survival$n_cause)
+  }
+  tree_limit <- memory_for_trees(extra)
   started <- proc.time()[["elapsed"]]
   grown <- if (backend == "future") {
     grow_on_futures(training, core, first_tree = first_tree - 1L, n_tree = n_tree,
@@ -593,7 +603,9 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
     response = response_blueprint(response), options = options, seed = seed,
     n_obs = nrow(matrix_x), train_time = NA_real_, call = call
   )
-  if (has_out_of_bag(options)) {
+  if (has_out_of_bag(options) && task == "survival") {
+    fit <- survival_out_of_bag(fit, training, core, n_thread, importance, kept_rows, response)
+  } else if (has_out_of_bag(options)) {
     oob <- with_memory_advice(
       ccf_oob_cpp(fit$forest$trees, training,
                   forest_source(seed, first_tree, core$sample, core$impute_random), n_thread,
@@ -735,7 +747,7 @@ new_ccforest <- function(forest, task, blueprint, response, options, seed, n_obs
 #' What prediction needs to know about the outputs, without the data
 #' @noRd
 response_blueprint <- function(response) {
-  keep <- c("task", "names", "n_output", "levels", "n_class", "center", "scale")
+  keep <- c("task", "names", "n_output", "levels", "n_class", "center", "scale", "survival")
   response[intersect(keep, names(response))]
 }
 

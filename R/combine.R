@@ -118,7 +118,7 @@ combine_forests <- function(...) {
   fit$call <- combined_call(reference$call, n_tree, reference$forest$first_tree)
   if (length(forests) > 1L) {
     out_of_bag <- intersect(c("predictions", "oob_error", "residuals", "oob_prob",
-                              "oob_error_curve"), names(fit))
+                              "oob_error_curve", survival_oob_fields), names(fit))
     if (length(out_of_bag) > 0L) {
       fit[out_of_bag] <- NULL
       dropped <- "out-of-bag predictions or error"
@@ -207,7 +207,8 @@ check_same_forest <- function(f, label, reference, reference_label) {
   # Anything else a fit records about its data or outputs must agree too.
   own <- c("forest", "options", "train_time", "call", "checksum", "formula", "predictions",
            "oob_error", "residuals", "variable.importance", "version", "task", "response",
-           "blueprint", "n_obs", "seed", "quantile", "oob_prob", "oob_error_curve")
+           "blueprint", "n_obs", "seed", "quantile", "oob_prob", "oob_error_curve",
+           survival_oob_fields)
   if (is.null(f$quantile) != is.null(reference$quantile) ||
       (!is.null(f$quantile) &&
        !identical(f$quantile[c("y", "weights")], reference$quantile[c("y", "weights")]))) {

@@ -25,7 +25,7 @@
 training_set <- function(matrix_x, blueprint, response, weights = NULL) {
   task <- response$task
   positive <- weights[weights > 0]
-  list(
+  training <- list(
     x = matrix_x,
     weights = weights %||% numeric(0),
     uniform_weights = length(positive) > 0L && all(positive == positive[[1L]]),
@@ -42,6 +42,11 @@ training_set <- function(matrix_x, blueprint, response, weights = NULL) {
       n_output = as.integer(response$n_output)
     )
   )
+  if (task == "survival") {
+    training$survival <- survival_training(response)
+    training$shape <- c(training$shape, survival_shape(response$survival))
+  }
+  training
 }
 
 #' A fit's axis_candidates as a mode; fits made before the modes stored a flag,
@@ -57,7 +62,7 @@ axis_mode <- function(axis_candidates) {
 #' @noRd
 core_options <- function(options, seed, training) {
   bagging <- options$sampling == "bagging"
-  list(
+  core <- list(
     seed = seed, mtry = options$mtry, min_split = options$min_split,
     min_leaf = options$min_leaf, max_depth = options$max_depth,
     split_rule = options$split_rule, projection = options$projection,
@@ -72,6 +77,9 @@ core_options <- function(options, seed, training) {
     variant = options$variant %||% "ccforest",
     sample = row_sample(options, training)
   )
+  # Survival forests only: the least rows with an event in a leaf.
+  if (!is.null(options$min_events)) core$min_events <- options$min_events
+  core
 }
 
 #' Where a forest's stored trees came from, as the core reads it: enough to
@@ -167,11 +175,13 @@ training_fingerprint <- function(training) {
 #' @noRd
 model_shape <- function(object) {
   response <- object$response
-  list(
+  shape <- list(
     n_column = length(object$blueprint$column_names),
     n_class = if (object$task == "classification") as.integer(response$n_class) else integer(0),
     n_output = as.integer(response$n_output)
   )
+  if (object$task == "survival") shape <- c(shape, survival_shape(response$survival))
+  shape
 }
 
 #' @noRd
@@ -270,7 +280,11 @@ forest_problem <- function(forest, n_feature) {
 #'   (child nodes; `NA` for leaves), `terminal`, `threshold`, the list columns
 #'   `columns` (names of the encoded columns of the split) and `coefficients`,
 #'   and for leaves the prediction: one column per class (`prob.<level>`, for
-#'   each output) or per output.
+#'   each output) or per output. A survival forest's leaves hold their
+#'   Nelson-Aalen estimator instead, in the list columns `time` (the event
+#'   times where it jumps), `at_risk` (the rows at risk there; with case
+#'   weights on every row, their weight) and `events` (a matrix of those
+#'   times x causes).
 #' @examples
 #' fit <- ccforest(Species ~ ., data = iris, n_tree = 5, seed = 1)
 #' info <- tree_info(fit, 1)
@@ -296,6 +310,9 @@ tree_info <- function(object, tree = 1L) {
                     terminal = table$terminal, threshold = table$threshold)
   out$columns <- lapply(table$columns, function(j) column_names[j + 1L])
   out$coefficients <- lapply(table$coefficients, function(w) if (is.null(w)) numeric(0) else w)
+  if (object$task == "survival") {
+    return(survival_tree_info(out, table, object$response$survival))
+  }
   response <- object$response
   width <- prediction_width(response)
   values <- matrix(NA_real_, n, width)

@@ -72,7 +72,12 @@ formula_data <- function(formula, data, env = parent.frame()) {
   y_columns <- list()
   for (m in seq_along(outputs$exprs)) {
     value <- eval_output(outputs$exprs[[m]], outputs$names[[m]], data, enclos, n)
-    y_columns <- c(y_columns, output_columns(value, outputs$names[[m]]))
+    # A survival outcome is one output, whatever its columns.
+    y_columns <- c(y_columns, if (inherits(value, "Surv")) {
+      stats::setNames(list(value), outputs$names[[m]])
+    } else {
+      output_columns(value, outputs$names[[m]])
+    })
   }
   several <- outputs$several || length(y_columns) > 1L
   y <- if (several) list2DF(y_columns, nrow = n) else y_columns[[1L]]

@@ -116,7 +116,9 @@
 #'
 #' @param x A `"ccforest"` fitted by [ccforest()].
 #' @param type `"projection"`, `"permutation"` or `"negation"` (see the
-#'   sections below).
+#'   sections below). For survival forests permutation and negation
+#'   importance are the decrease in Harrell's C-index of the risk (averaged
+#'   over causes), and `local = TRUE` is not available.
 #'   `NULL` (default) returns the importance stored at fit time if there is
 #'   one (see the `importance` argument of [ccforest()]), the permutation
 #'   importance when `new_data` is given, and the projection importance
@@ -250,6 +252,10 @@ projection_importance <- function(object) {
 #'   whose outputs are missing).
 #' @noRd
 held_out_importance <- function(object, new_data, y, type, n_repeat, n_thread, seed, local) {
+  if (object$task == "survival") {
+    return(survival_held_out_importance(object, new_data, y, type, n_repeat, n_thread, seed,
+                                        local))
+  }
   what <- sprintf("%s importance", type)
   truth <- held_out_truth(object, new_data, y, purpose = what)
   matrix_x <- predictor_matrix(object, new_data)
@@ -453,11 +459,16 @@ new_importance <- function(values, feature_names, type) {
 #' @export
 #' @noRd
 `[.ccforest_importance` <- function(x, i) {
-  structure(unclass(x)[i], type = attr(x, "type"), class = class(x))
+  structure(unclass(x)[i], type = attr(x, "type"), measure = attr(x, "measure"),
+            class = class(x))
 }
 
 #' @noRd
-importance_label <- function(type) {
+importance_label <- function(type, measure = NULL) {
+  if (identical(measure, "c_index") && type %in% c("permutation", "negation")) {
+    return(if (type == "permutation") "decrease in Harrell's C when permuted" else
+      "decrease in Harrell's C when its coefficients' signs are flipped")
+  }
   switch(type %||% "",
     projection = "split gain per tree, shared by coefficient norm",
     permutation = "increase in error when permuted",
@@ -481,7 +492,8 @@ print.ccforest_local_importance <- function(x, digits = 3L, n = 6L, ...) {
 #' @export
 print.ccforest_importance <- function(x, digits = 3L, ...) {
   type <- attr(x, "type")
-  cat(sprintf("Variable importance: %s (%s)\n", type %||% "unknown", importance_label(type)))
+  cat(sprintf("Variable importance: %s (%s)\n", type %||% "unknown",
+              importance_label(type, attr(x, "measure"))))
   # zapsmall() hides rounding residue such as 1e-18 left by permutation.
   values <- zapsmall(as.vector(unclass(x)), digits = 7L)
   if (length(values) > 0L) {
@@ -533,7 +545,7 @@ plot.ccforest_importance <- function(x, n = 20L, main = NULL, xlab = NULL,
   mids <- graphics::barplot(
     values, horiz = TRUE, names.arg = labels, las = 1L, col = col, border = NA,
     main = main %||% sprintf("Variable importance (%s)", type %||% "unknown"),
-    xlab = xlab %||% importance_label(type), ...
+    xlab = xlab %||% importance_label(type, attr(x, "measure")), ...
   )
   graphics::abline(v = 0, col = "grey70")
   invisible(mids)

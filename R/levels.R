@@ -61,7 +61,7 @@ max_level_axes <- 8L
 #'   rows that do not count), for the training matrix.
 #' @noRd
 level_scores <- function(codes, n_level, response, weights, rows, seed) {
-  targets <- if (response$task == "regression") {
+  targets <- if (response$task %in% c("regression", "survival")) {
     response$values
   } else {
     do.call(cbind, lapply(seq_len(response$n_output), function(m) {

@@ -177,7 +177,8 @@ fitted.ccforest <- function(object, type = NULL, ...) {
   if (is.null(type)) {
     return(object$predictions)
   }
-  choices <- if (object$task == "classification") c("class", "prob") else "response"
+  choices <- switch(object$task, classification = c("class", "prob"), survival = "risk",
+                    "response")
   type <- check_choice(type, "type", choices)
   if (type != "prob") {
     return(object$predictions)
@@ -196,6 +197,10 @@ residuals.ccforest <- function(object, ...) {
   if (object$task == "classification") {
     stop("residuals() is for regression forests; `object` is a classifier. ",
          "fitted() gives its out-of-bag classes.", call. = FALSE)
+  }
+  if (object$task == "survival") {
+    stop("residuals() is for regression forests; `object` is a survival forest. ",
+         "fitted() gives its out-of-bag risk.", call. = FALSE)
   }
   check_out_of_bag(object, "residuals")
   if (is.null(object$residuals)) {

@@ -295,7 +295,9 @@ register_tune_methods <- function() {
 #' trees.
 #' @noRd
 multi_predict_ccforest <- function(object, new_data, type = NULL, trees = NULL, ...) {
-  check_dots(list(...), valid = names(formals(multi_predict_ccforest)), fn = "multi_predict")
+  # eval_time: the censored regression mode's times (parsnip-survival.R).
+  check_dots(list(...), valid = c(names(formals(multi_predict_ccforest)), "eval_time"),
+             fn = "multi_predict")
   forest <- object$fit
   check_ccforest(forest, arg = "object$fit")
   n_total <- n_trees(forest)
@@ -308,6 +310,9 @@ multi_predict_ccforest <- function(object, new_data, type = NULL, trees = NULL, 
                  n_total, format_value(trees)), call. = FALSE)
   }
   trees <- sort(unique(as.integer(trees)))
+  if (forest$task == "survival") {
+    return(multi_predict_survival(forest, new_data, type, trees, list(...)$eval_time))
+  }
   classification <- forest$task == "classification"
   # The engine's quantile regression mode (parsnip-quantile.R): tune asks for
   # its quantiles with the first k trees.

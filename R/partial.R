@@ -42,6 +42,11 @@
 #'   of numeric features.
 #' @param type `"prob"` (classification; one column per class) or
 #'   `"response"` (regression); the default is the one for the forest's task.
+#'   For a survival forest, `"risk"` (default), or `"survival"`, `"chf"` or
+#'   `"cif"` at `times` (see [predict.ccforest()]).
+#' @param times Survival forests, with `type = "survival"`, `"chf"` or
+#'   `"cif"`: the times (one or a few) whose predicted curve values are
+#'   averaged.
 #' @param ice If `TRUE`, return one curve per row of `data` instead of their
 #'   average.
 #' @param n_tree,n_thread As in [predict.ccforest()].
@@ -51,8 +56,10 @@
 #'   number in a column `.row`). Its columns are the features (the grid
 #'   values) and the predictions: `prob.<level>` for each class of a
 #'   classifier (`prob.<output>.<level>` with several outputs), `prediction`
-#'   for regression (`prediction.<output>` with several outputs). Plot it
-#'   with [plot.ccforest_pd()].
+#'   for regression (`prediction.<output>` with several outputs); for a
+#'   survival forest `risk` (`risk.<cause>` with competing risks), or
+#'   `survival.<time>`, `chf.<time>` or `cif.<cause>.<time>` (`chf.<cause>.<time>`
+#'   with competing risks). Plot it with [plot.ccforest_pd()].
 #' @references Friedman, J. H. (2001). Greedy function approximation: a
 #'   gradient boosting machine. *Annals of Statistics* 29(5), 1189-1232.
 #'
@@ -77,7 +84,7 @@
 #' @export
 partial_dependence <- function(object, data, features, grid = NULL, grid_size = 20L,
                                grid_type = "even", type = NULL, ice = FALSE,
-                               n_tree = NULL, n_thread = NULL, ...) {
+                               n_tree = NULL, n_thread = NULL, times = NULL, ...) {
   check_dots(list(...), valid = names(formals(partial_dependence)), fn = "partial_dependence")
   check_ccforest(object)
   if (missing(data)) {
@@ -93,15 +100,21 @@ partial_dependence <- function(object, data, features, grid = NULL, grid_size = 
   grid_type <- check_choice(grid_type, "grid_type", c("even", "quantile"))
   ice <- check_flag(ice, "ice")
   classification <- object$task == "classification"
-  type <- type %||% if (classification) "prob" else "response"
-  type <- check_choice(type, "type", c("prob", "response"))
-  if (classification && type != "prob") {
-    stop("type = \"response\" is for regression forests; this one is a classifier: ",
-         "use \"prob\" (class probabilities).", call. = FALSE)
-  }
-  if (!classification && type != "response") {
-    stop("type = \"prob\" is for classification forests; this one is a regression forest: ",
-         "use \"response\".", call. = FALSE)
+  survival <- if (object$task == "survival") survival_pd_spec(object, type, times)
+  if (is.null(survival)) {
+    if (!is.null(times)) {
+      stop("`times` is for survival forests.", call. = FALSE)
+    }
+    type <- type %||% if (classification) "prob" else "response"
+    type <- check_choice(type, "type", c("prob", "response"))
+    if (classification && type != "prob") {
+      stop("type = \"response\" is for regression forests; this one is a classifier: ",
+           "use \"prob\" (class probabilities).", call. = FALSE)
+    }
+    if (!classification && type != "response") {
+      stop("type = \"prob\" is for classification forests; this one is a regression forest: ",
+           "use \"response\".", call. = FALSE)
+    }
   }
   n_total <- n_trees(object)
   n_tree <- if (is.null(n_tree)) n_total else check_count(n_tree, "n_tree", min = 1L, max = n_total)
@@ -114,8 +127,8 @@ partial_dependence <- function(object, data, features, grid = NULL, grid_size = 
   # About 4 million cells per chunk (some 32 MB of doubles), and never less
   # than one copy of `data`.
   chunk_rows <- max(nrow(data), floor(2^22 / max(1L, ncol(data))))
-  values <- pd_values(object, data, points, ice, n_tree, n_thread, chunk_rows)
-  labels <- pd_value_labels(object$response)
+  values <- pd_values(object, data, points, ice, n_tree, n_thread, chunk_rows, survival)
+  labels <- if (is.null(survival)) pd_value_labels(object$response) else survival$labels
   colnames(values) <- labels
   out <- if (ice) {
     cbind(points[rep(seq_len(nrow(points)), each = nrow(data)), , drop = FALSE],
@@ -324,7 +337,7 @@ grid_values <- function(values, name, column) {
 #' @param chunk_rows Largest number of rows predicted in one call (always at
 #'   least one copy of `data`).
 #' @noRd
-pd_values <- function(object, data, points, ice, n_tree, n_thread, chunk_rows) {
+pd_values <- function(object, data, points, ice, n_tree, n_thread, chunk_rows, survival = NULL) {
   n <- nrow(data)
   n_point <- nrow(points)
   per_chunk <- max(1L, floor(chunk_rows / n))
@@ -339,8 +352,12 @@ pd_values <- function(object, data, points, ice, n_tree, n_thread, chunk_rows) {
     for (f in features) {
       copies[[f]] <- rep(points[[f]][index], each = n)
     }
-    values <- predict_values(object, predictor_matrix(object, copies, arg = "data"), n_tree,
-                             n_thread)
+    matrix_x <- predictor_matrix(object, copies, arg = "data")
+    values <- if (is.null(survival)) {
+      predict_values(object, matrix_x, n_tree, n_thread)
+    } else {
+      survival_pd_predict(object, matrix_x, survival, n_tree, n_thread)
+    }
     if (ice) values else rowsum(values, rep(seq_along(index), each = n), reorder = FALSE) / n
   })
   values <- do.call(rbind, pieces)

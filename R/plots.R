@@ -167,7 +167,7 @@ autoplot_importance <- function(object, n = 20L, ...) {
   ggplot2::ggplot(frame, aes_columns(x = "importance", y = "variable")) +
     ggplot2::geom_col(fill = "grey40") +
     ggplot2::geom_vline(xintercept = 0, colour = "grey70") +
-    ggplot2::labs(x = importance_label(type), y = NULL,
+    ggplot2::labs(x = importance_label(type, attr(object, "measure")), y = NULL,
                   title = sprintf("Variable importance (%s)", type %||% "unknown"))
 }
 

@@ -16,7 +16,9 @@
 #'   the forest must be fitted with `quantiles = TRUE`), `"interval"` for
 #'   prediction intervals with a coverage guarantee, `"se"` for standard
 #'   errors of the predictions (bagged forests), or `"terminal_nodes"` for
-#'   the node each row reaches in each tree. See the sections below.
+#'   the node each row reaches in each tree. Survival forests predict
+#'   `"risk"` (default), `"survival"`, `"chf"`, `"cif"` or `"time"` (see the
+#'   section on survival forests). See the sections below.
 #' @param quantiles With `type = "quantiles"`, the probabilities of the
 #'   quantiles, between 0 and 1.
 #' @param n_tree Use only the first `n_tree` trees (default: all of them).
@@ -47,6 +49,13 @@
 #'   set: rows the forest was not grown on, like `new_data`, with their
 #'   outputs (in `calibration` itself for a forest fitted with a formula, in
 #'   `calibration_y` otherwise).
+#' @param times Survival forests, with `type = "survival"`, `"chf"` or
+#'   `"cif"`: the times at which the curves are given, finite and >= 0, in
+#'   any order (repeats allowed); default: the training data's distinct event
+#'   times. See the section on survival forests.
+#' @param horizon Survival forests, with `type = "time"`: the restricted mean
+#'   survival time is the area under the survival curve from 0 to `horizon`
+#'   (default: the training data's last event time).
 #' @param ... `newdata`, another name for `new_data`; anything else is an
 #'   error (a misspelled argument gets a suggestion). The arguments after it
 #'   must be named.
@@ -55,7 +64,7 @@
 #'   (`"class"`), a numeric matrix with one column per level (`"prob"`), or a
 #'   numeric vector (`"response"`). For several outputs: a data.frame
 #'   (`"class"`, `"response"`) or a named list of probability matrices
-#'   (`"prob"`).
+#'   (`"prob"`). For survival forests, see the section on them.
 #' @section Prediction intervals:
 #' `type = "interval"` gives, for a regression forest with one output, a
 #' data.frame of class `"ccforest_interval"` with columns `prediction` (the
@@ -173,11 +182,13 @@ predict.ccforest <- function(object, new_data, ..., type = NULL, n_tree = NULL,
                              n_thread = NULL, na_action = NULL,
                              quantiles = c(0.1, 0.5, 0.9), backend = "threads",
                              chunk_size = NULL, predict_all = FALSE, level = 0.95,
-                             interval = NULL, calibration = NULL, calibration_y = NULL) {
+                             interval = NULL, calibration = NULL, calibration_y = NULL,
+                             times = NULL, horizon = NULL) {
   dots <- list(...)
   check_dots(dots, valid = c("object", "new_data", "newdata", "type", "n_tree", "n_thread",
                              "na_action", "quantiles", "backend", "chunk_size", "predict_all",
-                             "level", "interval", "calibration", "calibration_y"),
+                             "level", "interval", "calibration", "calibration_y", "times",
+                             "horizon"),
              fn = "predict")
   check_ccforest(object)
   if ("newdata" %in% names(dots)) {
@@ -190,6 +201,16 @@ predict.ccforest <- function(object, new_data, ..., type = NULL, n_tree = NULL,
     stop("`new_data` is missing: give the data to predict.", call. = FALSE)
   }
   task <- object$task
+  if (task == "survival") {
+    return(predict_survival_forest(
+      object, new_data, type, times, horizon, n_tree, n_thread, na_action, backend, chunk_size,
+      predict_all, list(interval = interval, calibration = calibration,
+                        calibration_y = calibration_y)))
+  }
+  if (!is.null(times) || !is.null(horizon)) {
+    stop(sprintf("`%s` is for survival forests; this one is a %s forest.",
+                 if (!is.null(times)) "times" else "horizon", task), call. = FALSE)
+  }
   type <- type %||% if (task == "classification") "class" else "response"
   type <- check_choice(type, "type", c("class", "prob", "response", "quantiles", "interval",
                                        "se", "terminal_nodes"))
@@ -378,7 +399,7 @@ ccforest_problem <- function(object) {
     tryCatch(package_version(object$version), error = function(e) NULL)
   }
   if (is.null(version)) return("its version is unreadable")
-  if (!is_string(object$task) || !object$task %in% c("classification", "regression")) {
+  if (!is_string(object$task) || !object$task %in% c("classification", "regression", "survival")) {
     return("its task is unknown")
   }
   if (!is.numeric(object$seed) || !is_count(object$seed) || object$seed > 2^31 - 1) {
@@ -445,6 +466,8 @@ ccforest_problem <- function(object) {
         any(resp$n_class < 1L)) {
       return("its class levels are inconsistent")
     }
+  } else if (object$task == "survival") {
+    return(survival_problem(resp))
   } else if (!finite(resp$center, resp$n_output) || !finite(resp$scale, resp$n_output) ||
              any(resp$scale <= 0)) {
     return("its output scaling is inconsistent")

@@ -36,6 +36,7 @@ print.ccforest <- function(x, ...) {
     "Training time:" = format_seconds(x$train_time)
   )
   rows <- rows[!is.na(rows)]
+  if (x$task == "survival") names(rows)[names(rows) == "OOB error:"] <- "Out of bag:"
   cat(sprintf("%-16s %s", names(rows), rows), sep = "\n")
   invisible(x)
 }
@@ -54,6 +55,8 @@ summary.ccforest <- function(object, ...) {
       sprintf("multi-output classification, %d outputs (%s classes)", response$n_output,
               paste(classes, collapse = ", "))
     }
+  } else if (object$task == "survival") {
+    survival_task_label(response$survival)
   } else if (response$n_output == 1L) {
     "regression"
   } else {
@@ -176,6 +179,8 @@ acting_options <- function(object) {
     response <- object$response
     from_outputs <- if (object$task == "classification") {
       sum(response$n_class - 1L)
+    } else if (object$task == "survival") {
+      response$survival$n_cause * (opts$survival_intervals %||% 1L)
     } else if (!identical(opts$output_bins %||% 0L, 0L)) {
       opts$output_bins - 1L
     } else {
@@ -190,7 +195,9 @@ acting_options <- function(object) {
   bootstrap <- cap > 0L && identical(opts$sampling, "projection") &&
     projection %in% c("cca", "pca") && root_rows > cap
   exact <- opts$exact_split_max_rows %||% 0L
-  binned <- exact > 0L && root_rows > exact
+  # The log-rank rule has no binned search: every survival node is searched
+  # exhaustively.
+  binned <- exact > 0L && root_rows > exact && object$task != "survival"
   c(max_directions = directions, onehot_max_levels = onehot, bootstrap_max_rows = bootstrap,
     exact_split_max_rows = binned)
 }
@@ -212,6 +219,8 @@ format_oob_error <- function(x) {
   }
   if (x$task == "classification") {
     sprintf("%.2f%% misclassified (out of bag)", 100 * x$oob_error)
+  } else if (x$task == "survival") {
+    format_survival_oob(x)
   } else {
     sprintf("%.4g mean squared error (out of bag)", x$oob_error)
   }

@@ -116,10 +116,14 @@ prepare_response <- function(y, arg = "y", name = NULL, stat_rows = NULL) {
   standardise_response(parse_response(y, arg, name), stat_rows)
 }
 
-#' The outputs checked and encoded: class codes, or regression values not
-#' yet z-scored (`values` on the outputs' own scale, no `center` or `scale`)
+#' The outputs checked and encoded: class codes, regression values not yet
+#' z-scored (`values` on the outputs' own scale, no `center` or `scale`), or
+#' a survival outcome's times and events (parse_survival_response())
 #' @noRd
 parse_response <- function(y, arg = "y", name = NULL) {
+  if (is_survival_outcome(y)) {
+    return(parse_survival_response(y, arg, name))
+  }
   outputs <- response_outputs(y, arg, name)
   kinds <- vapply(outputs$columns, output_kind, character(1))
   bad <- which(is.na(kinds))
@@ -162,9 +166,14 @@ parse_response <- function(y, arg = "y", name = NULL) {
 
 #' Regression outputs z-scored over `stat_rows` (NULL: all rows), the
 #' statistics kept to put predictions back on the outputs' scale; class
-#' outputs as they are
+#' outputs as they are; a survival outcome's event times taken over
+#' `stat_rows`
 #' @noRd
 standardise_response <- function(response, stat_rows = NULL) {
+  if (response$task == "survival") {
+    # Times are not z-scored: the core sees their ranks among the event times.
+    return(standardise_survival_response(response, stat_rows))
+  }
   if (response$task != "regression") {
     return(response)
   }

@@ -31,6 +31,7 @@ package_registrations <- list(
     register_parsnip_engine()
     register_parsnip_methods()
     register_parsnip_quantile()
+    register_parsnip_censored()
   },
   tune = function() register_tune_methods(),
   ranger = function() register_importance_methods("ranger", "ranger"),

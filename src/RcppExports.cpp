@@ -250,6 +250,56 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// ccf_predict_survival_cpp
+Rcpp::List ccf_predict_survival_cpp(const Rcpp::List& trees, const Rcpp::List& shape, const Rcpp::NumericMatrix& x, double seed, double first_tree, bool impute_random, int n_tree, int n_thread, const Rcpp::List& request, int negate_begin, int negate_end);
+RcppExport SEXP _ccforest_ccf_predict_survival_cpp(SEXP treesSEXP, SEXP shapeSEXP, SEXP xSEXP, SEXP seedSEXP, SEXP first_treeSEXP, SEXP impute_randomSEXP, SEXP n_treeSEXP, SEXP n_threadSEXP, SEXP requestSEXP, SEXP negate_beginSEXP, SEXP negate_endSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type trees(treesSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type shape(shapeSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::NumericMatrix& >::type x(xSEXP);
+    Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
+    Rcpp::traits::input_parameter< double >::type first_tree(first_treeSEXP);
+    Rcpp::traits::input_parameter< bool >::type impute_random(impute_randomSEXP);
+    Rcpp::traits::input_parameter< int >::type n_tree(n_treeSEXP);
+    Rcpp::traits::input_parameter< int >::type n_thread(n_threadSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type request(requestSEXP);
+    Rcpp::traits::input_parameter< int >::type negate_begin(negate_beginSEXP);
+    Rcpp::traits::input_parameter< int >::type negate_end(negate_endSEXP);
+    rcpp_result_gen = Rcpp::wrap(ccf_predict_survival_cpp(trees, shape, x, seed, first_tree, impute_random, n_tree, n_thread, request, negate_begin, negate_end));
+    return rcpp_result_gen;
+END_RCPP
+}
+// ccf_oob_survival_cpp
+Rcpp::List ccf_oob_survival_cpp(const Rcpp::List& trees, const Rcpp::List& training, const Rcpp::List& source, int n_thread, const Rcpp::List& request, int feature, bool negate);
+RcppExport SEXP _ccforest_ccf_oob_survival_cpp(SEXP treesSEXP, SEXP trainingSEXP, SEXP sourceSEXP, SEXP n_threadSEXP, SEXP requestSEXP, SEXP featureSEXP, SEXP negateSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type trees(treesSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type training(trainingSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type source(sourceSEXP);
+    Rcpp::traits::input_parameter< int >::type n_thread(n_threadSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type request(requestSEXP);
+    Rcpp::traits::input_parameter< int >::type feature(featureSEXP);
+    Rcpp::traits::input_parameter< bool >::type negate(negateSEXP);
+    rcpp_result_gen = Rcpp::wrap(ccf_oob_survival_cpp(trees, training, source, n_thread, request, feature, negate));
+    return rcpp_result_gen;
+END_RCPP
+}
+// ccf_martingale_residuals_cpp
+Rcpp::NumericMatrix ccf_martingale_residuals_cpp(const Rcpp::IntegerVector& rank, const Rcpp::IntegerVector& event, const Rcpp::NumericVector& weights, int n_cause, int intervals);
+RcppExport SEXP _ccforest_ccf_martingale_residuals_cpp(SEXP rankSEXP, SEXP eventSEXP, SEXP weightsSEXP, SEXP n_causeSEXP, SEXP intervalsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< const Rcpp::IntegerVector& >::type rank(rankSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::IntegerVector& >::type event(eventSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::NumericVector& >::type weights(weightsSEXP);
+    Rcpp::traits::input_parameter< int >::type n_cause(n_causeSEXP);
+    Rcpp::traits::input_parameter< int >::type intervals(intervalsSEXP);
+    rcpp_result_gen = Rcpp::wrap(ccf_martingale_residuals_cpp(rank, event, weights, n_cause, intervals));
+    return rcpp_result_gen;
+END_RCPP
+}
 // ccf_checksum_cpp
 std::string ccf_checksum_cpp(SEXP object, const Rcpp::CharacterVector& names);
 RcppExport SEXP _ccforest_ccf_checksum_cpp(SEXP objectSEXP, SEXP namesSEXP) {
@@ -370,6 +420,22 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// ccf_logrank_cpp
+Rcpp::List ccf_logrank_cpp(const Rcpp::IntegerVector& rank, const Rcpp::IntegerVector& event, const Rcpp::NumericVector& weights, const Rcpp::NumericVector& u, double cut, int n_cause, int min_events);
+RcppExport SEXP _ccforest_ccf_logrank_cpp(SEXP rankSEXP, SEXP eventSEXP, SEXP weightsSEXP, SEXP uSEXP, SEXP cutSEXP, SEXP n_causeSEXP, SEXP min_eventsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< const Rcpp::IntegerVector& >::type rank(rankSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::IntegerVector& >::type event(eventSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::NumericVector& >::type weights(weightsSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::NumericVector& >::type u(uSEXP);
+    Rcpp::traits::input_parameter< double >::type cut(cutSEXP);
+    Rcpp::traits::input_parameter< int >::type n_cause(n_causeSEXP);
+    Rcpp::traits::input_parameter< int >::type min_events(min_eventsSEXP);
+    rcpp_result_gen = Rcpp::wrap(ccf_logrank_cpp(rank, event, weights, u, cut, n_cause, min_events));
+    return rcpp_result_gen;
+END_RCPP
+}
 
 static const R_CallMethodDef CallEntries[] = {
     {"_ccforest_ccf_grow_cpp", (DL_FUNC) &_ccforest_ccf_grow_cpp, 7},
@@ -389,6 +455,9 @@ static const R_CallMethodDef CallEntries[] = {
     {"_ccforest_ccf_in_bag_cpp", (DL_FUNC) &_ccforest_ccf_in_bag_cpp, 5},
     {"_ccforest_ccf_infjack_cpp", (DL_FUNC) &_ccforest_ccf_infjack_cpp, 5},
     {"_ccforest_ccf_jackknife_plus_cpp", (DL_FUNC) &_ccforest_ccf_jackknife_plus_cpp, 8},
+    {"_ccforest_ccf_predict_survival_cpp", (DL_FUNC) &_ccforest_ccf_predict_survival_cpp, 11},
+    {"_ccforest_ccf_oob_survival_cpp", (DL_FUNC) &_ccforest_ccf_oob_survival_cpp, 7},
+    {"_ccforest_ccf_martingale_residuals_cpp", (DL_FUNC) &_ccforest_ccf_martingale_residuals_cpp, 5},
     {"_ccforest_ccf_checksum_cpp", (DL_FUNC) &_ccforest_ccf_checksum_cpp, 2},
     {"_ccforest_ccf_row_keys_cpp", (DL_FUNC) &_ccforest_ccf_row_keys_cpp, 2},
     {"_ccforest_ccf_cca_cpp", (DL_FUNC) &_ccforest_ccf_cca_cpp, 3},
@@ -399,6 +468,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_ccforest_ccf_alloc_probe_cpp", (DL_FUNC) &_ccforest_ccf_alloc_probe_cpp, 2},
     {"_ccforest_ccf_short_threshold_cpp", (DL_FUNC) &_ccforest_ccf_short_threshold_cpp, 2},
     {"_ccforest_ccf_progress_text_cpp", (DL_FUNC) &_ccforest_ccf_progress_text_cpp, 3},
+    {"_ccforest_ccf_logrank_cpp", (DL_FUNC) &_ccforest_ccf_logrank_cpp, 7},
     {NULL, NULL, 0}
 };
 

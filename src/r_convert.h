@@ -138,6 +138,16 @@ inline ModelShape model_shape(const Rcpp::List& shape) {
   out.n_column = list_value<int>(shape, "n_column");
   out.n_class = list_value<std::vector<int>>(shape, "n_class");
   out.n_output_real = list_value<int>(shape, "n_output");
+  // Survival forests only (older shapes lack them).
+  if (shape.containsElementNamed("n_cause")) {
+    out.n_cause = list_value<int>(shape, "n_cause");
+    out.n_time = list_value<int>(shape, "n_time");
+    if (out.n_cause < 0 || out.n_time < 0 ||
+        (out.n_cause > 0 && (out.n_time < 1 || static_cast<double>(out.n_time) * (out.n_cause + 1) >
+                                                     2147483647.0))) {
+      Rcpp::stop("internal error: invalid model shape");
+    }
+  }
   if (out.n_column < 1 || out.n_output() < 1) Rcpp::stop("internal error: invalid model shape");
   for (int k : out.n_class) {
     if (k < 1) Rcpp::stop("internal error: invalid model shape");
@@ -155,6 +165,37 @@ inline EncodedTrees encoded_trees(const Rcpp::List& trees) {
       throw DamagedModel("tree " + std::to_string(t + 1) + " is not a raw vector");
     }
     out.emplace_back(RAW(tree), static_cast<size_t>(XLENGTH(tree)));
+  }
+  return out;
+}
+
+/**
+ * A survival outcome over R's memory, from the training set's element
+ * `survival` (absent for other tasks): list(time_rank, event, n_time,
+ * n_cause, intervals), as survival_training() builds it in R.
+ */
+inline SurvivalOutcome survival_outcome(const Rcpp::List& training, R_xlen_t n_row) {
+  SurvivalOutcome out;
+  if (!training.containsElementNamed("survival")) return out;
+  const Rcpp::List survival = list_value<Rcpp::List>(training, "survival");
+  SEXP rank = list_value<SEXP>(survival, "time_rank"), event = list_value<SEXP>(survival, "event");
+  if (TYPEOF(rank) != INTSXP || TYPEOF(event) != INTSXP || XLENGTH(rank) != n_row ||
+      XLENGTH(event) != n_row) {
+    Rcpp::stop("internal error: invalid survival outcome");
+  }
+  out.time_rank = INTEGER(rank);
+  out.event = INTEGER(event);
+  out.n_time = list_value<int>(survival, "n_time");
+  out.n_cause = list_value<int>(survival, "n_cause");
+  out.intervals = list_value<int>(survival, "intervals");
+  if (out.n_time < 1 || out.n_cause < 1 || out.intervals < 1) {
+    Rcpp::stop("internal error: invalid survival outcome");
+  }
+  for (R_xlen_t i = 0; i < n_row; ++i) {
+    if (out.time_rank[i] < -1 || out.time_rank[i] >= out.n_time || out.event[i] < 0 ||
+        out.event[i] > out.n_cause || (out.event[i] > 0 && out.time_rank[i] < 0)) {
+      Rcpp::stop("internal error: invalid survival outcome");
+    }
   }
   return out;
 }
@@ -189,7 +230,7 @@ inline Data training_data(const Rcpp::List& training) {
               std::move(flags), map_int_matrix(y_class),
               list_value<std::vector<int>>(training, "n_class"), map_matrix(y_real),
               weights.size() == 0 ? nullptr : weights.begin(),
-              list_value<bool>(training, "uniform_weights"));
+              list_value<bool>(training, "uniform_weights"), survival_outcome(training, x.nrow()));
 }
 
 /**
@@ -241,6 +282,7 @@ inline TreeOptions tree_options(const Rcpp::List& options) {
   out.min_split = list_value<int>(options, "min_split");
   out.min_leaf = list_value<int>(options, "min_leaf");
   out.max_depth = list_value<int>(options, "max_depth");
+  if (options.containsElementNamed("min_events")) out.min_events = list_value<int>(options, "min_events");
   out.split_rule = list_enum<SplitRule>(options, "split_rule", kSplitRuleNames);
   out.projection = list_enum<Projection>(options, "projection", kProjectionNames);
   out.projection_bootstrap = list_value<bool>(options, "projection_bootstrap");

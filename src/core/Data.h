@@ -49,6 +49,29 @@ inline std::vector<uint64_t> row_hashes(const MatrixMap& x) {
 }
 
 /**
+ * A right-censored outcome, possibly with competing causes, as the core sees
+ * it: the data's distinct event times t_0 < ... < t_{n_time - 1} (events of
+ * any cause) are numbered, and each row carries only
+ *   time_rank: the number of event times at or before its own time, minus
+ *     one (-1: before the first), so the row is at risk at t_k for k <=
+ *     time_rank and, when it has an event, its event is at t_{time_rank};
+ *   event: 0 when censored, else its cause c in 1..n_cause.
+ * The times themselves stay in R (predictions need them, the trees do not).
+ * A node's response for the CCA (see SurvivalNode.h) has n_column columns:
+ * martingale residuals, per cause, over `intervals` periods of the node's
+ * event times.
+ */
+struct SurvivalOutcome {
+  const int* time_rank = nullptr;
+  const int* event = nullptr;
+  int n_time = 0;
+  int n_cause = 0;  // 0: not a survival outcome
+  int intervals = 1;
+
+  int n_column() const { return n_cause * intervals; }
+};
+
+/**
  * Training data as the core sees it: non-owning, column-major views of
  * memory owned by the caller.
  *
@@ -60,16 +83,17 @@ inline std::vector<uint64_t> row_hashes(const MatrixMap& x) {
  * linearly independent. Missing values are NaN.
  *
  * Outputs are either class codes (0-based, one column per output, output m
- * having n_class[m] classes) or real values (one column per output, already
- * standardised by the caller).
+ * having n_class[m] classes), real values (one column per output, already
+ * standardised by the caller), or a survival outcome (SurvivalOutcome).
  */
 struct Data {
   Data(MatrixMap x, std::vector<int> feature_start, std::vector<char> indicators,
        IntMatrixMap y_class, std::vector<int> n_class, MatrixMap y_real,
-       const double* weight = nullptr, bool uniform_weight = false)
+       const double* weight = nullptr, bool uniform_weight = false,
+       SurvivalOutcome survival = SurvivalOutcome())
       : x(x), feature_start(std::move(feature_start)), indicators(std::move(indicators)),
         y_class(y_class), n_class(std::move(n_class)), y_real(y_real), weight(weight),
-        uniform_weight(uniform_weight), row_hash(row_hashes(x)) {
+        uniform_weight(uniform_weight), survival(survival), row_hash(row_hashes(x)) {
     if (this->feature_start.empty() || this->indicators.size() != this->feature_start.size() - 1) {
       throw std::invalid_argument("one indicator flag per feature is needed");
     }
@@ -83,13 +107,17 @@ struct Data {
   }
 
   bool is_classification() const { return !n_class.empty(); }
+  bool is_survival() const { return survival.n_cause > 0; }
   size_t n_row() const { return static_cast<size_t>(x.rows()); }
   size_t n_feature() const { return feature_start.size() - 1; }
+  /** Columns of a node's targets: outputs, or a survival node's residual columns. */
   size_t n_output() const {
+    if (is_survival()) return static_cast<size_t>(survival.n_column());
     return static_cast<size_t>(is_classification() ? y_class.cols() : y_real.cols());
   }
-  /** Width of a leaf's value vector: all classes of all outputs, or the outputs. */
+  /** Width of a leaf's value vector: all classes of all outputs, or the outputs (causes). */
   size_t n_value() const {
+    if (is_survival()) return static_cast<size_t>(survival.n_cause);
     return is_classification() ? static_cast<size_t>(class_offset.back()) : n_output();
   }
 
@@ -115,6 +143,7 @@ struct Data {
    * the trees are exactly those grown on those rows alone, unweighted.
    */
   bool uniform_weight = false;
+  SurvivalOutcome survival;
   std::vector<uint64_t> row_hash;
 };
 

@@ -209,6 +209,15 @@ bool DirectionFinder::sample_outputs_vary() const {
     }
     return false;
   }
+  if (data_.is_survival()) {
+    // Residuals have no tree-wide scale to compare with: any difference.
+    for (size_t i = 1; i < n; ++i) {
+      for (size_t m = 0; m < width; ++m) {
+        if (block_.values[sample_[i] * width + m] != block_.values[sample_[0] * width + m]) return true;
+      }
+    }
+    return false;
+  }
   // Some output's variance over the sample (n - 1 in the denominator)
   // reaches 1e-6 of the tree's.
   for (size_t m = 0; m < width; ++m) {
@@ -355,7 +364,8 @@ bool DirectionFinder::two_groups_sum_alike(const int* node_rows) const {
   const Eigen::Map<const MatrixXd> xs(block_.xs, static_cast<Eigen::Index>(block_.n),
                                       static_cast<Eigen::Index>(block_.p));
   const size_t width = data_.n_output();
-  std::vector<double> first(data_.n_value(), 0.0), second(data_.n_value(), 0.0);
+  const size_t n_sum = data_.is_survival() ? width : data_.n_value();
+  std::vector<double> first(n_sum, 0.0), second(n_sum, 0.0);
   for (size_t i = 0; i < two_point_n_; ++i) {
     const size_t position = two_point_sample_ ? two_point_sample_[i] : i;
     std::vector<double>& sums =
@@ -364,6 +374,8 @@ bool DirectionFinder::two_groups_sum_alike(const int* node_rows) const {
     for (size_t m = 0; m < width; ++m) {
       if (data_.is_classification()) {
         sums[static_cast<size_t>(block_.classes[position * width + m])] += 1.0;
+      } else if (data_.is_survival()) {
+        sums[m] += block_.values[position * width + m];
       } else {
         sums[m] += data_.y_real(row, m);
       }

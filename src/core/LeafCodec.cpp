@@ -1,6 +1,8 @@
 #include "LeafCodec.h"
 
 #include <cmath>
+#include <limits>
+#include <stdexcept>
 
 namespace ccforest {
 
@@ -139,12 +141,136 @@ void decode_means(Reader& in, const ModelShape& shape, size_t n_leaf, Tree& tree
   }
 }
 
+/*
+ * Survival counts: each leaf's Nelson-Aalen estimator, as the rows at risk Y
+ * and the events d_c of each cause at each of the leaf's event times, which
+ * are numbers k of the data's distinct event times (kept once, in R). In a
+ * Tree, event time k of a leaf is the entry (k (K + 1), Y) followed by
+ * (k (K + 1) + c, d_c) for each cause c with events there.
+ *
+ * Stored: u8 kind (0: whole counts, 1: weighted, as doubles); per leaf
+ * varint number of event times; per event time varint time step (the first
+ * time, then the gap to the previous one minus one); then Y per event time
+ * and d_c per event time and cause (K of them, zeros included): varints, or
+ * 8 byte planes when weighted. A leaf of five rows with two event times takes
+ * about eight bytes.
+ */
+constexpr double kWholeLimit = 9007199254740992.0;  // 2^53
+
+void encode_survival(const Tree& tree, const ModelShape& shape, std::vector<uint8_t>& out) {
+  const int k = shape.n_cause;
+  bool whole = true;
+  for (double v : tree.leaf_value) whole = whole && v == std::floor(v) && v >= 0.0 && v < kWholeLimit;
+  std::vector<uint64_t> jumps, steps, at_risk, events;
+  for (size_t l = 0; l < tree.n_leaves(); ++l) {
+    const int first = tree.leaf_begin[l], last = tree.leaf_begin[l + 1];
+    uint64_t n_jumps = 0;
+    int previous = -1;
+    for (int e = first; e < last;) {
+      const int time = tree.leaf_index[e] / (k + 1);
+      if (tree.leaf_index[e] % (k + 1) != 0) throw std::logic_error("a survival leaf lacks its rows at risk");
+      ++n_jumps;
+      steps.push_back(static_cast<uint64_t>(time - previous - 1));
+      previous = time;
+      at_risk.push_back(whole ? static_cast<uint64_t>(tree.leaf_value[e]) : bits_of(tree.leaf_value[e]));
+      ++e;
+      const size_t cause_start = events.size();
+      events.resize(cause_start + static_cast<size_t>(k), whole ? 0 : bits_of(0.0));
+      for (; e < last && tree.leaf_index[e] / (k + 1) == time; ++e) {
+        const size_t c = static_cast<size_t>(tree.leaf_index[e] % (k + 1));
+        events[cause_start + c - 1] = whole ? static_cast<uint64_t>(tree.leaf_value[e]) : bits_of(tree.leaf_value[e]);
+      }
+    }
+    jumps.push_back(n_jumps);
+  }
+  out.push_back(whole ? 0 : 1);
+  for (uint64_t v : jumps) put_varint(out, v);
+  for (uint64_t v : steps) put_varint(out, v);
+  if (whole) {
+    for (uint64_t v : at_risk) put_varint(out, v);
+    for (uint64_t v : events) put_varint(out, v);
+  } else {
+    put_planes(out, at_risk, 8);
+    put_planes(out, events, 8);
+  }
+}
+
+void decode_survival(Reader& in, const ModelShape& shape, size_t n_leaf, Tree& tree) {
+  const int k = shape.n_cause;
+  const uint64_t n_time = static_cast<uint64_t>(shape.n_time);
+  const uint8_t kind = in.byte();
+  if (kind > 1) throw DamagedModel("a survival leaf has an unknown kind");
+  const bool whole = kind == 0;
+  in.expect(n_leaf, 1);
+  std::vector<uint64_t> jumps(n_leaf);
+  uint64_t total = 0;
+  for (size_t l = 0; l < n_leaf; ++l) {
+    jumps[l] = in.varint(n_time);
+    total += jumps[l];
+  }
+  in.expect(total, 1);
+  std::vector<uint64_t> steps(total);
+  for (uint64_t& v : steps) v = in.varint(n_time);
+  const size_t n_events = static_cast<size_t>(total) * static_cast<size_t>(k);
+  std::vector<double> at_risk(total), events(n_events);
+  if (whole) {
+    in.expect(total + n_events, 1);
+    for (double& v : at_risk) v = static_cast<double>(in.varint(static_cast<uint64_t>(kWholeLimit)));
+    for (double& v : events) v = static_cast<double>(in.varint(static_cast<uint64_t>(kWholeLimit)));
+  } else {
+    std::vector<uint64_t> bits;
+    in.planes(static_cast<size_t>(total), 8, bits);
+    for (size_t i = 0; i < bits.size(); ++i) at_risk[i] = as_double(bits[i]);
+    in.planes(n_events, 8, bits);
+    for (size_t i = 0; i < bits.size(); ++i) events[i] = as_double(bits[i]);
+  }
+  tree.leaf_begin.assign(1, 0);
+  tree.leaf_index.clear();
+  tree.leaf_value.clear();
+  size_t jump = 0;
+  for (size_t l = 0; l < n_leaf; ++l) {
+    int64_t previous = -1;
+    double left = std::numeric_limits<double>::infinity();  // rows still at risk
+    for (uint64_t j = 0; j < jumps[l]; ++j, ++jump) {
+      const int64_t time = previous + 1 + static_cast<int64_t>(steps[jump]);
+      if (time >= shape.n_time) throw DamagedModel("a leaf refers to an event time out of range");
+      previous = time;
+      const double y = at_risk[jump];
+      // The rows at risk fall from one event time to the next by at least
+      // the events between (weighted sums up to their rounding).
+      if (!(std::isfinite(y) && y > 0.0 && y <= left * (1.0 + 1e-12))) {
+        throw DamagedModel("a leaf's rows at risk are inconsistent");
+      }
+      const int base = static_cast<int>(time) * (k + 1);
+      tree.leaf_index.push_back(base);
+      tree.leaf_value.push_back(y);
+      double d_total = 0.0;
+      for (int c = 1; c <= k; ++c) {
+        const double d = events[jump * static_cast<size_t>(k) + static_cast<size_t>(c - 1)];
+        if (!(std::isfinite(d) && d >= 0.0)) throw DamagedModel("a leaf's event counts are invalid");
+        d_total += d;
+        if (d > 0.0) {
+          tree.leaf_index.push_back(base + c);
+          tree.leaf_value.push_back(d);
+        }
+      }
+      if (!(d_total > 0.0 && d_total <= y * (1.0 + 1e-12))) {
+        throw DamagedModel("a leaf's event counts are inconsistent");
+      }
+      left = y - d_total;
+    }
+    tree.leaf_begin.push_back(static_cast<int>(tree.leaf_value.size()));
+  }
+}
+
 const LeafCodec kClassShares{encode_class_shares, decode_class_shares};
 const LeafCodec kMeans{encode_means, decode_means};
+const LeafCodec kSurvivalCounts{encode_survival, decode_survival};
 
 }  // namespace
 
 const LeafCodec& leaf_codec(const ModelShape& shape) {
+  if (shape.is_survival()) return kSurvivalCounts;
   return shape.is_classification() ? kClassShares : kMeans;
 }
 

@@ -26,7 +26,7 @@ struct LeafCodec {
   void (*decode)(Reader& in, const ModelShape& shape, size_t n_leaf, Tree& tree);
 };
 
-/** The codec of the shape's leaves: class shares, or output means. */
+/** The codec of the shape's leaves: class shares, output means, or survival counts. */
 const LeafCodec& leaf_codec(const ModelShape& shape);
 
 }  // namespace ccforest

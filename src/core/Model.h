@@ -19,11 +19,26 @@ struct ModelShape {
   std::vector<int> n_class;
   /** Outputs of a regression; ignored for classification. */
   int n_output_real = 0;
+  /**
+   * Survival forests: the training data's distinct event times and causes
+   * (see SurvivalOutcome in Data.h); 0 otherwise.
+   */
+  int n_time = 0;
+  int n_cause = 0;
 
   bool is_classification() const { return !n_class.empty(); }
-  int n_output() const { return is_classification() ? static_cast<int>(n_class.size()) : n_output_real; }
-  /** Width of a leaf's value vector: all classes of all outputs, or the outputs. */
+  bool is_survival() const { return n_cause > 0; }
+  int n_output() const {
+    if (is_survival()) return 1;
+    return is_classification() ? static_cast<int>(n_class.size()) : n_output_real;
+  }
+  /**
+   * Width of a leaf's value vector: all classes of all outputs, or the
+   * outputs; for survival, the range of its entries' indices (see the
+   * survival leaves in LeafCodec.cpp), n_time * (n_cause + 1).
+   */
   int n_value() const {
+    if (is_survival()) return n_time * (n_cause + 1);
     if (!is_classification()) return n_output_real;
     int total = 0;
     for (int k : n_class) total += k;

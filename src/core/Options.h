@@ -13,8 +13,8 @@ namespace ccforest {
  * Every enumerated option has its names here, in the order of its values:
  * the bindings read options by these names, so the codes live in one place.
  */
-enum class SplitRule { kEntropy = 0, kGini = 1, kVariance = 2 };
-constexpr const char* kSplitRuleNames[] = {"entropy", "gini", "variance"};
+enum class SplitRule { kEntropy = 0, kGini = 1, kVariance = 2, kLogRank = 3 };
+constexpr const char* kSplitRuleNames[] = {"entropy", "gini", "variance", "logrank"};
 
 /**
  * How a node turns its sampled features into candidate directions: canonical
@@ -82,6 +82,8 @@ struct TreeOptions {
   int min_split = 2;
   int min_leaf = 1;
   int max_depth = 0;  // 0 means unlimited
+  /** Survival (the log-rank rule): the least rows with an event in each child. */
+  int min_events = 1;
   SplitRule split_rule = SplitRule::kEntropy;
   Projection projection = Projection::kCca;
   bool projection_bootstrap = true;
@@ -127,6 +129,7 @@ struct TreeOptions {
     if (min_split < 1) throw std::invalid_argument("min_split must be >= 1");
     if (min_leaf < 1) throw std::invalid_argument("min_leaf must be >= 1");
     if (max_depth < 0) throw std::invalid_argument("max_depth must be >= 0 (0 = unlimited)");
+    if (min_events < 1) throw std::invalid_argument("min_events must be >= 1");
     if (!(rank_tolerance > 0.0 && rank_tolerance < 1.0)) {
       throw std::invalid_argument("rank_tolerance must lie in (0, 1)");
     }

@@ -16,11 +16,14 @@ namespace ccforest {
  * The outputs of the rows at a node, in node order, row-major with `width`
  * entries per row. For classification an entry is a global class index (the
  * output's class offset plus its code); for regression it is the output's
- * value centred at the node mean.
+ * value centred at the node mean. A survival node's rows carry their time
+ * rank and event (see SurvivalOutcome in Data.h).
  */
 struct NodeTargets {
   const int* classes = nullptr;
   const double* values = nullptr;
+  const int* time_rank = nullptr;
+  const int* event = nullptr;
   /** Row weights in node order, or null: each row counts once. */
   const double* weights = nullptr;
   size_t n = 0;

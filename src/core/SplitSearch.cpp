@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "ClassCriteria.h"
+#include "LogRankCriterion.h"
 #include "VarianceCriterion.h"
 
 namespace ccforest {
@@ -22,7 +23,7 @@ std::pair<size_t, size_t> allowed_cuts(size_t n, size_t min_leaf) {
 }  // namespace
 
 std::unique_ptr<SplitCriterion> make_criterion(SplitRule rule, size_t n_value,
-                                               const EntropyTable* entropy) {
+                                               const EntropyTable* entropy, size_t min_events) {
   switch (rule) {
     case SplitRule::kEntropy:
       return std::make_unique<EntropyCriterion>(n_value, entropy);
@@ -30,6 +31,8 @@ std::unique_ptr<SplitCriterion> make_criterion(SplitRule rule, size_t n_value,
       return std::make_unique<GiniCriterion>(n_value, entropy);
     case SplitRule::kVariance:
       return std::make_unique<VarianceCriterion>(n_value);
+    case SplitRule::kLogRank:
+      return std::make_unique<LogRankCriterion>(n_value, min_events);
   }
   return nullptr;
 }

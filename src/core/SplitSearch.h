@@ -14,9 +14,12 @@
 
 namespace ccforest {
 
-/** The criterion of a split rule (see SplitCriterion.h). */
+/**
+ * The criterion of a split rule (see SplitCriterion.h); `min_events`: the
+ * log-rank rule's least number of rows with an event in each child.
+ */
 std::unique_ptr<SplitCriterion> make_criterion(SplitRule rule, size_t n_value,
-                                               const EntropyTable* entropy);
+                                               const EntropyTable* entropy, size_t min_events = 1);
 
 /**
  * Finds a node's best split along projected values, whatever the criterion:
@@ -38,14 +41,17 @@ std::unique_ptr<SplitCriterion> make_criterion(SplitRule rule, size_t n_value,
 class SplitSearch {
  public:
   /**
-   * @param n_value number of classes over all outputs (classification) or of outputs.
+   * @param n_value number of classes over all outputs (classification), of
+   *   outputs (regression) or of causes (survival).
    * @param entropy the forest's table (entropy rule only), covering the largest node.
+   * @param min_events the log-rank rule's least number of events in a child.
    */
   SplitSearch(SplitRule rule, size_t n_value, const EntropyTable* entropy,
-              Variant variant = Variant::kCcforest, size_t exact_max_rows = 0)
+              Variant variant = Variant::kCcforest, size_t exact_max_rows = 0,
+              size_t min_events = 1)
       : rule_(rule), paper_(variant == Variant::kPaper),
         exact_max_rows_(variant == Variant::kPaper ? 0 : exact_max_rows),
-        criterion_(make_criterion(rule, n_value, entropy)) {}
+        criterion_(make_criterion(rule, n_value, entropy, min_events)) {}
 
   /** Bins of the binned search (see the class comment): a byte per row. */
   static constexpr size_t kBins = 256;

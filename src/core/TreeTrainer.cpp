@@ -19,7 +19,8 @@ TreeTrainer::TreeTrainer(const Data& data, const TreeOptions& options, uint64_t 
     : data_(data), options_(options), runtime_(runtime), rng_(seed, tree_index),
       impute_key_(tree_impute_key(seed, tree_index)),
       search_(options.split_rule, data.n_value(), entropy, options.variant,
-              static_cast<size_t>(options.exact_split_max_rows)),
+              static_cast<size_t>(options.exact_split_max_rows),
+              static_cast<size_t>(options.min_events)),
       finder_(data, options),
       weighted_(data.weight != nullptr && !data.uniform_weight && options.sample.every_row) {
   options.check();
@@ -33,6 +34,9 @@ Tree TreeTrainer::grow() {
     rows_.assign(sample.begin(), sample.end());
     n = sample.size();
   }
+  // Survival nodes keep their rows in time order (partitions are stable),
+  // so that each node's hazard is fitted in one pass.
+  if (data_.is_survival()) sort_by_time(data_.survival, rows_.data(), n);
   if (data_.is_classification()) {
     // Each row's classes (global indices, one per output) travel with it
     // through the partitions, so a node's are read in sequence.
@@ -73,6 +77,10 @@ void TreeTrainer::gather_targets(size_t begin, size_t end) {
   if (weighted_) {
     weights_.resize(n);
     for (size_t i = 0; i < n; ++i) weights_[i] = data_.weight[rows_[begin + i]];
+  }
+  if (data_.is_survival()) {
+    gather_survival_targets(begin, end);
+    return;
   }
   if (data_.is_classification()) {
     classes_.assign(row_classes_.begin() + static_cast<std::ptrdiff_t>(begin * width),
@@ -115,7 +123,9 @@ bool TreeTrainer::targets_pure() const {
 void TreeTrainer::make_leaf(size_t begin, size_t end) {
   const size_t rows = end - begin;
   tree_.is_split.push_back(0);
-  if (data_.is_classification()) {
+  if (data_.is_survival()) {
+    add_survival_leaf();
+  } else if (data_.is_classification()) {
     std::vector<double>& totals = leaf_totals_;
     totals.assign(data_.n_value(), 0.0);
     const size_t width = data_.n_output();
@@ -329,6 +339,8 @@ bool TreeTrainer::stops(const NodeTask& task) {
   if (n < 2 || n < static_cast<size_t>(options_.min_split) || too_deep || targets_pure()) {
     return true;
   }
+  // A child needs min_events rows with an event (see LogRankCriterion).
+  if (data_.is_survival()) return node_hazard_.event_rows() < 2 * static_cast<size_t>(options_.min_events);
   if (!options_.paper() || data_.is_classification()) return false;
   // The authors' rule: a node whose outputs all vary less than 1e-6 of the
   // tree's own variance is a leaf (values_ are centred at the node).
@@ -451,6 +463,8 @@ void TreeTrainer::grow_node(const NodeTask& task, std::vector<NodeTask>& next) {
   targets.classes = classes_.data();
   targets.values = values_.data();
   targets.weights = weighted_ ? weights_.data() : nullptr;
+  targets.time_rank = node_rank_.data();
+  targets.event = node_event_.data();
   targets.n = n;
   targets.width = data_.n_output();
   search_.set_node(targets);

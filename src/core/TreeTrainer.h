@@ -13,6 +13,7 @@
 #include "Rng.h"
 #include "Runtime.h"
 #include "SplitSearch.h"
+#include "SurvivalNode.h"
 #include "Tree.h"
 
 namespace ccforest {
@@ -58,6 +59,10 @@ class TreeTrainer {
 
   void grow_node(const NodeTask& task, std::vector<NodeTask>& next);
   void gather_targets(size_t begin, size_t end);
+  /** Survival (TreeTrainerSurvival.cpp): the node's hazard fit and residuals. */
+  void gather_survival_targets(size_t begin, size_t end);
+  /** Survival: the leaf's Nelson-Aalen counts, from the node's fit. */
+  void add_survival_leaf();
   bool targets_pure() const;
   /** Whether the node is a leaf before any split is sought. */
   bool stops(const NodeTask& task);
@@ -100,6 +105,10 @@ class TreeTrainer {
   // (and partitioned with it), so a node's classes are read in sequence.
   Buffer<int> row_classes_;
   std::vector<double> leaf_totals_;
+  // Survival: the node rows' time ranks and events, and the node's fit.
+  Buffer<int> node_rank_;
+  Buffer<int> node_event_;
+  NodeHazard node_hazard_;
   std::vector<std::pair<size_t, size_t>> moved_;  // feature sampling: swapped positions
   std::vector<char> is_dropped_;    // all zero between nodes
 };

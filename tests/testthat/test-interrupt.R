@@ -63,6 +63,32 @@ test_that("Ctrl-C during a long predict returns promptly and the session stays u
   expect_lt(out$seconds, 60)
 })
 
+test_that("Ctrl-C during a long survival fit and prediction returns promptly", {
+  skip_on_cran()
+  skip_on_os("windows")
+  skip_if_not_installed("survival")
+  # The same 1,000,000 rows with a survival outcome of 997 distinct times.
+  # Projection bootstrapping, so no out-of-bag curves (about 1 GB with
+  # bagging) for the memory guard to weigh against a smaller machine.
+  out <- run_interrupted(paste(
+    "ccforest(big_x, survival::Surv(seq_len(nrow(big_x)) %% 997 + 1, rep(y == 'TRUE', 20)),",
+    "n_tree = 500, n_thread = 2, seed = 1, sampling = 'projection', verbose = TRUE)"),
+    ready_pattern = "Growing trees"
+  )
+  expect_true(any(grepl("^result interrupted", out$lines)), info = paste(out$lines, collapse = "\n"))
+  expect_true(any(grepl("^usable TRUE", out$lines)))
+  expect_lt(out$seconds, 60)
+  out <- run_interrupted(paste(
+    "surv <- ccforest(x[1:2000, ], survival::Surv(seq_len(2000), rep(1, 2000)), n_tree = 500,",
+    "seed = 1); Sys.sleep(2); cat('predicting\\n');",
+    "predict(surv, big_x, type = 'survival', times = c(100, 500, 1000), n_thread = 2)"),
+    ready_pattern = "^predicting"
+  )
+  expect_true(any(grepl("^result interrupted", out$lines)), info = paste(out$lines, collapse = "\n"))
+  expect_true(any(grepl("^usable TRUE", out$lines)))
+  expect_lt(out$seconds, 60)
+})
+
 test_that("Ctrl-C during quantile prediction returns promptly", {
   # Quantiles used to check for Ctrl-C every 256th row, and the rows after a
   # cancelled one went on: control came back only when all were done.

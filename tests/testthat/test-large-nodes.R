@@ -204,6 +204,13 @@ test_that("print() lists the limits where a tree has more rows", {
   expect_identical(beyond(ccforest(y ~ ., d, n_tree = 2, seed = 1, bootstrap_max_rows = Inf,
                                    exact_split_max_rows = 2000)), "none")
   expect_identical(beyond(ccforest(Species ~ ., iris, n_tree = 2, seed = 1)), "none")
+  # The log-rank rule searches every node exhaustively, whatever its size.
+  s <- d[c("a", "b", "c", "e")]
+  s$time <- stats::rexp(n, exp(s$a))
+  s$status <- stats::rbinom(n, 1, 0.7)
+  surv_fit <- ccforest(survival::Surv(time, status) ~ ., s, n_tree = 2, seed = 1,
+                       sampling = "projection")
+  expect_identical(beyond(surv_fit), "max_directions = 2, bootstrap_max_rows = 1024")
 })
 
 test_that("the limits are checked, and variant = \"paper\" refuses them", {

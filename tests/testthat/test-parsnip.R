@@ -18,14 +18,14 @@ ccf_spec <- function(mode, ...) {
   parsnip::set_mode(parsnip::set_engine(parsnip::rand_forest(...), "ccforest"), mode)
 }
 
-test_that("the engine is registered for classification and regression, once", {
+test_that("the engine is registered for each mode parsnip has, once", {
   engines <- parsnip::show_engines("rand_forest")
   ours <- engines[engines$engine == "ccforest", ]
-  # and quantile regression where parsnip has it (test-tidymodels-intervals.R)
+  # and quantile and censored regression where parsnip has them
+  # (test-tidymodels-intervals.R, test-parsnip-survival.R)
+  has_modes <- parsnip::get_model_env()$rand_forest_modes
   modes <- c("classification", "regression",
-             if ("quantile regression" %in% parsnip::get_model_env()$rand_forest_modes) {
-               "quantile regression"
-             })
+             intersect(c("quantile regression", "censored regression"), has_modes))
   expect_setequal(ours$mode, modes)
   # Registering again is harmless.
   expect_false(register_parsnip_engine())

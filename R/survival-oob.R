@@ -1,0 +1,315 @@
+# Out-of-bag estimates of survival forests grown on samples: each training
+# row's risk and curves from the trees that did not draw it, Harrell's C of
+# the risk and the integrated Brier score of the curves, and out-of-bag
+# permutation and negation importance by Harrell's C.
+
+#' A survival fit's out-of-bag estimates beside `predictions` and
+#' `oob_error` (which combine_forests() drops, as it drops those)
+#' @noRd
+survival_oob_fields <- c("oob_survival", "oob_c_index", "oob_ibs", "oob_ibs_null")
+
+#' What a survival fit's out-of-bag estimates need besides its trees: each
+#' tree's in-bag flags (a byte per row and tree), and the curves at the 50
+#' times of the Brier score and the risk, per row and cause, in the core's
+#' result and twice in R (incidences and the survival curves kept)
+#' @noRd
+survival_oob_bytes <- function(n_row, n_tree, n_cause) {
+  as.double(n_row) * n_tree + 3 * 8 * as.double(n_row) * 51 * n_cause
+}
+
+#' Times of the integrated Brier score: 50 equally spaced from the 10th to
+#' the 75th percentile of the observed times
+#' @noRd
+brier_times <- function(time) {
+  q <- stats::quantile(time, c(0.10, 0.75), names = FALSE, type = 7)
+  if (!(q[[2L]] > q[[1L]])) {
+    return(q[[1L]])
+  }
+  seq(q[[1L]], q[[2L]], length.out = 50L)
+}
+
+#' The censoring distribution's survival function G by the reverse
+#' Kaplan-Meier estimator; at a time shared by events and censorings the
+#' events come first (they are no longer at risk of censoring there)
+#' @noRd
+censoring_survival <- function(time, status) {
+  u <- sort(unique(time))
+  censored <- tabulate(match(time[status == 0L], u), length(u))
+  events <- tabulate(match(time[status > 0L], u), length(u))
+  at_risk <- rev(cumsum(rev(tabulate(match(time, u), length(u)))))
+  free <- at_risk - events
+  list(time = u, surv = cumprod(ifelse(free > 0, 1 - censored / pmax(free, 1), 1)))
+}
+
+#' G(t), or its left limit G(t-)
+#' @noRd
+censoring_at <- function(G, t, left = FALSE) {
+  c(1, G$surv)[findInterval(t, G$time, left.open = left) + 1L]
+}
+
+#' The inverse-probability-of-censoring weighted Brier score of predicted
+#' cumulative incidences of one cause at each of `times` (Graf et al. 1999;
+#' for competing risks, rows with another cause by t are controls), and its
+#' integral over the times divided by their range (the integrated Brier
+#' score). For one cause, the incidence is 1 - S.
+#'
+#' @param cif Predicted incidence, rows x times.
+#' @param cause The cause's code (1..K) in `status`.
+#' @noRd
+integrated_brier <- function(cif, time, status, cause, times, G) {
+  g_event <- censoring_at(G, time, left = TRUE)
+  g_times <- censoring_at(G, times)
+  if (any(g_times <= 0)) {
+    return(NA_real_)
+  }
+  score <- vapply(seq_along(times), function(k) {
+    t <- times[[k]]
+    ended <- time <= t & status > 0L
+    alive <- time > t
+    w <- ifelse(ended, 1 / g_event, 0) + ifelse(alive, 1 / g_times[[k]], 0)
+    w[ended & g_event <= 0] <- 0
+    mean(w * ((ended & status == cause) - cif[, k])^2)
+  }, numeric(1))
+  if (length(times) == 1L) {
+    return(score)
+  }
+  sum(diff(times) * (score[-1L] + score[-length(score)]) / 2) / (max(times) - min(times))
+}
+
+#' Harrell's C of a risk score (larger = earlier events of `cause`); other
+#' causes count as never having the event (Wolbers et al. 2009)
+#' @noRd
+harrell_c <- function(risk, time, status, cause = 1L) {
+  other <- status > 0L & status != cause
+  t <- ifelse(other, max(time) + 1, time)
+  survival::concordance(survival::Surv(t, status == cause) ~ risk, reverse = TRUE)$concordance[[1L]]
+}
+
+#' The Aalen-Johansen estimate of the training rows' cumulative incidences
+#' (Kaplan-Meier for one cause) at `times`: rows x causes
+#' @noRd
+null_incidence <- function(time, status, n_cause, times) {
+  u <- sort(unique(time[status > 0L]))
+  at_risk <- vapply(u, function(t) sum(time >= t), numeric(1))
+  s <- 1
+  cif <- matrix(0, length(u), n_cause)
+  running <- numeric(n_cause)
+  for (k in seq_along(u)) {
+    d <- tabulate(status[time == u[[k]] & status > 0L], n_cause)
+    running <- running + s * d / at_risk[[k]]
+    cif[k, ] <- running
+    s <- s * (1 - sum(d) / at_risk[[k]])
+  }
+  rbind(0, cif)[findInterval(times, u) + 1L, , drop = FALSE]
+}
+
+#' Out-of-bag estimates of a survival forest grown on samples
+#'
+#' @param response The prepared outcome of the training rows.
+#' @return `fit` with `predictions` (out-of-bag risk: a vector, or a matrix
+#'   of one column per cause), `oob_survival` (list(times, survival or cif)),
+#'   `oob_c_index` and `oob_ibs` (per cause), `oob_ibs_null` (the same of
+#'   the Kaplan-Meier or Aalen-Johansen estimate of the training rows),
+#'   `oob_error` (1 - C, averaged over causes) and, if asked,
+#'   `variable.importance`.
+#' @noRd
+survival_out_of_bag <- function(fit, training, core, n_thread, importance, kept_rows, response) {
+  survival <- fit$response$survival
+  counted <- if (length(training$weights) > 0L) training$weights > 0 else rep(TRUE, response$n)
+  time <- response$time
+  status <- response$status
+  times <- brier_times(time[counted])
+  source <- forest_source(fit$seed, fit$forest$first_tree, core$sample, core$impute_random)
+  request <- survival_request(survival, times, c("cif", "risk"))
+  oob <- with_memory_advice(
+    core_call(fit, ccf_oob_survival_cpp(fit$forest$trees, training, source, n_thread, request,
+                                        -1L, FALSE)),
+    doing = "compute the out-of-bag predictions",
+    advice = "Use sampling = \"projection\", which has none, or fit on fewer rows."
+  )
+  causes <- survival$causes
+  n_cause <- length(causes)
+  scored <- counted & oob$count > 0L
+  c_index <- ibs <- ibs_null <- stats::setNames(rep(NA_real_, n_cause), causes)
+  if (sum(scored) >= 2L) {
+    G <- censoring_survival(time[counted], status[counted])
+    null <- null_incidence(time[counted], status[counted], n_cause, times)
+    for (k in seq_len(n_cause)) {
+      c_index[[k]] <- harrell_c(oob$risk[scored, k], time[scored], status[scored], k)
+      ibs[[k]] <- integrated_brier(matrix(oob$cif[scored, , k], sum(scored)), time[scored],
+                                   status[scored], k, times, G)
+      ibs_null[[k]] <- integrated_brier(matrix(null[, k], sum(scored), length(times), byrow = TRUE),
+                                        time[scored], status[scored], k, times, G)
+    }
+  }
+  risk <- if (n_cause == 1L) oob$risk[, 1L] else structure(oob$risk, dimnames = list(NULL, causes))
+  curves <- if (n_cause == 1L) {
+    list(times = times, survival = 1 - matrix(oob$cif[, , 1L], response$n))
+  } else {
+    list(times = times, cif = structure(oob$cif, dimnames = list(NULL, format(times), causes)))
+  }
+  if (!is.null(kept_rows)) {
+    risk <- expand_rows(risk, kept_rows)
+    curves[[2L]] <- if (n_cause == 1L) expand_rows(curves[[2L]], kept_rows) else {
+      curves[[2L]][ifelse(kept_rows, cumsum(kept_rows), NA), , , drop = FALSE]
+    }
+  }
+  fit$bagging <- bagging_record(training, kept_rows, core$sample)
+  fit$predictions <- risk
+  fit$oob_survival <- curves
+  fit$oob_c_index <- c_index
+  fit$oob_ibs <- ibs
+  fit$oob_ibs_null <- ibs_null
+  fit$oob_error <- if (all(is.na(c_index))) NA_real_ else 1 - mean(c_index)
+  if (importance %in% c("permutation", "negation")) {
+    fit$variable.importance <- survival_oob_importance(fit, training, source, n_thread, importance,
+                                                       c_index, time, status, scored)
+  }
+  fit
+}
+
+#' Out-of-bag permutation (or negation) importance by Harrell's C: the mean
+#' over causes of the out-of-bag C of the forest as grown, less its C with
+#' one variable's columns read from a permutation of the rows (drawn from the
+#' forest's seed and the variable) or with their signs flipped
+#' @noRd
+survival_oob_importance <- function(fit, training, source, n_thread, type, c_index, time, status,
+                                    scored) {
+  survival <- fit$response$survival
+  n_cause <- length(survival$causes)
+  request <- survival_request(survival, numeric(0), "risk")
+  features <- fit$blueprint$feature_names
+  values <- vapply(seq_along(features), function(d) {
+    oob <- core_call(fit, ccf_oob_survival_cpp(fit$forest$trees, training, source, n_thread,
+                                               request, d - 1L, type == "negation"))
+    drops <- vapply(seq_len(n_cause), function(k) {
+      c_index[[k]] - harrell_c(oob$risk[scored, k], time[scored], status[scored], k)
+    }, numeric(1))
+    mean(drops)
+  }, numeric(1))
+  structure(new_importance(values, features, type), measure = "c_index")
+}
+
+#' The held-out survival outcome of `new_data` (or `y`), coded as the
+#' forest's: list(time, status) with status 0 (censored) or the cause's number
+#' @noRd
+survival_held_out <- function(object, new_data, y, purpose) {
+  if (is.null(y)) {
+    if (is.null(object$formula)) {
+      stop(sprintf(paste0("`y` is missing: %s needs the survival outcome of `new_data`. The ",
+                          "forest was fitted with `x` and `y`, so give it as `y` (a Surv ",
+                          "object)."), purpose), call. = FALSE)
+    }
+    y <- survival_outcome_in(object, new_data, purpose)
+  }
+  if (is.data.frame(y) && ncol(y) == 1L) y <- y[[1L]]
+  if (!inherits(y, "Surv")) {
+    stop(sprintf("`y` must be the held-out survival outcome, a Surv object, not %s.",
+                 class_label(y)), call. = FALSE)
+  }
+  causes <- object$response$survival$causes
+  status <- as.integer(y[, "status"])
+  if (identical(attr(y, "type"), "mright")) {
+    code <- match(attr(y, "states"), causes)
+    if (anyNA(code)) {
+      stop(sprintf("The held-out outcome has cause(s) %s, which the forest (causes %s) never saw.",
+                   format_names(attr(y, "states")[is.na(code)]), format_names(causes)),
+           call. = FALSE)
+    }
+    status <- ifelse(status > 0L, code[pmax(status, 1L)], 0L)
+  } else if (!identical(attr(y, "type"), "right") || length(causes) != 1L) {
+    stop(sprintf("The held-out outcome must be right-censored like the forest's (%s).",
+                 if (length(causes) == 1L) "Surv(time, status)" else
+                   "Surv(time, event) with the same causes"), call. = FALSE)
+  }
+  list(time = as.double(y[, "time"]), status = status)
+}
+
+#' A formula fit's Surv outcome evaluated in `new_data` (Surv() found even
+#' where the survival package is not attached)
+#' @noRd
+survival_outcome_in <- function(object, new_data, purpose) {
+  name <- object$formula$response_names[[1L]]
+  if (!is.data.frame(new_data)) {
+    new_data <- as.data.frame(new_data, stringsAsFactors = FALSE)
+  }
+  if (name %in% names(new_data)) {
+    return(new_data[[name]])
+  }
+  expr <- tryCatch(str2lang(name), error = function(e) NULL)
+  enclos <- new.env(parent = object$formula$env %||% globalenv())
+  enclos$Surv <- survival::Surv
+  value <- if (is.null(expr) || !any(all.vars(expr) %in% names(new_data))) NULL else {
+    tryCatch(eval(expr, new_data, enclos), error = function(e) NULL)
+  }
+  if (is.null(value)) {
+    stop(sprintf(paste0("`new_data` has no outcome `%s`: %s compares predictions with the ",
+                        "held-out outcome, so include its columns (or give it as `y`)."),
+                 name, purpose), call. = FALSE)
+  }
+  value
+}
+
+#' Permutation or negation importance of a survival forest on held-out data:
+#' the mean over causes of Harrell's C of the predicted risk, less its C with
+#' the variable permuted (or its sign flipped)
+#' @noRd
+survival_held_out_importance <- function(object, new_data, y, type, n_repeat, n_thread, seed,
+                                         local) {
+  if (local) {
+    stop("local = TRUE is not available for survival forests: their importance is a change in ",
+         "Harrell's C, which is not a sum of each row's share.", call. = FALSE)
+  }
+  what <- sprintf("%s importance", type)
+  truth <- survival_held_out(object, new_data, y, what)
+  matrix_x <- predictor_matrix(object, new_data)
+  if (nrow(matrix_x) != length(truth$time)) {
+    stop(sprintf("`new_data` has %d rows but `y` has %d; they must match.",
+                 nrow(matrix_x), length(truth$time)), call. = FALSE)
+  }
+  keep <- !is.na(truth$time) & !is.na(truth$status)
+  if (sum(truth$status[keep] > 0L) < 1L || sum(keep) < 2L) {
+    stop(sprintf("%s needs held-out rows with at least one event.", what), call. = FALSE)
+  }
+  matrix_x <- matrix_x[keep, , drop = FALSE]
+  time <- truth$time[keep]
+  status <- truth$status[keep]
+  causes <- object$response$survival$causes
+  n_tree <- n_trees(object)
+  request <- survival_request(object$response$survival, numeric(0), "risk")
+  concordance_of <- function(negate = c(0L, 0L), x = matrix_x) {
+    risk <- core_call(object, ccf_predict_survival_cpp(
+      object$forest$trees, model_shape(object), x, object$seed, object$forest$first_tree - 1,
+      imputes_at_random(object), n_tree, n_thread, request, negate[[1L]], negate[[2L]]))$risk
+    mean(vapply(seq_along(causes), function(k) {
+      if (!any(status == k)) return(NA_real_)
+      harrell_c(risk[, k], time, status, k)
+    }, numeric(1)), na.rm = TRUE)
+  }
+  base <- concordance_of()
+  bp <- object$blueprint
+  n_feature <- length(bp$feature_names)
+  drop <- numeric(n_feature)
+  if (type == "negation") {
+    for (d in seq_len(n_feature)) {
+      drop[[d]] <- base - concordance_of(as.integer(bp$feature_start[c(d, d + 1L)]))
+    }
+  } else {
+    if (!is.null(seed)) {
+      restore_rng <- preserve_rng()
+      on.exit(restore_rng(), add = TRUE)
+      set.seed(seed)
+    }
+    n <- nrow(matrix_x)
+    for (r in seq_len(n_repeat)) {
+      for (d in seq_len(n_feature)) {
+        columns <- which(bp$column_feature == d)
+        permuted <- matrix_x
+        permuted[, columns] <- matrix_x[sample.int(n), columns, drop = FALSE]
+        drop[[d]] <- drop[[d]] + base - concordance_of(x = permuted)
+      }
+    }
+    drop <- drop / n_repeat
+  }
+  structure(new_importance(drop, bp$feature_names, type), measure = "c_index")
+}

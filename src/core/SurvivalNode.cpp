@@ -1,0 +1,117 @@
+#include "SurvivalNode.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace ccforest {
+
+void NodeHazard::fit(const int* rank, const int* event, const double* weight, size_t n,
+                     int n_cause) {
+  n_cause_ = n_cause;
+  weight_ = weight;
+  event_ = event;
+  const size_t k = static_cast<size_t>(n_cause);
+  order_.resize(n);
+  std::iota(order_.begin(), order_.end(), 0);
+  bool sorted = true;
+  for (size_t i = 1; i < n && sorted; ++i) sorted = rank[i - 1] <= rank[i];
+  if (!sorted) {
+    std::stable_sort(order_.begin(), order_.end(), [&](int a, int b) { return rank[a] < rank[b]; });
+  }
+  time_.clear();
+  at_risk_.clear();
+  events_.clear();
+  all_events_.clear();
+  hazard_.clear();
+  position_.assign(n, -1);
+  event_rows_ = 0;
+  // Groups of rows sharing a rank, and the weight from each group on (the
+  // rows at risk at its time), summed from the end so that the sums do not
+  // depend on subtractions.
+  std::vector<size_t> group_start;
+  for (size_t g = 0; g < n; ++g) {
+    if (g == 0 || rank[order_[g]] != rank[order_[g - 1]]) group_start.push_back(g);
+  }
+  group_start.push_back(n);
+  const size_t n_group = group_start.size() - 1;
+  std::vector<double> from(n_group + 1, 0.0);
+  for (size_t g = n_group; g-- > 0;) {
+    double total = 0.0;
+    for (size_t h = group_start[g]; h < group_start[g + 1]; ++h) total += this->weight(static_cast<size_t>(order_[h]));
+    from[g] = from[g + 1] + total;
+  }
+  std::vector<double> counts(k);
+  for (size_t g = 0; g < n_group; ++g) {
+    std::fill(counts.begin(), counts.end(), 0.0);
+    bool any = false;
+    for (size_t h = group_start[g]; h < group_start[g + 1]; ++h) {
+      const size_t i = static_cast<size_t>(order_[h]);
+      if (event[i] > 0) {
+        counts[static_cast<size_t>(event[i] - 1)] += this->weight(i);
+        any = true;
+        ++event_rows_;
+      }
+    }
+    if (any) {
+      const double y = from[g];
+      time_.push_back(rank[order_[group_start[g]]]);
+      at_risk_.push_back(y);
+      double all = 0.0;
+      for (size_t c = 0; c < k; ++c) {
+        events_.push_back(counts[c]);
+        all += counts[c];
+        const double before = hazard_.size() >= k ? hazard_[hazard_.size() - k] : 0.0;
+        hazard_.push_back(before + counts[c] / y);
+      }
+      all_events_.push_back(all);
+    }
+    const int position = static_cast<int>(time_.size()) - 1;
+    for (size_t h = group_start[g]; h < group_start[g + 1]; ++h) position_[order_[h]] = position;
+  }
+}
+
+void martingale_residuals(const NodeHazard& hazard, int intervals, double* out) {
+  const size_t n = hazard.n_rows(), q_count = hazard.n_times();
+  const int k = hazard.n_cause();
+  const size_t width = static_cast<size_t>(k) * static_cast<size_t>(intervals);
+  // Periods of about equal events: time q falls in period
+  // floor(intervals * (events before q) / (all events)).
+  double total = 0.0;
+  for (size_t q = 0; q < q_count; ++q) total += hazard.all_events(q);
+  std::vector<int> period(q_count, 0);
+  std::vector<int> first(static_cast<size_t>(intervals) + 1, static_cast<int>(q_count));
+  double before = 0.0;
+  for (size_t q = 0; q < q_count; ++q) {
+    const int j = total > 0.0 ? std::min(intervals - 1, static_cast<int>(intervals * before / total)) : 0;
+    period[q] = j;
+    before += hazard.all_events(q);
+  }
+  for (size_t q = q_count; q-- > 0;) first[static_cast<size_t>(period[q])] = static_cast<int>(q);
+  for (int j = intervals - 1; j >= 0; --j) {
+    first[static_cast<size_t>(j)] = std::min(first[static_cast<size_t>(j)], first[static_cast<size_t>(j) + 1]);
+  }
+  for (size_t i = 0; i < n; ++i) {
+    double* row = out + i * width;
+    const int s = hazard.position(i);
+    for (int c = 1; c <= k; ++c) {
+      for (int j = 0; j < intervals; ++j) {
+        const int begin = first[static_cast<size_t>(j)], end = first[static_cast<size_t>(j) + 1];
+        double lambda = 0.0;
+        if (s >= begin && begin < end) {
+          lambda = hazard.cumulative_hazard(std::min(s, end - 1), c) -
+                   hazard.cumulative_hazard(begin - 1, c);
+        }
+        row[static_cast<size_t>((c - 1) * intervals + j)] = -lambda;
+      }
+    }
+    const int e = hazard.event(i);
+    if (e > 0) row[static_cast<size_t>((e - 1) * intervals + period[static_cast<size_t>(s)])] += 1.0;
+  }
+}
+
+void sort_by_time(const SurvivalOutcome& outcome, int* rows, size_t n) {
+  std::stable_sort(rows, rows + n,
+                   [&](int a, int b) { return outcome.time_rank[a] < outcome.time_rank[b]; });
+}
+
+}  // namespace ccforest
