@@ -25,20 +25,12 @@ NULL
 #' @return `TRUE` if the mode was registered by this call, invisibly.
 #' @noRd
 register_parsnip_quantile <- function() {
-  if (!isNamespaceLoaded("parsnip")) {
-    return(invisible(FALSE))
-  }
-  env <- parsnip::get_model_env()
   mode <- "quantile regression"
-  engines <- env$rand_forest
-  if (!mode %in% env$rand_forest_modes || is.null(engines) ||
-      any(engines$engine == "ccforest" & engines$mode == mode)) {
+  if (!claim_parsnip_mode(mode)) {
     return(invisible(FALSE))
   }
   model <- "rand_forest"
   engine <- "ccforest"
-  parsnip::set_model_engine(model, mode = mode, eng = engine)
-  parsnip::set_dependency(model, eng = engine, pkg = "ccforest", mode = mode)
   parsnip::set_fit(
     model = model, eng = engine, mode = mode,
     value = list(
@@ -46,12 +38,7 @@ register_parsnip_quantile <- function() {
       data = c(x = "x", y = "y", weights = "case_weights"),
       protect = c("x", "y", "weights"),
       func = c(pkg = "ccforest", fun = "ccforest_parsnip_fit"),
-      defaults = list(
-        quantiles = TRUE,
-        n_thread = 1L,
-        verbose = FALSE,
-        seed = quote(sample.int(.Machine$integer.max, 1L))
-      )
+      defaults = parsnip_fit_defaults(quantiles = TRUE)
     )
   )
   set_ccforest_encoding(model, engine, mode)

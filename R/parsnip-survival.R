@@ -25,20 +25,12 @@ NULL
 #' @return `TRUE` if the mode was registered by this call, invisibly.
 #' @noRd
 register_parsnip_censored <- function() {
-  if (!isNamespaceLoaded("parsnip")) {
-    return(invisible(FALSE))
-  }
-  env <- parsnip::get_model_env()
   mode <- "censored regression"
-  engines <- env$rand_forest
-  if (!mode %in% env$rand_forest_modes || is.null(engines) ||
-      any(engines$engine == "ccforest" & engines$mode == mode)) {
+  if (!claim_parsnip_mode(mode)) {
     return(invisible(FALSE))
   }
   model <- "rand_forest"
   engine <- "ccforest"
-  parsnip::set_model_engine(model, mode = mode, eng = engine)
-  parsnip::set_dependency(model, eng = engine, pkg = "ccforest", mode = mode)
   parsnip::set_fit(
     model = model, eng = engine, mode = mode,
     # The formula interface: parsnip hands a Surv outcome over only through
@@ -48,11 +40,7 @@ register_parsnip_censored <- function() {
       data = c(formula = "formula", data = "data", weights = "case_weights"),
       protect = c("formula", "data", "weights"),
       func = c(pkg = "ccforest", fun = "ccforest_parsnip_formula_fit"),
-      defaults = list(
-        n_thread = 1L,
-        verbose = FALSE,
-        seed = quote(sample.int(.Machine$integer.max, 1L))
-      )
+      defaults = parsnip_fit_defaults()
     )
   )
   set_ccforest_encoding(model, engine, mode)

@@ -158,13 +158,7 @@ register_parsnip_engine <- function() {
         data = c(x = "x", y = "y", weights = "case_weights"),
         protect = c("x", "y", "weights"),
         func = c(pkg = "ccforest", fun = "ccforest_parsnip_fit"),
-        # One thread (tune parallelises over resamples) and a seed drawn from
-        # R's generator, so set.seed() makes a tuning run reproducible.
-        defaults = list(
-          n_thread = 1L,
-          verbose = FALSE,
-          seed = quote(sample.int(.Machine$integer.max, 1L))
-        )
+        defaults = parsnip_fit_defaults()
       )
     )
     set_ccforest_encoding(model, engine, mode)
@@ -353,4 +347,32 @@ multi_predict_ccforest <- function(object, new_data, type = NULL, trees = NULL, 
   stacked <- stacked[order_by_row, , drop = FALSE]
   pieces <- unname(split(stacked, factor(row_of, levels = seq_len(n))))
   tibble::tibble(.pred = pieces)
+}
+
+#' Declares the ccforest engine of rand_forest() for one more mode
+#' @return `FALSE` when parsnip is not loaded, does not know the mode (older
+#'   versions) or already has the engine for it; else `TRUE`, the engine and
+#'   its dependency declared.
+#' @noRd
+claim_parsnip_mode <- function(mode) {
+  if (!isNamespaceLoaded("parsnip")) {
+    return(FALSE)
+  }
+  env <- parsnip::get_model_env()
+  engines <- env$rand_forest
+  if (!mode %in% env$rand_forest_modes || is.null(engines) ||
+      any(engines$engine == "ccforest" & engines$mode == mode)) {
+    return(FALSE)
+  }
+  parsnip::set_model_engine("rand_forest", mode = mode, eng = "ccforest")
+  parsnip::set_dependency("rand_forest", eng = "ccforest", pkg = "ccforest", mode = mode)
+  TRUE
+}
+
+#' The arguments of every fit through parsnip: one thread (tune parallelises
+#' over resamples) and a seed drawn from R's generator, so that set.seed()
+#' makes a tuning run reproducible; `...` adds the mode's own
+#' @noRd
+parsnip_fit_defaults <- function(...) {
+  list(..., n_thread = 1L, verbose = FALSE, seed = quote(sample.int(.Machine$integer.max, 1L)))
 }

@@ -50,6 +50,24 @@ void SplitSearch::mark_ties(const double* sorted, size_t n) {
   }
 }
 
+namespace {
+
+// Two running minima and maxima, so that consecutive rows do not wait on
+// each other.
+void value_range(const double* u, size_t n, double& lo, double& hi) {
+  double low[2] = {u[0], u[n - 1]}, high[2] = {u[0], u[n - 1]};
+  for (size_t i = 0; i + 1 < n; i += 2) {
+    for (size_t k = 0; k < 2; ++k) {
+      low[k] = std::min(low[k], u[i + k]);
+      high[k] = std::max(high[k], u[i + k]);
+    }
+  }
+  lo = std::min(low[0], low[1]);
+  hi = std::max(high[0], high[1]);
+}
+
+}  // namespace
+
 void SplitSearch::sweep(const double* u, size_t min_leaf, int direction, Rng& rng,
                         BestSplit& best) {
   if (exact_max_rows_ > 0 && n_ > exact_max_rows_ && binned_sweep(u, min_leaf, direction, rng, best)) {
@@ -66,14 +84,8 @@ void SplitSearch::sweep(const double* u, size_t min_leaf, int direction, Rng& rn
 bool SplitSearch::binned_sweep(const double* u, size_t min_leaf, int direction, Rng& rng,
                                BestSplit& best) {
   const size_t n = n_;
-  double low[2] = {u[0], u[n - 1]}, high[2] = {u[0], u[n - 1]};
-  for (size_t i = 0; i + 1 < n; i += 2) {
-    for (size_t k = 0; k < 2; ++k) {
-      low[k] = std::min(low[k], u[i + k]);
-      high[k] = std::max(high[k], u[i + k]);
-    }
-  }
-  const double lo = std::min(low[0], low[1]), hi = std::max(high[0], high[1]);
+  double lo, hi;
+  value_range(u, n, lo, hi);
   if (lo == hi) return true;  // all equal: no cut at all
   if (!(lo < hi)) return false;
   // Subtraction and multiplication round monotonically, so bins never
@@ -137,16 +149,8 @@ void SplitSearch::random_cut(const double* u, size_t min_leaf, int direction, Rn
                              BestSplit& best) {
   const size_t n = n_;
   if (n < 2) return;
-  // Two running minima and maxima, so that consecutive rows do not wait on
-  // each other.
-  double low[2] = {u[0], u[n - 1]}, high[2] = {u[0], u[n - 1]};
-  for (size_t i = 0; i + 1 < n; i += 2) {
-    for (size_t k = 0; k < 2; ++k) {
-      low[k] = std::min(low[k], u[i + k]);
-      high[k] = std::max(high[k], u[i + k]);
-    }
-  }
-  const double lo = std::min(low[0], low[1]), hi = std::max(high[0], high[1]);
+  double lo, hi;
+  value_range(u, n, lo, hi);
   if (!(lo < hi)) return;
   const double cut = lo + rng.uniform() * (hi - lo);
   size_t n_left = 0;
