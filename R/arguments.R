@@ -101,6 +101,21 @@ check_min_leaf <- function(min_leaf, task, n_counted = NULL) {
   check_count(min_leaf %||% default_node_size(task, "min_leaf", n_counted), "min_leaf", min = 1L)
 }
 
+#' Survival only: the least rows with an event in each child of a split
+#' (1 by default: leaves bounded in rows measured better, see
+#' default_node_size())
+#' @noRd
+check_min_events <- function(min_events, task) {
+  if (task != "survival") {
+    if (!is.null(min_events)) {
+      stop(sprintf("`min_events` is for survival forests, but `y` gives a %s forest; drop it.",
+                   task), call. = FALSE)
+    }
+    return(NULL)
+  }
+  check_count(min_events %||% 1L, "min_events", min = 1L)
+}
+
 #' NULL for unlimited (0 for the core)
 #' @noRd
 check_max_depth <- function(max_depth) {

@@ -174,6 +174,11 @@
 #' @param min_leaf Minimum number of rows in a leaf. Default 1 for
 #'   classification, 3 for regression, the square root of the rows (at least
 #'   5) for survival.
+#' @param min_events Survival forests only: the least rows with an event in
+#'   each child of a split, as aorsf's `leaf_min_events`. Default 1: leaves
+#'   are bounded in rows by `min_leaf` instead (about the square root of the
+#'   rows), which measured better than bounds in events on the data sets of
+#'   [`bench/results/survival-design.md`](https://github.com/ccforest/ccforest/blob/main/bench/results/survival-design.md).
 #' @param max_depth Maximum depth of a tree; `NULL` (default) for unlimited.
 #' @param split_rule `"entropy"` (default) or `"gini"` for classification,
 #'   `"variance"` for regression, `"logrank"` for survival.
@@ -461,7 +466,7 @@ ccforest.formula <- function(formula, data, ...) {
 #' @rdname ccforest
 #' @export
 ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = NULL,
-                             min_leaf = NULL, max_depth = NULL, split_rule = NULL,
+                             min_leaf = NULL, min_events = NULL, max_depth = NULL, split_rule = NULL,
                              sampling = "auto", sample_fraction = NULL, replace = NULL,
                              projection = "cca", importance = "none",
                              na_action = "impute_random", case_weights = NULL,
@@ -557,6 +562,7 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
   n_counted <- rows_counted(matrix_x, weights)
   min_split <- check_min_split(min_split, task, nrow(matrix_x), n_counted)
   min_leaf <- check_min_leaf(min_leaf, task, n_counted)
+  min_events <- check_min_events(min_events, task)
   output_bins <- check_output_bins(output_bins, response)
   bagging <- resolve_bagging(sampling, mtry, n_feature, task)
   sample <- resolve_sample(sample_fraction, replace, bagging, response, weights, class_weights)
@@ -573,7 +579,7 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
     output_bins = output_bins,
     axis_candidates = axis_choice, variant = variant
   )
-  if (task == "survival") options <- survival_options(options, response)
+  if (task == "survival") options <- survival_options(options, response, min_events)
   check_importance_sampling(importance, options)
   training <- training_set(matrix_x, blueprint, response, weights)
   core <- core_options(options, seed, training)

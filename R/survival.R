@@ -14,7 +14,8 @@
 #' `ccforest.survival_intervals` overrides it, for measurements.
 #' @noRd
 survival_intervals <- function(n_cause) {
-  as.integer(getOption("ccforest.survival_intervals", if (n_cause == 1L) 3L else 1L))
+  check_count(getOption("ccforest.survival_intervals", if (n_cause == 1L) 3L else 1L),
+              "options(ccforest.survival_intervals)", min = 1L)
 }
 
 #' Whether `y` is a survival outcome: a Surv object, or a data.frame holding
@@ -199,18 +200,12 @@ default_node_size <- function(task, what, n) {
   sizes[[what]]
 }
 
-#' The least rows with an event in a survival leaf (more measured no better
-#' than larger leaves, see default_node_size())
-#' @noRd
-survival_min_events <- function() {
-  as.integer(getOption("ccforest.survival_min_events", 1L))
-}
-
 #' The options of a survival fit beyond the common ones: the least events in
-#' a leaf and the periods of the CCA's response
+#' a child (checked by check_min_events()) and the periods of the CCA's
+#' response
 #' @noRd
-survival_options <- function(options, response) {
-  options$min_events <- survival_min_events()
+survival_options <- function(options, response, min_events) {
+  options$min_events <- min_events
   options$survival_intervals <- survival_intervals(response$survival$n_cause)
   options
 }

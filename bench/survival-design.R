@@ -7,10 +7,11 @@
 #
 # configs.R returns a named list of configurations: list(learner = "aorsf"),
 # or list(args = <ccforest() arguments, or a function of the training split
-# returning them>, options = <options() set during the fit>). The options
-# ccforest.survival_intervals (periods of the CCA's martingale residuals) and
-# ccforest.survival_min_events (least events in a leaf) are read by the
-# package for such measurements; the estimator alternatives of
+# returning them>, options = <options() set during the fit>). The option
+# ccforest.survival_intervals (periods of the CCA's martingale residuals) is
+# read by the package for such measurements; the least events in a leaf,
+# measured as the option ccforest.survival_min_events, is now the argument
+# min_events (give it in `args`); the estimator alternatives of
 # bench/results/survival-design.md (ccforest.survival_average) were measured
 # at commit e10361f and removed after. Data sets: bench/survival.R's five,
 # and rotterdam and flchain (survival package) as larger ones. Each split's

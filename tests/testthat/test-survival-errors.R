@@ -111,3 +111,18 @@ test_that("importance and partial dependence check their survival arguments", {
   expect_error(residuals(ccforest(Surv(time, status) ~ ., data = v, n_tree = 5, seed = 1)),
                "residuals\\(\\) is for regression forests; `object` is a survival forest")
 })
+
+test_that("min_events is checked, and is for survival forests only", {
+  d <- survival::veteran
+  for (bad in list(0, -1, 2.5, "a", NA, c(1, 2))) {
+    expect_error(ccforest(survival::Surv(time, status) ~ ., d, n_tree = 2, min_events = bad),
+                 "`min_events` must be a single whole number >= 1, not ")
+  }
+  expect_error(ccforest(Species ~ ., iris, n_tree = 2, min_events = 3),
+               "`min_events` is for survival forests, but `y` gives a classification forest")
+  expect_error(ccforest(mpg ~ ., mtcars, n_tree = 2, min_events = 3),
+               "`min_events` is for survival forests, but `y` gives a regression forest")
+  withr::local_options(ccforest.survival_intervals = 0)
+  expect_error(ccforest(survival::Surv(time, status) ~ ., d, n_tree = 2),
+               "`options\\(ccforest.survival_intervals\\)` must be a single whole number >= 1")
+})

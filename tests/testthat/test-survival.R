@@ -424,3 +424,21 @@ test_that("the memory guard counts a survival fit's out-of-bag curves and its tr
   expect_true(estimate > actual / 1.25 && estimate < actual * 1.25,
               label = sprintf("estimate %.0f vs actual %.0f bytes", estimate, actual))
 })
+
+test_that("every child of a split holds at least min_events rows with an event", {
+  # Projection bootstrapping grows each tree on every row, so the training
+  # rows' terminal nodes are the trees' leaves with all their rows.
+  d <- survival::veteran
+  for (k in c(1L, 8L, 20L)) {
+    fit <- ccforest(survival::Surv(time, status) ~ ., d, n_tree = 5, seed = 3, min_leaf = 1,
+                    min_split = 2, min_events = k, sampling = "projection")
+    nodes <- predict(fit, d, type = "terminal_nodes")
+    events_per_leaf <- unlist(lapply(seq_len(ncol(nodes)), function(t) {
+      tapply(d$status, nodes[, t], sum)
+    }))
+    # A tree of one leaf has all the events; otherwise each leaf has k.
+    expect_gte(min(events_per_leaf), k)
+    if (k == 1L) few_leaves <- length(events_per_leaf)
+  }
+  expect_lt(length(events_per_leaf), few_leaves)
+})
