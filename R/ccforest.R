@@ -419,6 +419,13 @@
 #' # x/y interface, regression
 #' reg <- ccforest(mtcars[, -1], mtcars$mpg, n_tree = 50, seed = 1)
 #' predict(reg, mtcars[1:3, ])
+#'
+#' # Survival: a right-censored outcome
+#' library(survival)
+#' surv <- ccforest(Surv(time, status) ~ trt + karno + age + celltype,
+#'                  data = veteran, n_tree = 50, seed = 1)
+#' surv
+#' predict(surv, veteran[1:3, ], type = "survival", times = c(30, 90, 180))
 #' @export
 ccforest <- function(x, ...) {
   # ccforest(formula = y ~ ., data = d), as update() calls it: evaluated as

@@ -177,6 +177,21 @@
 #'   piece
 #' }
 #' predict(fit, reader)[c(1, 51, 101)]
+#'
+#' # Survival curves, risk and restricted mean survival time; for competing
+#' # risks (an event factor whose first level is censoring), incidences
+#' surv <- ccforest(survival::Surv(time, status) ~ age + sex + ph.ecog,
+#'                  data = survival::lung, n_tree = 50, seed = 1)
+#' predict(surv, survival::lung[1:3, ], type = "survival", times = c(180, 365))
+#' predict(surv, survival::lung[1:3, ], type = "risk")
+#' predict(surv, survival::lung[1:3, ], type = "time")
+#' mgus <- survival::mgus2
+#' mgus$event <- factor(ifelse(mgus$pstat == 1, "pcm", ifelse(mgus$death == 1, "death", "censor")),
+#'                      levels = c("censor", "pcm", "death"))
+#' mgus$etime <- ifelse(mgus$pstat == 1, mgus$ptime, mgus$futime)
+#' cr <- ccforest(survival::Surv(etime, event) ~ age + sex + hgb, data = mgus,
+#'                n_tree = 50, seed = 1)
+#' predict(cr, mgus[1:2, ], type = "cif", times = c(60, 120))
 #' @export
 predict.ccforest <- function(object, new_data, ..., type = NULL, n_tree = NULL,
                              n_thread = NULL, na_action = NULL,
