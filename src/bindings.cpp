@@ -337,10 +337,7 @@ Rcpp::NumericMatrix ccf_predict_quantiles_cpp(const Rcpp::List& trees, const Rcp
     const ForestModel decoded = decode_forest(encoded, model_shape_, 0, static_cast<size_t>(n_tree),
                                               runtime);
     const MatrixMap xm = map_matrix(x);
-    PredictOptions options;
-    options.seed = whole_number(seed, "seed");
-    options.first_tree = whole_number(first_tree, "first_tree");
-    options.impute_random = impute_random;
+    const PredictOptions options = predict_options(seed, first_tree, impute_random);
     predict_quantiles(decoded, views, xm, row_hashes(xm), options, y.begin(),
                       weights.size() == 0 ? nullptr : weights.begin(),
                       static_cast<size_t>(y.size()), Rcpp::as<std::vector<double>>(probs),
@@ -371,12 +368,10 @@ Rcpp::NumericMatrix ccf_predict_cpp(const Rcpp::List& trees, const Rcpp::List& s
     const std::vector<uint64_t> hash = row_hashes(xm);
     RHost host;
     const Runtime runtime = r_runtime(host, n_thread, ProgressStyle::kNone, "");
-    PredictOptions options;
-    options.seed = whole_number(seed, "seed");
-    options.impute_random = impute_random;
+    PredictOptions options = predict_options(seed, first_tree, impute_random);
+    const auto first = options.first_tree;
     const size_t n_used = static_cast<size_t>(n_tree);
     if (const ForestModel* cached = decoded_cache.find(encoded, n_used, model_shape_)) {
-      options.first_tree = whole_number(first_tree, "first_tree");
       add_tree_predictions(*cached, xm, hash, options, runtime, out.begin());
       return;
     }
@@ -386,7 +381,6 @@ Rcpp::NumericMatrix ccf_predict_cpp(const Rcpp::List& trees, const Rcpp::List& s
       const ForestModel& model =
           decoded_cache.store(encoded, n_used, model_shape_,
                               decode_forest(encoded, model_shape_, 0, n_used, runtime));
-      options.first_tree = whole_number(first_tree, "first_tree");
       add_tree_predictions(model, xm, hash, options, runtime, out.begin());
       return;
     }
@@ -400,7 +394,7 @@ Rcpp::NumericMatrix ccf_predict_cpp(const Rcpp::List& trees, const Rcpp::List& s
         ++end;
       }
       const ForestModel batch = decode_forest(encoded, model_shape_, begin, end, runtime);
-      options.first_tree = whole_number(first_tree, "first_tree") + begin;
+      options.first_tree = first + begin;
       add_tree_predictions(batch, xm, hash, options, runtime, out.begin());
       begin = end;
     }
@@ -628,14 +622,6 @@ void for_tree_batches(const EncodedTrees& encoded, const ModelShape& shape, size
     work(batch, begin);
     begin = end;
   }
-}
-
-PredictOptions predict_options(double seed, double first_tree, bool impute_random) {
-  PredictOptions options;
-  options.seed = whole_number(seed, "seed");
-  options.first_tree = whole_number(first_tree, "first_tree");
-  options.impute_random = impute_random;
-  return options;
 }
 
 /**

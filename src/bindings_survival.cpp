@@ -121,10 +121,7 @@ Rcpp::List ccf_predict_survival_cpp(const Rcpp::List& trees, const Rcpp::List& s
     const ForestModel decoded =
         decode_forest(encoded, model, 0, static_cast<size_t>(n_tree), runtime);
     const MatrixMap xm = map_matrix(x);
-    PredictOptions options;
-    options.seed = whole_number(seed, "seed");
-    options.first_tree = whole_number(first_tree, "first_tree");
-    options.impute_random = impute_random;
+    PredictOptions options = predict_options(seed, first_tree, impute_random);
     options.negate_begin = negate_begin;
     options.negate_end = negate_end;
     predict_survival(decoded, xm, row_hashes(xm), options, asked, nullptr, ColumnSwap(), runtime,

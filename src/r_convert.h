@@ -14,6 +14,7 @@
 #include "core/Forest.h"
 #include "core/Model.h"
 #include "core/Options.h"
+#include "core/Predictor.h"
 #include "core/Runtime.h"
 
 namespace ccforest {
@@ -130,6 +131,15 @@ inline uint64_t whole_number(double value, const char* what) {
     Rcpp::stop(std::string("`") + what + "` must be a whole number in [0, 2^31 - 1]");
   }
   return static_cast<uint64_t>(value);
+}
+
+/** The options of a prediction from R's seed, first tree and imputation flag. */
+inline PredictOptions predict_options(double seed, double first_tree, bool impute_random) {
+  PredictOptions options;
+  options.seed = whole_number(seed, "seed");
+  options.first_tree = whole_number(first_tree, "first_tree");
+  options.impute_random = impute_random;
+  return options;
 }
 
 /** The shape stored trees must fit: list(n_column, n_class, n_output). */
