@@ -127,8 +127,9 @@ Rcpp::List ccf_split_cpp(const Rcpp::NumericVector& u, const Rcpp::IntegerMatrix
   const size_t n_value = is_class ? static_cast<size_t>(offset.back()) : width;
   const EntropyTable table(split_rule == 0 ? n : 0);
   if (exact_max_rows < 0) Rcpp::stop("`exact_max_rows` must be >= 0");
-  SplitSearch search(static_cast<SplitRule>(split_rule), n_value, &table, Variant::kCcforest,
-                     static_cast<size_t>(exact_max_rows));
+  SearchSettings settings;
+  settings.exact_max_rows = static_cast<size_t>(exact_max_rows);
+  SplitSearch search(static_cast<SplitRule>(split_rule), n_value, &table, settings);
   const double base = search.set_node(targets);
   Rng rng(whole_number(seed, "seed"), 0);
   BestSplit best;

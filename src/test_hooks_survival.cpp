@@ -41,9 +41,9 @@ Rcpp::List ccf_logrank_cpp(const Rcpp::IntegerVector& rank, const Rcpp::IntegerV
   criterion.set_node(targets);
   size_t n_left = 0;
   const double at_cut = criterion.cut_gain(u.begin(), cut, n_left);
-  SplitSearch search(SplitRule::kLogRank, static_cast<size_t>(n_cause), nullptr,
-                     Variant::kCcforest, /* exact_max_rows = */ 0,
-                     static_cast<size_t>(min_events));
+  SearchSettings settings;
+  settings.min_events = static_cast<size_t>(min_events);
+  SplitSearch search(SplitRule::kLogRank, static_cast<size_t>(n_cause), nullptr, settings);
   search.set_node(targets);
   Rng rng(1, 0);
   BestSplit best;

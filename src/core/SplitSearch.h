@@ -14,6 +14,13 @@
 
 namespace ccforest {
 
+/** What a SplitSearch may do beyond its rule, each named. */
+struct SearchSettings {
+  Variant variant = Variant::kCcforest;
+  size_t exact_max_rows = 0;  // larger nodes are searched binned; 0: none (the paper)
+  size_t min_events = 1;      // the log-rank rule's least rows with an event in a child
+};
+
 /**
  * The criterion of a split rule (see SplitCriterion.h); `min_events`: the
  * log-rank rule's least number of rows with an event in each child.
@@ -44,14 +51,12 @@ class SplitSearch {
    * @param n_value number of classes over all outputs (classification), of
    *   outputs (regression) or of causes (survival).
    * @param entropy the forest's table (entropy rule only), covering the largest node.
-   * @param min_events the log-rank rule's least number of events in a child.
    */
   SplitSearch(SplitRule rule, size_t n_value, const EntropyTable* entropy,
-              Variant variant = Variant::kCcforest, size_t exact_max_rows = 0,
-              size_t min_events = 1)
-      : rule_(rule), paper_(variant == Variant::kPaper),
-        exact_max_rows_(variant == Variant::kPaper ? 0 : exact_max_rows),
-        criterion_(make_criterion(rule, n_value, entropy, min_events)) {}
+              const SearchSettings& settings = SearchSettings())
+      : rule_(rule), paper_(settings.variant == Variant::kPaper),
+        exact_max_rows_(paper_ ? 0 : settings.exact_max_rows),
+        criterion_(make_criterion(rule, n_value, entropy, settings.min_events)) {}
 
   /** Bins of the binned search (see the class comment): a byte per row. */
   static constexpr size_t kBins = 256;

@@ -14,13 +14,23 @@ namespace ccforest {
 
 using Eigen::MatrixXd;
 
+namespace {
+
+SearchSettings search_settings(const TreeOptions& options) {
+  SearchSettings settings;
+  settings.variant = options.variant;
+  settings.exact_max_rows = static_cast<size_t>(options.exact_split_max_rows);
+  settings.min_events = static_cast<size_t>(options.min_events);
+  return settings;
+}
+
+}  // namespace
+
 TreeTrainer::TreeTrainer(const Data& data, const TreeOptions& options, uint64_t seed,
                          uint64_t tree_index, const EntropyTable* entropy, const Runtime* runtime)
     : data_(data), options_(options), runtime_(runtime), rng_(seed, tree_index),
       impute_key_(tree_impute_key(seed, tree_index)),
-      search_(options.split_rule, data.n_value(), entropy, options.variant,
-              static_cast<size_t>(options.exact_split_max_rows),
-              static_cast<size_t>(options.min_events)),
+      search_(options.split_rule, data.n_value(), entropy, search_settings(options)),
       finder_(data, options),
       weighted_(data.weight != nullptr && !data.uniform_weight && options.sample.every_row) {
   options.check();

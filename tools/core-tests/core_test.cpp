@@ -495,8 +495,10 @@ void test_binned_search() {
       if (bin(u[order[left - 1]]) < bin(u[order[left]])) best_bins = std::max(best_bins, g);
     }
     const EntropyTable table(n);
+    SearchSettings binned_everywhere;
+    binned_everywhere.exact_max_rows = 1;
     SplitSearch search(rule, values ? width : static_cast<size_t>(n_class) * width, &table,
-                       Variant::kCcforest, 1);
+                       binned_everywhere);
     NodeTargets t;
     t.classes = classes.data();
     t.values = y.data();
