@@ -48,6 +48,15 @@ inline std::vector<uint64_t> row_hashes(const MatrixMap& x) {
   return hash;
 }
 
+/** For each column of `x`, 1 when it has a missing value (NaN). */
+inline std::vector<char> missing_columns(const MatrixMap& x) {
+  std::vector<char> missing(static_cast<size_t>(x.cols()), 0);
+  for (Eigen::Index j = 0; j < x.cols(); ++j) {
+    missing[static_cast<size_t>(j)] = x.col(j).array().isNaN().any() ? 1 : 0;
+  }
+  return missing;
+}
+
 /**
  * A right-censored outcome, possibly with competing causes, as the core sees
  * it: the data's distinct event times t_0 < ... < t_{n_time - 1} (events of
@@ -93,7 +102,8 @@ struct Data {
        SurvivalOutcome survival = SurvivalOutcome())
       : x(x), feature_start(std::move(feature_start)), indicators(std::move(indicators)),
         y_class(y_class), n_class(std::move(n_class)), y_real(y_real), weight(weight),
-        uniform_weight(uniform_weight), survival(survival), row_hash(row_hashes(x)) {
+        uniform_weight(uniform_weight), survival(survival), row_hash(row_hashes(x)),
+        column_missing(missing_columns(x)) {
     if (this->feature_start.empty() || this->indicators.size() != this->feature_start.size() - 1) {
       throw std::invalid_argument("one indicator flag per feature is needed");
     }
@@ -145,6 +155,8 @@ struct Data {
   bool uniform_weight = false;
   SurvivalOutcome survival;
   std::vector<uint64_t> row_hash;
+  /** Per column of x, 1 when it has a missing value: the others gather without checks. */
+  std::vector<char> column_missing;
 };
 
 }  // namespace ccforest
