@@ -128,6 +128,12 @@ check_max_directions <- function(max_directions) {
   if (identical(max_directions, Inf)) 0L else check_count(max_directions, "max_directions", min = 1L)
 }
 
+#' 0 searches every one of the max_directions strongest canonical directions
+#' @noRd
+check_direction_ratio <- function(direction_ratio) {
+  check_number(direction_ratio, "direction_ratio", min = 0, max = 1)
+}
+
 #' Inf for every row of the node (0 for the core)
 #' @noRd
 check_bootstrap_max_rows <- function(bootstrap_max_rows) {
@@ -218,6 +224,7 @@ check_split_rule <- function(split_rule, task) {
 check_paper_variant <- function(given) {
   departs <- c(
     max_directions = !is.null(given$max_directions) && !identical(given$max_directions, Inf),
+    direction_ratio = !is.null(given$direction_ratio) && !identical(given$direction_ratio, 0),
     onehot_max_levels = !is.null(given$onehot_max_levels) &&
       !identical(given$onehot_max_levels, Inf),
     bootstrap_max_rows = !is.null(given$bootstrap_max_rows) &&

@@ -70,6 +70,7 @@ core_options <- function(options, seed, training) {
     impute_random = options$na_action %in% c("impute_random", "omit"),
     rank_tolerance = 1e-4,
     max_directions = options$max_directions %||% 0L,
+    direction_ratio = options$direction_ratio %||% 0,
     bootstrap_max_rows = options$bootstrap_max_rows %||% 0L,
     exact_split_max_rows = options$exact_split_max_rows %||% 0L,
     output_bins = options$output_bins %||% 0L,

@@ -125,16 +125,20 @@ format_tree_count <- function(n_tree, first_tree = 1L) {
 #' The options of a fit that depart from Rainforth and Wood (2017) and act
 #' on it, as the user would write them; "none" for the paper's forest
 #'
-#' @param acting Which of max_directions, onehot_max_levels and
-#'   bootstrap_max_rows change this fit (see acting_options()); by default
-#'   all are shown when set.
+#' @param acting Which of max_directions, direction_ratio, onehot_max_levels,
+#'   bootstrap_max_rows and exact_split_max_rows change this fit (see
+#'   acting_options()); by default all are shown when set.
 #' @noRd
-beyond_paper_label <- function(opts, acting = c(max_directions = TRUE, onehot_max_levels = TRUE,
+beyond_paper_label <- function(opts, acting = c(max_directions = TRUE, direction_ratio = TRUE,
+                                                onehot_max_levels = TRUE,
                                                 bootstrap_max_rows = TRUE,
                                                 exact_split_max_rows = TRUE)) {
   shown <- c(
     if (!identical(opts$max_directions %||% 0L, 0L) && acting[["max_directions"]]) {
       sprintf("max_directions = %d", opts$max_directions)
+    },
+    if ((opts$direction_ratio %||% 0) > 0 && acting[["direction_ratio"]]) {
+      sprintf("direction_ratio = %s", format(opts$direction_ratio))
     },
     if (is.finite(opts$onehot_max_levels %||% Inf) && acting[["onehot_max_levels"]]) {
       sprintf("onehot_max_levels = %d", as.integer(opts$onehot_max_levels))
@@ -162,7 +166,9 @@ beyond_paper_label <- function(opts, acting = c(max_directions = TRUE, onehot_ma
 #' have more canonical (or principal) directions than it keeps: at most one
 #' per encoded column of the features sampled, and for the CCA one per output
 #' column less one per output's classes (K - 1 for K classes, bins - 1 with
-#' `output_bins`). Rotations and axes have none to drop. `bootstrap_max_rows`
+#' `output_bins`). Rotations and axes have none to drop. `direction_ratio`
+#' for classification when a node can have two canonical directions or more
+#' and more than one is kept. `bootstrap_max_rows`
 #' only when a tree's root, with projection bootstrapping of canonical or
 #' principal directions, has more rows than it.
 #' @noRd
@@ -173,7 +179,8 @@ acting_options <- function(object) {
   projection <- opts$projection %||% "cca"
   kept <- opts$max_directions %||% 0L
   directions <- FALSE
-  if (kept > 0L && projection %in% c("cca", "pca")) {
+  ratio <- FALSE
+  if (projection %in% c("cca", "pca")) {
     widths <- diff(bp$feature_start)
     sampled <- sum(utils::head(sort(widths, decreasing = TRUE), opts$mtry))
     response <- object$response
@@ -187,7 +194,9 @@ acting_options <- function(object) {
       response$n_output
     }
     possible <- if (projection == "pca") sampled else min(sampled, from_outputs)
-    directions <- possible > kept
+    directions <- kept > 0L && possible > kept
+    ratio <- object$task == "classification" && projection == "cca" &&
+      (opts$direction_ratio %||% 0) > 0 && possible >= 2L && kept != 1L
   }
   # A tree's rows are its root's: every row, or its sample.
   cap <- opts$bootstrap_max_rows %||% 0L
@@ -198,8 +207,8 @@ acting_options <- function(object) {
   # The log-rank rule has no binned search: every survival node is searched
   # exhaustively.
   binned <- exact > 0L && root_rows > exact && object$task != "survival"
-  c(max_directions = directions, onehot_max_levels = onehot, bootstrap_max_rows = bootstrap,
-    exact_split_max_rows = binned)
+  c(max_directions = directions, direction_ratio = ratio, onehot_max_levels = onehot,
+    bootstrap_max_rows = bootstrap, exact_split_max_rows = binned)
 }
 
 #' @noRd

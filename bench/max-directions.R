@@ -1,19 +1,22 @@
 #!/usr/bin/env Rscript
-# Does searching only the two strongest canonical directions (the default
-# max_directions = 2) cost accuracy against the paper's all of them
-# (variant = "paper")? bench/variants.R answers on accuracy.R's folds; this
-# script asks again on new folds, and more of them, for the data sets with
-# four classes or more, where the two differ (with three classes or fewer
-# there are at most two directions anyway).
+# How many canonical directions should a node search? The defaults search
+# the strongest two (max_directions = 2), the second only when its canonical
+# correlation is at least 0.9 times the first's (direction_ratio = 0.9).
+# Against them, on data sets where a node has two directions or more (three
+# classes or more), with the same folds and seeds:
+#   ratio 0  direction_ratio = 0: both of the two strongest (ccforest 0.3.0)
+#   dir1     max_directions = 1: the strongest only
+#   paper    variant = "paper": every direction (and the paper's other rules)
 #
 #   make install
-#   Rscript bench/max-directions.R               # 10 x 5-fold (letter 2 x 5), 500 trees, ~4 min
-#   Rscript bench/max-directions.R --repeats 4 --trees 200
+#   Rscript bench/max-directions.R                      # 500 trees, 10 x 5-fold (letter 2 x 5)
+#   Rscript bench/max-directions.R --trees 100 --letter-repeats 6
 #
-# Learners, same folds and seeds: CCF (defaults), paper (variant = "paper"),
-# CCF+dir1 (max_directions = 1). Error: % misclassified. p: paired two-sided
-# Wilcoxon signed-rank test against CCF over the folds (win/loss: p < 0.05).
-# Output: bench/results/max-directions.md and .csv.
+# Error: % misclassified. p: paired two-sided Wilcoxon signed-rank test
+# against CCF over the folds (win/loss: p < 0.05). Time: each learner's total
+# training time over the folds relative to CCF's (fit$train_time, 2 threads).
+# Output: bench/results/max-directions.md and .csv (500 trees), or
+# max-directions-<trees>trees.md and .csv.
 
 script_path <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1L])
 source(file.path(dirname(script_path), "common.R"))
@@ -21,6 +24,7 @@ source(file.path(dirname(script_path), "common.R"))
 args <- commandArgs(trailingOnly = TRUE)
 n_tree <- integer_option(args, "--trees", 500L)
 repeats <- integer_option(args, "--repeats", 10L)
+letter_repeats <- integer_option(args, "--letter-repeats", max(1L, repeats %/% 5L))
 n_thread <- 2L
 
 use_private_library()
@@ -33,11 +37,19 @@ class_task <- function(name, response) {
   list(x = d[names(d) != response], y = droplevels(d[[response]]))
 }
 tasks <- list(vehicle = class_task("Vehicle", "Class"), glass = class_task("Glass", "Type"),
-              vowel = class_task("Vowel", "Class"), letter = class_task("LetterRecognition", "lettr"))
-# 16,000-row fits: fewer repeats keep the run short.
+              vowel = class_task("Vowel", "Class"), satellite = class_task("Satellite", "classes"),
+              waveform = local({
+                set.seed(5000L)
+                w <- mlbench::mlbench.waveform(5000)
+                list(x = as.data.frame(w$x), y = w$classes)
+              }),
+              letter = class_task("LetterRecognition", "lettr"))
+# Fits of 4,000 rows and more: fewer repeats keep the run short.
 task_repeats <- c(vehicle = repeats, glass = repeats, vowel = repeats,
-                  letter = max(1L, repeats %/% 5L))
-learners <- list(CCF = list(), paper = list(variant = "paper"), `CCF+dir1` = list(max_directions = 1L))
+                  satellite = max(1L, repeats %/% 2L), waveform = max(1L, repeats %/% 2L),
+                  letter = letter_repeats)
+learners <- list(CCF = list(), `ratio 0` = list(direction_ratio = 0), dir1 = list(max_directions = 1L),
+                 paper = list(variant = "paper"))
 
 rows <- list()
 for (name in names(tasks)) {
@@ -78,20 +90,22 @@ table_rows <- do.call(rbind, lapply(names(tasks), function(name) {
   }))
 }))
 
-csv_file <- file.path(dirname(script_path), "results", "max-directions.csv")
+base <- if (n_tree == 500L) "max-directions" else sprintf("max-directions-%dtrees", n_tree)
+csv_file <- file.path(dirname(script_path), "results", paste0(base, ".csv"))
 md_file <- sub("\\.csv$", ".md", csv_file)
 utils::write.csv(results, csv_file, row.names = FALSE)
 report <- c(
-  report_header("max_directions = 2 (the default) against the paper's all directions",
+  report_header("Canonical directions searched per node: the defaults against fewer and more",
                 "max-directions.R", args, started_at, csv_file, machine,
                 packages = c("ccforest", "mlbench")),
   sprintf("| trees, folds | %d trees; 5-fold cross-validation, repeated (see folds); %d threads |",
           n_tree, n_thread),
   sprintf("| load at end | %s |", machine_info()$load),
   "",
-  "Errors: % misclassified, mean over the folds. CCF: ccforest's defaults (max_directions = 2);",
-  "paper: `variant = \"paper\"` (every direction); CCF+dir1: max_directions = 1. p: paired",
-  "two-sided Wilcoxon signed-rank test against CCF; a win or loss needs p < 0.05.",
+  paste("Errors: % misclassified, mean over the folds. CCF: ccforest's defaults (max_directions = 2,",
+        "direction_ratio = 0.9); ratio 0: direction_ratio = 0 (both directions, ccforest 0.3.0);",
+        "dir1: max_directions = 1; paper: `variant = \"paper\"` (every direction). p: paired",
+        "two-sided Wilcoxon signed-rank test against CCF; a win or loss needs p < 0.05."),
   "",
   "| data set | classes | folds | learner | CCF | learner's error | p | verdict | train time / CCF's |",
   "|---|---:|---:|---|---:|---:|---:|---|---:|",

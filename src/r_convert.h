@@ -299,6 +299,7 @@ inline TreeOptions tree_options(const Rcpp::List& options) {
   out.impute_random = list_value<bool>(options, "impute_random");
   out.rank_tolerance = list_value<double>(options, "rank_tolerance");
   out.max_directions = list_value<int>(options, "max_directions");
+  out.direction_ratio = list_value<double>(options, "direction_ratio");
   out.bootstrap_max_rows = list_value<int>(options, "bootstrap_max_rows");
   out.exact_split_max_rows = list_value<int>(options, "exact_split_max_rows");
   out.output_bins = list_value<int>(options, "output_bins");

@@ -93,7 +93,7 @@ MatrixXd DirectionFinder::directions_on(const ConstMatrixRef& x, const size_t* r
   if (data_.is_classification() && width == 1) {
     codes_.resize(static_cast<size_t>(n));
     for (Eigen::Index i = 0; i < n; ++i) codes_[i] = block_.classes[node_row(i)];
-    return cca_classes(x, rows, n, codes_.data(), data_.n_class[0], tol, cca_work_).directions;
+    return kept_strengths(cca_classes(x, rows, n, codes_.data(), data_.n_class[0], tol, cca_work_));
   }
   if (!data_.is_classification() && width == 1 && options_.output_bins >= 2) {
     // The output's quantile bins at the node, as classes: a CCA against them
@@ -101,6 +101,8 @@ MatrixXd DirectionFinder::directions_on(const ConstMatrixRef& x, const size_t* r
     // monotone, where the output itself gives the one least-squares direction.
     codes_.resize(static_cast<size_t>(n));
     if (quantile_bins(n, node_row)) {
+      // No strengths: the bins are there for the weaker directions, which
+      // follow what the strongest, a near least-squares one, cannot.
       return cca_classes(x, rows, n, codes_.data(), options_.output_bins, tol, cca_work_)
           .directions;
     }
@@ -117,7 +119,17 @@ MatrixXd DirectionFinder::directions_on(const ConstMatrixRef& x, const size_t* r
       for (size_t m = 0; m < width; ++m) y(i, m) = block_.values[node_row(i) * width + m];
     }
   }
-  return cca(x, rows, y, tol, cca_work_).directions;
+  // Strengths only for classes: direction_ratio was measured there; for
+  // several numeric outputs or a survival node's residual periods a weaker
+  // direction may carry what the first misses.
+  if (!data_.is_classification()) return cca(x, rows, y, tol, cca_work_).directions;
+  return kept_strengths(cca(x, rows, y, tol, cca_work_));
+}
+
+MatrixXd DirectionFinder::kept_strengths(CcaResult&& found) {
+  const auto& rho = found.correlations;
+  strengths_.assign(rho.data(), rho.data() + rho.size());
+  return std::move(found.directions);
 }
 
 template <typename NodeRow>
@@ -258,7 +270,7 @@ MatrixXd DirectionFinder::find_directions(size_t n) {
 }
 
 size_t DirectionFinder::round_directions(const MatrixXd& directions, size_t n_ranked,
-                                         size_t limit) {
+                                         size_t n_strong, size_t limit) {
   const Eigen::Index p = directions.rows();
   size_t kept = 0;
   if (directions_.size() < static_cast<size_t>(directions.cols())) {
@@ -268,8 +280,9 @@ size_t DirectionFinder::round_directions(const MatrixXd& directions, size_t n_ra
   for (Eigen::Index j = 0; j < p; ++j) order_.emplace_back(block_.columns[j], j);
   std::sort(order_.begin(), order_.end());
   for (Eigen::Index d = 0; d < directions.cols(); ++d) {
-    // Ranked directions beyond the strongest `limit` that survive are never searched.
-    if (static_cast<size_t>(d) < n_ranked && kept == limit) {
+    // Ranked directions beyond the strongest `limit` that survive, or past
+    // the strong ones, are never searched.
+    if (static_cast<size_t>(d) < n_ranked && (kept == limit || static_cast<size_t>(d) >= n_strong)) {
       d = static_cast<Eigen::Index>(n_ranked) - 1;
       continue;
     }
@@ -343,6 +356,7 @@ size_t DirectionFinder::find(const NodeBlock& block, Rng& rng) {
   rng_ = &rng;
   const size_t n = block.n;
   two_rows_ = {-1, -1};
+  strengths_.clear();
   const MatrixXd found = find_directions(n);
   // Canonical and principal directions come strongest first; axes follow.
   // Only the strongest max_directions of the ranked ones that can be stored
@@ -356,7 +370,16 @@ size_t DirectionFinder::find(const NodeBlock& block, Rng& rng) {
   const size_t limit = ranked && options_.max_directions > 0
                            ? static_cast<size_t>(options_.max_directions)
                            : n_found;
-  return round_directions(found, n_ranked, limit);
+  // A canonical direction much weaker than the first seldom holds the
+  // node's best cut, yet costs as much to search (a projection, a sort, a
+  // sweep). Correlations come in decreasing order, so the strong ones lead.
+  size_t strong = n_ranked;
+  if (options_.direction_ratio > 0.0 && strengths_.size() == n_ranked && n_ranked > 1) {
+    const double bar = options_.direction_ratio * strengths_[0];
+    strong = 1;
+    while (strong < n_ranked && strengths_[strong] >= bar) ++strong;
+  }
+  return round_directions(found, n_ranked, strong, limit);
 }
 
 

@@ -101,9 +101,13 @@ class DirectionFinder {
   Eigen::MatrixXd directions_on(const ConstMatrixRef& x, const size_t* rows, Eigen::Index n);
   /**
    * Stores the finite, non-zero columns of `directions` as candidates; of
-   * the first n_ranked (ranked strongest first) only the first `limit` kept.
+   * the first n_ranked (ranked strongest first) only those among the first
+   * n_strong, and of them the first `limit`, kept.
    */
-  size_t round_directions(const Eigen::MatrixXd& directions, size_t n_ranked, size_t limit);
+  size_t round_directions(const Eigen::MatrixXd& directions, size_t n_ranked, size_t n_strong,
+                          size_t limit);
+  /** The CCA's directions; their canonical correlations go to strengths_. */
+  Eigen::MatrixXd kept_strengths(CcaResult&& found);
   template <typename NodeRow>
   bool quantile_bins(Eigen::Index n, NodeRow node_row);
   /** Stores `direction` at `precision`: its terms and their rounding error. */
@@ -130,6 +134,10 @@ class DirectionFinder {
   Buffer<int> codes_;               // class codes of the rows given to the CCA
   std::vector<std::pair<double, int>> bin_order_;  // output bins: (value, node position)
   CcaWorkspace cca_work_;
+  // The canonical correlations of the ranked directions found at this
+  // classification node, strongest first; empty where direction_ratio does
+  // not act (other tasks, principal components, two distinct rows).
+  std::vector<double> strengths_;
 };
 
 }  // namespace ccforest

@@ -96,6 +96,13 @@ struct TreeOptions {
    */
   int max_directions = 0;
   /**
+   * Classification: of those, a canonical direction after the first is
+   * searched only when its canonical correlation is at least this fraction
+   * of the first's; 0 searches them all (the paper). Other tasks, principal
+   * directions, rotations and axes are not affected.
+   */
+  double direction_ratio = 0.0;
+  /**
    * Regression with one output: the CCA's output block is the output's
    * quantile bins at the node (this many, equal counts) instead of the output
    * itself; 0 keeps the paper's CCA. The split is still chosen by variance.
@@ -134,6 +141,9 @@ struct TreeOptions {
       throw std::invalid_argument("rank_tolerance must lie in (0, 1)");
     }
     if (max_directions < 0) throw std::invalid_argument("max_directions must be >= 0 (0 = all)");
+    if (!(direction_ratio >= 0.0 && direction_ratio <= 1.0)) {
+      throw std::invalid_argument("direction_ratio must lie in [0, 1]");
+    }
     if (bootstrap_max_rows < 0) {
       throw std::invalid_argument("bootstrap_max_rows must be >= 0 (0 = as many as the node has)");
     }

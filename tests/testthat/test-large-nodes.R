@@ -203,7 +203,7 @@ test_that("print() lists the limits where a tree has more rows", {
   expect_identical(beyond(ccforest(y ~ ., d, n_tree = 2, seed = 1, sample_fraction = 0.5)), "none")
   expect_identical(beyond(ccforest(y ~ ., d, n_tree = 2, seed = 1, bootstrap_max_rows = Inf,
                                    exact_split_max_rows = 2000)), "none")
-  expect_identical(beyond(ccforest(Species ~ ., iris, n_tree = 2, seed = 1)), "none")
+  expect_identical(beyond(ccforest(Species ~ ., iris, n_tree = 2, seed = 1)), "direction_ratio = 0.9")
   # The log-rank rule searches every node exhaustively, whatever its size.
   s <- d[c("a", "b", "c", "e")]
   s$time <- stats::rexp(n, exp(s$a))

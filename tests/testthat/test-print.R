@@ -44,13 +44,21 @@ test_that("print() lists only the options beyond the paper that act on the fit",
   # One numeric output, three classes or few columns: at most two directions,
   # and no factor with more than 32 levels.
   expect_identical(beyond(ccforest(mpg ~ ., mtcars, n_tree = 2, seed = 1)), "none")
-  expect_identical(beyond(ccforest(Species ~ ., iris, n_tree = 2, seed = 1)), "none")
+  expect_identical(beyond(ccforest(Species ~ ., iris, n_tree = 2, seed = 1, direction_ratio = 0)),
+                   "none")
+  # Three classes: two canonical directions, the second searched only when
+  # close to the first.
+  expect_identical(beyond(ccforest(Species ~ ., iris, n_tree = 2, seed = 1)),
+                   "direction_ratio = 0.9")
+  expect_identical(beyond(ccforest(Species ~ ., iris, n_tree = 2, seed = 1, max_directions = 1)),
+                   "max_directions = 1")
   set.seed(1)
   d <- data.frame(a = rnorm(200), b = rnorm(200), c = rnorm(200), e = rnorm(200),
                   y = factor(sample(letters[1:4], 200, TRUE)))
-  expect_identical(beyond(ccforest(y ~ ., d, n_tree = 2, seed = 1)), "max_directions = 2")
+  expect_identical(beyond(ccforest(y ~ ., d, n_tree = 2, seed = 1)),
+                   "max_directions = 2, direction_ratio = 0.9")
   expect_identical(beyond(ccforest(y ~ ., d, n_tree = 2, seed = 1, projection = "rotation")), "none")
-  expect_identical(beyond(ccforest(y ~ a + b, d, n_tree = 2, seed = 1)), "none")
+  expect_identical(beyond(ccforest(y ~ a + b, d, n_tree = 2, seed = 1)), "direction_ratio = 0.9")
   # Principal components: as many as the sampled columns.
   expect_identical(beyond(ccforest(mpg ~ ., mtcars, n_tree = 2, seed = 1, projection = "pca")),
                    "max_directions = 2")

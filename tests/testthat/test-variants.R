@@ -132,9 +132,11 @@ test_that("max_directions limits the canonical directions searched, and only tho
   # The default searches two; as many as there are directions (3 for 4
   # classes) is the same as all.
   expect_identical(ccforest(class ~ ., d, n_tree = 5, seed = 1)$forest$trees,
-                   ccforest(class ~ ., d, n_tree = 5, seed = 1, max_directions = 2)$forest$trees)
-  expect_false(identical(ccforest(class ~ ., d, n_tree = 5, seed = 1)$forest$trees,
-                         all$forest$trees))
+                   ccforest(class ~ ., d, n_tree = 5, seed = 1, max_directions = 2,
+                            direction_ratio = 0.9)$forest$trees)
+  expect_false(identical(
+    ccforest(class ~ ., d, n_tree = 5, seed = 1, direction_ratio = 0)$forest$trees,
+    ccforest(class ~ ., d, n_tree = 5, seed = 1, direction_ratio = 0, max_directions = Inf)$forest$trees))
   expect_identical(ccforest(class ~ ., d, n_tree = 5, seed = 1, max_directions = 3)$forest$trees,
                    all$forest$trees)
   # Rotations and axes have no ranking of directions: no effect.
@@ -149,6 +151,78 @@ test_that("max_directions limits the canonical directions searched, and only tho
                "`max_directions` must be a single whole number >= 1, not 0.")
   expect_error(ccforest(class ~ ., d, max_directions = NULL),
                "`max_directions` must be a single whole number >= 1, not NULL.")
+})
+
+test_that("direction_ratio searches a weaker direction only when its correlation is close", {
+  # Three classes in two features: two canonical directions. The first
+  # separates the small class a; the second, weaker, separates b from c,
+  # which gives the better single cut.
+  set.seed(1)
+  n <- 400
+  y <- factor(sample(c("a", "b", "c"), n, TRUE, prob = c(0.1, 0.45, 0.45)))
+  centre <- rbind(a = c(6, 0), b = c(0, -1.5), c = c(0, 1.5))
+  x <- centre[as.integer(y), ] + matrix(rnorm(2 * n), n)
+  d <- data.frame(x1 = x[, 1], x2 = x[, 2], y = y)
+  # A stump grown on every row (no bootstrap) with both features sees the
+  # whole data's canonical correlations, as stats::cancor() finds them.
+  rho <- stats::cancor(x, stats::model.matrix(~ y - 1)[, -1])$cor
+  ratio <- rho[2] / rho[1]
+  expect_gt(ratio, 0.85)
+  expect_lt(ratio, 0.9)
+  stump <- function(...) {
+    ccforest(y ~ ., d, n_tree = 1, seed = 1, max_depth = 1, mtry = 2, sampling = "bagging",
+             sample_fraction = 1, replace = FALSE, ...)$forest$trees
+  }
+  first <- stump(max_directions = 1)
+  both <- stump(direction_ratio = 0)
+  expect_false(identical(first, both))
+  expect_identical(stump(direction_ratio = ratio + 0.001), first)
+  expect_identical(stump(direction_ratio = ratio - 0.001), both)
+  expect_identical(stump(), first)  # the default 0.9 is above the ratio
+  # The cut of `both` is along the second canonical direction: mostly x2.
+  info <- tree_info(ccforest(y ~ ., d, n_tree = 1, seed = 1, max_depth = 1, mtry = 2,
+                             sampling = "bagging", sample_fraction = 1, replace = FALSE,
+                             direction_ratio = 0), 1)
+  expect_gt(abs(info$coefficients[[1]][2]), abs(info$coefficients[[1]][1]))
+
+  # One canonical direction (two classes, one numeric output): no effect.
+  two <- d[d$y != "a", ]
+  two$y <- droplevels(two$y)
+  expect_identical(ccforest(y ~ ., two, n_tree = 3, seed = 2, direction_ratio = 0)$forest$trees,
+                   ccforest(y ~ ., two, n_tree = 3, seed = 2, direction_ratio = 1)$forest$trees)
+  expect_identical(ccforest(mpg ~ ., mtcars, n_tree = 3, seed = 2, direction_ratio = 0)$forest$trees,
+                   ccforest(mpg ~ ., mtcars, n_tree = 3, seed = 2)$forest$trees)
+  # Regression and survival keep every direction: output bins are there for
+  # the weaker ones, and a survival node's periods may differ.
+  expect_identical(
+    ccforest(mpg ~ ., mtcars, n_tree = 3, seed = 2, output_bins = 4, direction_ratio = 0)$forest$trees,
+    ccforest(mpg ~ ., mtcars, n_tree = 3, seed = 2, output_bins = 4)$forest$trees)
+  expect_identical(
+    ccforest(cbind(mpg, qsec, hp) ~ ., mtcars, n_tree = 3, seed = 2, direction_ratio = 0)$forest$trees,
+    ccforest(cbind(mpg, qsec, hp) ~ ., mtcars, n_tree = 3, seed = 2)$forest$trees)
+  s <- data.frame(x1 = x[, 1], x2 = x[, 2], time = stats::rexp(n, exp(x[, 1] / 3)),
+                  status = stats::rbinom(n, 1, 0.7))
+  expect_identical(
+    ccforest(survival::Surv(time, status) ~ ., s, n_tree = 2, seed = 2, direction_ratio = 0)$forest$trees,
+    ccforest(survival::Surv(time, status) ~ ., s, n_tree = 2, seed = 2)$forest$trees)
+  # Principal components carry no canonical correlation: no effect.
+  expect_identical(
+    ccforest(y ~ ., d, n_tree = 3, seed = 2, projection = "pca", direction_ratio = 0)$forest$trees,
+    ccforest(y ~ ., d, n_tree = 3, seed = 2, projection = "pca")$forest$trees)
+  expect_identical(ccforest(y ~ ., d, n_tree = 1, seed = 1)$options$direction_ratio, 0.9)
+
+  for (bad in list(-0.1, 1.5, NA, NULL, "a", c(0.5, 0.6), Inf)) {
+    expect_error(ccforest(y ~ ., d, direction_ratio = bad),
+                 "`direction_ratio` must be a single finite number between 0 and 1, not ")
+  }
+  expect_error(ccforest(y ~ ., d, direction_ratio = 2),
+               "`direction_ratio` must be a single finite number between 0 and 1, not 2.", fixed = TRUE)
+  expect_error(ccforest(y ~ ., d, variant = "paper", direction_ratio = 0.5),
+               paste0("`variant = \"paper\"` grows the paper's forest, which ",
+                      "`direction_ratio = 0.5` departs from: drop `direction_ratio`, or use ",
+                      "`variant = \"ccforest\"`."), fixed = TRUE)
+  expect_identical(ccforest(y ~ ., d, n_tree = 1, seed = 1, variant = "paper",
+                            direction_ratio = 0)$options$direction_ratio, 0)
 })
 
 test_that("output_bins runs the CCA against the output's quantile bins", {
@@ -280,7 +354,7 @@ test_that("variant = \"paper\" is the paper's forest: all directions, every fact
   d$f <- factor(sample(sprintf("l%02d", 1:40), 400, replace = TRUE))
   paper <- ccforest(class ~ ., d, n_tree = 5, seed = 1, variant = "paper")
   explicit <- ccforest(class ~ ., d, n_tree = 5, seed = 1, max_directions = Inf,
-                       onehot_max_levels = Inf)
+                       direction_ratio = 0, onehot_max_levels = Inf)
   default <- ccforest(class ~ ., d, n_tree = 5, seed = 1)
   # The same options, but the authors' rules for the details (midpoint
   # thresholds, ties, tolerances, double-precision directions; see
@@ -306,7 +380,8 @@ test_that("variant = \"paper\" is the paper's forest: all directions, every fact
   # print() says which options depart from the paper.
   expect_output(print(paper), "Beyond paper:\\s+none \\(variant = \"paper\"\\)")
   expect_output(print(explicit), "Beyond paper:\\s+none\n")
-  expect_output(print(default), "Beyond paper:\\s+max_directions = 2, onehot_max_levels = 32")
+  expect_output(print(default),
+                "Beyond paper:\\s+max_directions = 2, direction_ratio = 0.9, onehot_max_levels = 32")
   reg <- ccforest(mpg ~ ., mtcars, n_tree = 3, seed = 1, axis_candidates = TRUE, output_bins = 3)
   expect_output(print(reg), "output_bins = 3, axis_candidates = \"search\"")
   # update() switches a fit to the paper's variant.
