@@ -237,8 +237,9 @@
 #'   separation: on LetterRecognition (26 classes) the first direction wins 89%
 #'   of the splits and the second 10%, and searching two trains in a quarter
 #'   less time. The default, 2, departs from the paper for four classes or
-#'   more: on 50 new folds of each of Vehicle, Glass and Vowel and 10 of
-#'   LetterRecognition it changed no error beyond noise
+#'   more: on 50 new folds of each of Vehicle, Glass and Vowel, 25 of
+#'   Satellite and Waveform and 10 of LetterRecognition the defaults (with
+#'   `direction_ratio`) changed no error beyond noise
 #'   ([`bench/results/max-directions.md`](https://github.com/ccforest/ccforest/blob/main/bench/results/max-directions.md), paired Wilcoxon
 #'   tests over the folds; [`bench/results/variants.md`](https://github.com/ccforest/ccforest/blob/main/bench/results/variants.md) has
 #'   Vehicle's error 0.6 points lower with all
@@ -249,14 +250,16 @@
 #' @param direction_ratio Classification: of those `max_directions`, search
 #'   a canonical direction after the first only when its canonical
 #'   correlation is at least `direction_ratio` times the first's: a number in \[0, 1\], 0
-#'   searching all of them (as ccforest 0.3.0 did). Each direction searched
+#'   searching all of them, as the paper does. Each direction searched
 #'   costs as much as the first (a projection, a sort and a sweep of the
 #'   node's rows), and one much weaker seldom holds the best cut. The
 #'   default, 0.9, trains LetterRecognition in about a tenth less time than
-#'   0 with no change in error beyond noise on the data sets of
-#'   [`bench/results/direction-ratio.md`](https://github.com/ccforest/ccforest/blob/main/bench/results/direction-ratio.md)
-#'   (at 100 and 500 trees), where `max_directions = 1` costs
-#'   LetterRecognition a fiftieth of its error at 100 trees. It acts only
+#'   0 with no change in error beyond noise on six data sets of three to 26
+#'   classes at 100 and at 500 trees
+#'   ([`bench/results/max-directions-100trees.md`](https://github.com/ccforest/ccforest/blob/main/bench/results/max-directions-100trees.md),
+#'   [`bench/results/max-directions.md`](https://github.com/ccforest/ccforest/blob/main/bench/results/max-directions.md);
+#'   paired Wilcoxon tests over the folds), where `max_directions = 1`
+#'   raised LetterRecognition's error at 100 trees from 2.44 to 2.49%. It acts only
 #'   where a node has two canonical directions or more (three classes or
 #'   more, or several outputs). Regression (where `output_bins` is there
 #'   for the weaker directions) and survival forests are not affected, nor

@@ -49,6 +49,8 @@ ccf_sampling <- function(values = c("projection", "bagging")) {
 #'
 #' Parameter objects of the \pkg{dials} package for [ccforest()]'s
 #' `max_directions` (canonical directions searched per node),
+#' `direction_ratio` (classification: how close to the first a further
+#' direction's canonical correlation must be for it to be searched),
 #' `axis_candidates` (the sampled features' axes among the candidates) and
 #' `output_bins` (regression: the CCA against quantile bins of the output),
 #' found by tune when the engine argument is marked for tuning, as in
@@ -56,19 +58,36 @@ ccf_sampling <- function(values = c("projection", "bagging")) {
 #'
 #' @param range The smallest and largest values to try.
 #' @param values The values to try.
-#' @return A parameter object from [dials::new_quant_param()] (integers) or
+#' @return A parameter object from [dials::new_quant_param()] (integers;
+#'   numbers for `direction_ratio`) or
 #'   [dials::new_qual_param()] (`axis_candidates`' modes). The dials package
 #'   must be installed.
 #' @seealso [ccforest()] for what each option does.
 #' @examples
 #' if (requireNamespace("dials", quietly = TRUE)) {
 #'   ccf_max_directions()
+#'   ccf_direction_ratio(range = c(0.5, 1))
 #'   ccf_axis_candidates()
 #'   ccf_output_bins(range = c(2, 6))
 #' }
 #' @export
 ccf_max_directions <- function(range = c(1L, 5L)) {
   quant_param(range, c(ccf_max_directions = "Canonical directions searched"))
+}
+
+#' @rdname ccf_max_directions
+#' @export
+ccf_direction_ratio <- function(range = c(0, 1)) {
+  needs_dials("ccf_direction_ratio")
+  type_ok <- is_plain_number(range)
+  if (!type_ok || length(range) != 2L || anyNA(range) || range[[1L]] < 0 || range[[2L]] > 1 ||
+      range[[1L]] > range[[2L]]) {
+    stop(sprintf("`range` must be two increasing numbers between 0 and 1, not %s.",
+                 describe_value(range, type_ok)), call. = FALSE)
+  }
+  dials::new_quant_param(type = "double", range = as.double(range), inclusive = c(TRUE, TRUE),
+                         label = c(ccf_direction_ratio = "Correlation ratio of further directions"),
+                         finalize = NULL)
 }
 
 #' @rdname ccf_max_directions

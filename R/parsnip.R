@@ -41,9 +41,9 @@
 #' * `sampling` ([ccf_sampling()]): `"projection"` or `"bagging"`;
 #' * `sample_fraction` ([dials::sample_prop()]): the share of the rows each
 #'   tree is grown on;
-#' * `max_directions`, `axis_candidates` and `output_bins`
-#'   ([ccf_max_directions()], [ccf_axis_candidates()], [ccf_output_bins()]):
-#'   the options beyond the paper.
+#' * `max_directions`, `direction_ratio`, `axis_candidates` and `output_bins`
+#'   ([ccf_max_directions()], [ccf_direction_ratio()], [ccf_axis_candidates()],
+#'   [ccf_output_bins()]): the options beyond the paper.
 #'
 #' Every other argument of [ccforest()] can be given to `set_engine()`, such
 #' as `replace`, or `sample_fraction` with one value per class.
@@ -133,6 +133,8 @@ register_parsnip_engine <- function() {
          fun = "ccf_sampling", sub = FALSE),
     list(parsnip = "max_directions", original = "max_directions", pkg = "ccforest",
          fun = "ccf_max_directions", sub = FALSE),
+    list(parsnip = "direction_ratio", original = "direction_ratio", pkg = "ccforest",
+         fun = "ccf_direction_ratio", sub = FALSE),
     list(parsnip = "axis_candidates", original = "axis_candidates", pkg = "ccforest",
          fun = "ccf_axis_candidates", sub = FALSE),
     list(parsnip = "output_bins", original = "output_bins", pkg = "ccforest",

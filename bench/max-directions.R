@@ -4,7 +4,7 @@
 # correlation is at least 0.9 times the first's (direction_ratio = 0.9).
 # Against them, on data sets where a node has two directions or more (three
 # classes or more), with the same folds and seeds:
-#   ratio 0  direction_ratio = 0: both of the two strongest (ccforest 0.3.0)
+#   ratio 0  direction_ratio = 0: both of the two strongest (the forests of before the option)
 #   dir1     max_directions = 1: the strongest only
 #   paper    variant = "paper": every direction (and the paper's other rules)
 #
@@ -103,7 +103,7 @@ report <- c(
   sprintf("| load at end | %s |", machine_info()$load),
   "",
   paste("Errors: % misclassified, mean over the folds. CCF: ccforest's defaults (max_directions = 2,",
-        "direction_ratio = 0.9); ratio 0: direction_ratio = 0 (both directions, ccforest 0.3.0);",
+        "direction_ratio = 0.9); ratio 0: direction_ratio = 0 (both directions, as before the option);",
         "dir1: max_directions = 1; paper: `variant = \"paper\"` (every direction). p: paired",
         "two-sided Wilcoxon signed-rank test against CCF; a win or loss needs p < 0.05."),
   "",

@@ -233,6 +233,15 @@ test_that("the options beyond the paper have dials parameters too", {
   directions <- ccf_max_directions()
   expect_s3_class(directions, "quant_param")
   expect_identical(unname(unlist(dials::range_get(directions))), c(1L, 5L))
+  ratio <- ccf_direction_ratio()
+  expect_s3_class(ratio, "quant_param")
+  expect_identical(ratio$type, "double")
+  expect_identical(unname(unlist(dials::range_get(ccf_direction_ratio(range = c(0.5, 1))))),
+                   c(0.5, 1))
+  expect_error(ccf_direction_ratio(range = c(0.5, 2)),
+               "`range` must be two increasing numbers between 0 and 1, not a vector of length 2.")
+  expect_error(ccf_direction_ratio(range = "a"),
+               "`range` must be two increasing numbers between 0 and 1, not a character vector")
   expect_identical(ccf_axis_candidates()$values, c("none", "random", "search"))
   expect_identical(unname(unlist(dials::range_get(ccf_output_bins(range = c(2, 6))))), c(2L, 6L))
   expect_error(ccf_max_directions(range = c(3, 1)),
@@ -248,11 +257,12 @@ test_that("the options beyond the paper have dials parameters too", {
   spec <- parsnip::set_engine(
     parsnip::set_mode(parsnip::rand_forest(trees = 10), "regression"), "ccforest",
     max_directions = parsnip::tune(), axis_candidates = parsnip::tune(),
-    output_bins = parsnip::tune()
+    output_bins = parsnip::tune(), direction_ratio = parsnip::tune()
   )
   wf <- workflows::add_model(workflows::add_formula(workflows::workflow(), mpg ~ .), spec)
   params <- tune::extract_parameter_set_dials(wf)
-  expect_setequal(params$id, c("max_directions", "axis_candidates", "output_bins"))
+  expect_setequal(params$id, c("max_directions", "axis_candidates", "output_bins",
+                               "direction_ratio"))
   set.seed(6)
   grid <- dials::grid_random(params, size = 2)
   folds <- rsample::vfold_cv(mtcars, v = 2)
