@@ -224,7 +224,9 @@ check_split_rule <- function(split_rule, task) {
 check_paper_variant <- function(given) {
   departs <- c(
     max_directions = !is.null(given$max_directions) && !identical(given$max_directions, Inf),
-    direction_ratio = !is.null(given$direction_ratio) && !identical(given$direction_ratio, 0),
+    direction_ratio = !is.null(given$direction_ratio) &&
+      !isTRUE(is_plain_number(given$direction_ratio) && length(given$direction_ratio) == 1L &&
+                given$direction_ratio == 0),
     onehot_max_levels = !is.null(given$onehot_max_levels) &&
       !identical(given$onehot_max_levels, Inf),
     bootstrap_max_rows = !is.null(given$bootstrap_max_rows) &&

@@ -223,6 +223,10 @@ test_that("direction_ratio searches a weaker direction only when its correlation
                       "`variant = \"ccforest\"`."), fixed = TRUE)
   expect_identical(ccforest(y ~ ., d, n_tree = 1, seed = 1, variant = "paper",
                             direction_ratio = 0)$options$direction_ratio, 0)
+  expect_identical(ccforest(y ~ ., d, n_tree = 1, seed = 1, variant = "paper",
+                            direction_ratio = 0L)$options$direction_ratio, 0)
+  expect_error(ccforest(y ~ ., d, variant = "paper", direction_ratio = NA),
+               "`direction_ratio = NA` departs from", fixed = TRUE)
 })
 
 test_that("output_bins runs the CCA against the output's quantile bins", {
