@@ -307,3 +307,30 @@ versions_text <- function(pkgs) {
 }
 
 use_private_library()
+
+# Per data set and learner of `results` (columns dataset, learner, error,
+# train_time; one row per fold and learner, the folds in the same order for
+# every learner), the learner against the `reference` learner over the same
+# folds: mean errors, the paired two-sided Wilcoxon signed-rank p-value, a
+# verdict (a win or loss needs p < 0.05) and the ratio of total training times.
+# Ranks are taken on 7 significant digits: equal differences of two errors
+# then tie, where their last bits, which depend on how each error was
+# rounded, would otherwise order them.
+paired_verdicts <- function(results, reference) {
+  do.call(rbind, lapply(unique(results$dataset), function(name) {
+    d <- results[results$dataset == name, ]
+    base <- d$error[d$learner == reference]
+    do.call(rbind, lapply(setdiff(unique(d$learner), reference), function(learner) {
+      e <- d$error[d$learner == learner]
+      p <- if (any(e != base)) {
+        suppressWarnings(stats::wilcox.test(e, base, paired = TRUE, exact = FALSE,
+                                            digits.rank = 7)$p.value)
+      } else 1
+      data.frame(dataset = name, folds = length(e), learner = learner, reference = mean(base),
+                 error = mean(e), p = p,
+                 verdict = if (p >= 0.05) "tie" else if (mean(e) < mean(base)) "win" else "loss",
+                 time_ratio = sum(d$train_time[d$learner == learner]) /
+                   sum(d$train_time[d$learner == reference]))
+    }))
+  }))
+}

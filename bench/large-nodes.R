@@ -99,21 +99,8 @@ for (name in names(tasks)) {
 }
 results <- do.call(rbind, rows)
 
-table_rows <- do.call(rbind, lapply(names(tasks), function(name) {
-  d <- results[results$dataset == name, ]
-  base <- d$error[d$learner == "exact"]
-  do.call(rbind, lapply(setdiff(names(learners), "exact"), function(learner) {
-    e <- d$error[d$learner == learner]
-    p <- if (any(e != base)) {
-      suppressWarnings(stats::wilcox.test(e, base, paired = TRUE, exact = FALSE)$p.value)
-    } else 1
-    data.frame(dataset = name, rows = length(tasks[[name]]$y), folds = length(e),
-               learner = learner, exact = mean(base), error = mean(e), p = p,
-               verdict = if (p >= 0.05) "tie" else if (mean(e) < mean(base)) "win" else "loss",
-               time_ratio = sum(d$train_time[d$learner == learner]) /
-                 sum(d$train_time[d$learner == "exact"]))
-  }))
-}))
+table_rows <- paired_verdicts(results, "exact")
+n_rows <- vapply(table_rows$dataset, function(name) length(tasks[[name]]$y), integer(1))
 
 suffix <- if (partial) ".tmp" else ""
 csv_file <- file.path(dirname(script_path), "results", paste0("large-nodes.csv", suffix))
@@ -136,7 +123,7 @@ report <- c(
   "| data set | rows | folds | learner | exact | learner's error | p | verdict | train time / exact's |",
   "|---|---:|---:|---|---:|---:|---:|---|---:|",
   sprintf("| %s | %d | %d | %s | %.2f | %.2f | %.3g | %s | %.2f |", table_rows$dataset,
-          table_rows$rows, table_rows$folds, table_rows$learner, table_rows$exact,
+          n_rows, table_rows$folds, table_rows$learner, table_rows$reference,
           table_rows$error, table_rows$p, table_rows$verdict, table_rows$time_ratio)
 )
 writeLines(report, md_file)

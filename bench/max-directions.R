@@ -74,21 +74,8 @@ for (name in names(tasks)) {
 }
 results <- do.call(rbind, rows)
 
-table_rows <- do.call(rbind, lapply(names(tasks), function(name) {
-  d <- results[results$dataset == name, ]
-  base <- d$error[d$learner == "CCF"]
-  do.call(rbind, lapply(setdiff(names(learners), "CCF"), function(learner) {
-    e <- d$error[d$learner == learner]
-    p <- if (any(e != base)) {
-      suppressWarnings(stats::wilcox.test(e, base, paired = TRUE, exact = FALSE)$p.value)
-    } else 1
-    data.frame(dataset = name, classes = nlevels(tasks[[name]]$y), folds = length(e),
-               learner = learner, CCF = mean(base), error = mean(e), p = p,
-               verdict = if (p >= 0.05) "tie" else if (mean(e) < mean(base)) "win" else "loss",
-               time_ratio = sum(d$train_time[d$learner == learner]) /
-                 sum(d$train_time[d$learner == "CCF"]))
-  }))
-}))
+table_rows <- paired_verdicts(results, "CCF")
+n_classes <- vapply(table_rows$dataset, function(name) nlevels(tasks[[name]]$y), integer(1))
 
 base <- if (n_tree == 500L) "max-directions" else sprintf("max-directions-%dtrees", n_tree)
 csv_file <- file.path(dirname(script_path), "results", paste0(base, ".csv"))
@@ -110,7 +97,7 @@ report <- c(
   "| data set | classes | folds | learner | CCF | learner's error | p | verdict | train time / CCF's |",
   "|---|---:|---:|---|---:|---:|---:|---|---:|",
   sprintf("| %s | %d | %d | %s | %.2f | %.2f | %.3g | %s | %.2f |", table_rows$dataset,
-          table_rows$classes, table_rows$folds, table_rows$learner, table_rows$CCF,
+          n_classes, table_rows$folds, table_rows$learner, table_rows$reference,
           table_rows$error, table_rows$p, table_rows$verdict, table_rows$time_ratio)
 )
 writeLines(report, md_file)
