@@ -23,15 +23,21 @@ using IntMatrixMap = Eigen::Map<const Eigen::MatrixXi>;
  * 0, which equals it), so that random imputation can be keyed on a row's
  * content instead of its position.
  * Rows without missing values never need a hash; they get 0, and only they do.
+ * With `column_missing`, also sets it to 1 for each column with a missing
+ * value, 0 for the others.
  */
-inline std::vector<uint64_t> row_hashes(const MatrixMap& x) {
+inline std::vector<uint64_t> row_hashes(const MatrixMap& x,
+                                        std::vector<char>* column_missing = nullptr) {
   const Eigen::Index n = x.rows(), p = x.cols();
   std::vector<uint64_t> hash(n, 0);
   std::vector<char> has_na(n, 0);
+  if (column_missing != nullptr) column_missing->assign(static_cast<size_t>(p), 0);
   for (Eigen::Index j = 0; j < p; ++j) {
+    char any = 0;
     for (Eigen::Index i = 0; i < n; ++i) {
-      if (std::isnan(x(i, j))) has_na[i] = 1;
+      if (std::isnan(x(i, j))) has_na[i] = any = 1;
     }
+    if (column_missing != nullptr) (*column_missing)[static_cast<size_t>(j)] = any;
   }
   for (Eigen::Index i = 0; i < n; ++i) {
     if (!has_na[i]) continue;
@@ -46,15 +52,6 @@ inline std::vector<uint64_t> row_hashes(const MatrixMap& x) {
     hash[i] = h == 0 ? 1 : h;  // 0 marks a complete row
   }
   return hash;
-}
-
-/** For each column of `x`, 1 when it has a missing value (NaN). */
-inline std::vector<char> missing_columns(const MatrixMap& x) {
-  std::vector<char> missing(static_cast<size_t>(x.cols()), 0);
-  for (Eigen::Index j = 0; j < x.cols(); ++j) {
-    missing[static_cast<size_t>(j)] = x.col(j).array().isNaN().any() ? 1 : 0;
-  }
-  return missing;
 }
 
 /**
@@ -102,8 +99,8 @@ struct Data {
        SurvivalOutcome survival = SurvivalOutcome())
       : x(x), feature_start(std::move(feature_start)), indicators(std::move(indicators)),
         y_class(y_class), n_class(std::move(n_class)), y_real(y_real), weight(weight),
-        uniform_weight(uniform_weight), survival(survival), row_hash(row_hashes(x)),
-        column_missing(missing_columns(x)) {
+        uniform_weight(uniform_weight), survival(survival),
+        row_hash(row_hashes(x, &column_missing)) {
     if (this->feature_start.empty() || this->indicators.size() != this->feature_start.size() - 1) {
       throw std::invalid_argument("one indicator flag per feature is needed");
     }
@@ -154,9 +151,12 @@ struct Data {
    */
   bool uniform_weight = false;
   SurvivalOutcome survival;
-  std::vector<uint64_t> row_hash;
-  /** Per column of x, 1 when it has a missing value: the others gather without checks. */
+  /**
+   * Per column of x, 1 when it has a missing value: the others gather
+   * without checks. Declared before row_hash, whose scan fills it.
+   */
   std::vector<char> column_missing;
+  std::vector<uint64_t> row_hash;
 };
 
 }  // namespace ccforest
