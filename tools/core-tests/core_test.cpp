@@ -785,6 +785,10 @@ void test_forest() {
   }
   const Data data(MatrixMap(x.data(), n, p), {0, 1, 2, 3, 4, 5, 6}, {0, 0, 0, 0, 0, 0},
                   IntMatrixMap(y.data(), n, 1), {2}, MatrixMap(y_real.data(), n, 0));
+  // Only column 2 has missing values: the others are gathered unchecked.
+  check(data.column_missing == std::vector<char>({0, 0, 1, 0, 0, 0}),
+        "the columns with missing values are found");
+  check(data.row_hash[0] != 0 && data.row_hash[1] == 0, "rows with missing values are hashed");
   ModelShape shape;
   shape.n_column = p;
   shape.n_class = {2};
