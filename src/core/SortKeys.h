@@ -25,9 +25,10 @@ namespace ccforest {
  *
  * Small inputs take the top 32 bits of the value's order-preserving 64-bit
  * image and std::sort. Larger ones map the value's offset from the smallest
- * onto 16 bits (22 from 4,096 values), whose two radix passes (8- or 11-bit
- * digits) are about half the work of four over the raw bits; a node's values
- * spread over that range, so few distinct ones share a key.
+ * onto 16 bits (12 below 128 values, 22 from 4,096), whose two radix passes
+ * (6-, 8- or 11-bit digits) are about half the work of four over the raw
+ * bits; a node's values spread over that range, so few distinct ones share a
+ * key.
  */
 class KeySorter {
  public:
@@ -81,11 +82,15 @@ class KeySorter {
 
  private:
   static constexpr uint64_t kHighHalf = 0xFFFFFFFF00000000ULL;
-  // Measured on projections: the radix sort is faster than std::sort from
-  // about 64 values; 16-bit keys (two passes of 8-bit digits, small
-  // histograms) are faster up to a few thousand values, 22-bit ones (two
-  // passes of 11 bits, fewer shared keys) above.
-  static constexpr size_t kRadixMin = 64;
+  // Measured on projections (bench/node-phases.R with a clock around the
+  // sort, letter): from 16 values the radix sort beats std::sort, whose
+  // comparisons the branch predictor cannot guess (16-127 rows: 49.5 -> 28.5
+  // ms of a 0.86 s fit; from 8 values it lost at the smallest nodes); below
+  // 128 values 12-bit keys (6-bit digits, 64-entry histograms) beat 16-bit
+  // ones; 16-bit keys are faster up to a few thousand values, 22-bit ones
+  // (two passes of 11 bits, fewer shared keys) above.
+  static constexpr size_t kRadixMin = 16;
+  static constexpr size_t kNarrowKeysMax = 128;
   static constexpr size_t kWideKeysMin = 4096;
   static constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
@@ -99,7 +104,7 @@ class KeySorter {
       finite &= u[i] - u[i] == 0.0;
     }
     if (!finite) return false;
-    const bool wide = n >= kWideKeysMin;
+    const bool wide = n >= kWideKeysMin, narrow = n < kNarrowKeysMax;
     // Subtraction and multiplication round monotonically, so this map
     // preserves order; the factor just below 1 keeps the largest key inside
     // the range.
@@ -108,13 +113,15 @@ class KeySorter {
       for (size_t i = 0; i < n; ++i) keys_[i] = i;  // all equal: position order
       return true;
     }
-    const double scale = std::ldexp(1.0, wide ? 22 : 16) * (1.0 - 1e-9) / range;
+    const double scale = std::ldexp(1.0, wide ? 22 : narrow ? 12 : 16) * (1.0 - 1e-9) / range;
     if (!(range < kInfinity) || !(scale < kInfinity)) return false;
     for (size_t i = 0; i < n; ++i) {
       keys_[i] = (static_cast<uint64_t>((u[i] - lo) * scale) << 32) | i;
     }
     if (wide) {
       radix_passes<11, 2>();
+    } else if (narrow) {
+      radix_passes<6, 2>();
     } else {
       radix_passes<8, 2>();
     }

@@ -76,11 +76,11 @@ void test_sorter() {
   // Ties, values that agree in their top 32 bits (1 + 1e-9 k), wide ranges;
   // an outlier that crowds all other values into a few keys; ranges whose
   // width or scale overflows (the radix path declines them); infinities.
-  // Around each sorting path: std::sort below 64 values, 16-bit keys below
-  // 4,096, 22-bit keys above.
+  // Around each sorting path: std::sort below 16 values, 12-bit keys below
+  // 128, 16-bit keys below 4,096, 22-bit keys above.
   const double huge = std::numeric_limits<double>::max() / 4;
   const double inf = std::numeric_limits<double>::infinity();
-  for (int n : {1, 5, 63, 64, 300, 2047, 4095, 4096, 5000}) {
+  for (int n : {1, 5, 15, 16, 40, 127, 128, 300, 2047, 4095, 4096, 5000}) {
     for (int kind = 0; kind < 7; ++kind) {
       std::vector<double> u(n);
       for (int i = 0; i < n; ++i) {
