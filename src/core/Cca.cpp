@@ -272,17 +272,16 @@ CcaResult cca_classes(const ConstMatrixRef& x, const size_t* rows, Index n_rows,
   const ReducedQr& qx = work.factor;
   if (qx.rank == 0) return empty_result(p);
   const Index r = qx.rank;
-  // Only the classes present have non-zero sums; keep theirs.
-  // Without a branch: whether a class is present is a coin toss for the
+  // Only the classes present have non-zero sums; keep theirs. Listed
+  // without a branch: whether a class is present is a coin toss for the
   // predictor, with many classes.
-  std::vector<int>& present = work.present;
+  Buffer<int>& present = work.present;
   present.resize(static_cast<size_t>(n_class));
   Index n_present = 0;
   for (int k = 0; k < n_class; ++k) {
     present[static_cast<size_t>(n_present)] = k;
     n_present += counts[k] > 0;
   }
-  present.resize(static_cast<size_t>(n_present));
   const Index n_dir = std::min(r, n_present - 1);
   if (n_dir <= 0) return empty_result(p);
   MatrixMap kept_sums = sized(work.kept_sums, p, n_present);

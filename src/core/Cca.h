@@ -37,7 +37,7 @@ struct CcaWorkspace {
   Buffer<double> x, y;
   Eigen::MatrixXd sums, odd_sums;
   std::vector<Eigen::Index> counts;
-  std::vector<int> present;  // the classes present, in increasing order
+  Buffer<int> present;  // the classes present, in increasing order (the first n_present)
   // The class route's small matrices: the Gram matrix and its factor; the
   // sums of the classes present, whitened, the matrix of those and its
   // eigenvectors and values, and the factor L of M and basis B L of the

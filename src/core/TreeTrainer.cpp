@@ -189,23 +189,21 @@ bool TreeTrainer::gather_feature(int feature, size_t begin, size_t end) {
     // the sums on each other.
     const double origin = n > 0 ? (out[0] = fetch(0)) : 0.0;
     double sum = 0.0, sum_squares = 0.0;
-    if (data_.column_missing[static_cast<size_t>(column)]) {
+    auto gather = [&](auto load) {
       for (size_t i = 1; i < n; ++i) {
-        const double d = (out[i] = fetch(i)) - origin;
+        const double d = (out[i] = load(i)) - origin;
         varies |= d != 0.0;
         sum += d;
         sum_squares += d * d;
       }
+    };
+    if (data_.column_missing[static_cast<size_t>(column)]) {
+      gather(fetch);
     } else {
       // Most columns are complete, and this is the hottest gather of
       // training: no test for a missing value, and the flag the missing
       // branch writes stays out of the loop.
-      for (size_t i = 1; i < n; ++i) {
-        const double d = (out[i] = x[static_cast<size_t>(rows[i])]) - origin;
-        varies |= d != 0.0;
-        sum += d;
-        sum_squares += d * d;
-      }
+      gather([&](size_t i) { return x[static_cast<size_t>(rows[i])]; });
     }
     const double count = static_cast<double>(n);
     sd_of[column - first] = std::sqrt(std::max(0.0, (sum_squares - sum * sum / count) / count));
