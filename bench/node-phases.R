@@ -2,7 +2,7 @@
 # Where training time goes, by phase of a node's growth and by node size, on
 # LetterRecognition: the measurement behind issue 26's speed work.
 #
-#   Rscript bench/node-phases.R [--trees 100] [--rows 15000] [--options "list(...)"]
+#   Rscript bench/node-phases.R [--trees 100] [--rows 15000] [--options "list(...)"] [--cca]
 #
 # Design: callgrind's instruction counts (bench/instructions.R) do not see
 # memory waits or the latency of divisions and square roots, and several
@@ -25,6 +25,16 @@
 # fitted twice in one process (a warm-up, then the timed fit) and the table
 # holds half of both fits' sums. Prints the table; nothing is written to
 # bench/results.
+#
+# --cca adds clocks inside the class CCA (cca_classes() in src/core/Cca.cpp,
+# the same anchor check) and a second table: per node size, the CCA's time in
+# centring the bootstrap sample with its class sums, counting the classes,
+# factorising (Gram and Cholesky, or the pivoted QR), whitening the sums of
+# the classes present, the eigenproblem (two classes: Fisher's direction;
+# few: the shrunken one; else the full r x r one, Jacobi) and the
+# back-substitution, with how many eigenproblems of each kind ran. The steps
+# past the centring cost per node, not per row: chains of square roots and
+# divisions, whose latency no reordering of the rows hides.
 
 options(width = 200)
 source(file.path(dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1L])),
@@ -36,6 +46,7 @@ trees <- integer_option(args, "--trees", 100L)
 rows <- integer_option(args, "--rows", 15000L)
 at <- match("--options", args)
 options_text <- if (is.na(at)) "list()" else args[at + 1L]
+cca_clock <- "--cca" %in% args
 extra <- eval(parse(text = options_text))
 if (!is.list(extra)) stop("--options must give a list", call. = FALSE)
 
@@ -96,17 +107,80 @@ edits <- list(
   c("  split(task, next, std::move(features), cut);\n}",
     "  split(task, next, std::move(features), cut);\n  clock.lap(kSplit);\n  ++phase_table.splits[clock.size_class];\n}")
 )
-trainer <- file.path(work, "pkg", "src", "core", "TreeTrainer.cpp")
-code <- paste(readLines(trainer), collapse = "\n")
-for (e in edits) {
-  found <- gregexpr(e[1L], code, fixed = TRUE)[[1L]]
-  if (sum(found > 0L) != 1L) {
-    stop(sprintf("anchor found %d times in src/core/TreeTrainer.cpp (update bench/node-phases.R): %s",
-                 sum(found > 0L), e[1L]), call. = FALSE)
+# Applies the (anchor, replacement) pairs to one source file of the copy;
+# stops unless each anchor occurs exactly once.
+patch_source <- function(file, edits) {
+  path <- file.path(work, "pkg", "src", "core", file)
+  code <- paste(readLines(path), collapse = "\n")
+  for (e in edits) {
+    found <- gregexpr(e[1L], code, fixed = TRUE)[[1L]]
+    if (sum(found > 0L) != 1L) {
+      stop(sprintf("anchor found %d times in src/core/%s (update bench/node-phases.R): %s",
+                   sum(found > 0L), file, e[1L]), call. = FALSE)
+    }
+    code <- sub(e[1L], e[2L], code, fixed = TRUE)
   }
-  code <- sub(e[1L], e[2L], code, fixed = TRUE)
+  writeLines(code, path)
 }
-writeLines(code, trainer)
+patch_source("TreeTrainer.cpp", edits)
+
+# The class CCA's clock (--cca): the same scheme, its own table.
+cca_clock_code <- '
+#include <chrono>
+#include <cstdio>
+namespace {
+enum CcaStep { kCentre, kCount, kFactor, kWhiten, kEigen, kBack, kCcaSteps };
+struct CcaTable {
+  double seconds[4][kCcaSteps] = {};
+  long calls[4] = {}, kinds[4][3] = {};
+  ~CcaTable() {
+    for (int c = 0; c < 4; ++c) {
+      std::fprintf(stderr, "CCA,%d,%ld,%ld,%ld,%ld", c, calls[c], kinds[c][0], kinds[c][1], kinds[c][2]);
+      for (int s = 0; s < kCcaSteps; ++s) std::fprintf(stderr, ",%.9f", seconds[c][s]);
+      std::fprintf(stderr, "\\n");
+    }
+  }
+};
+CcaTable cca_table;
+struct CcaClock {
+  int size_class;
+  CcaStep step = kCentre;
+  std::chrono::steady_clock::time_point last;
+  explicit CcaClock(long n)
+      : size_class(n < 16 ? 0 : n < 128 ? 1 : n < 1024 ? 2 : 3), last(std::chrono::steady_clock::now()) {
+    ++cca_table.calls[size_class];
+  }
+  void lap(CcaStep s) {
+    const auto now = std::chrono::steady_clock::now();
+    cca_table.seconds[size_class][s] += std::chrono::duration<double>(now - last).count();
+    last = now;
+    step = static_cast<CcaStep>(s + 1);
+  }
+  // An early return (rank 0, one class) counts to the step it left.
+  ~CcaClock() {
+    if (step < kCcaSteps) lap(step);
+  }
+};
+}  // namespace
+'
+cca_edits <- list(
+  c('#include "SmallDense.h"\n', paste0('#include "SmallDense.h"\n', cca_clock_code)),
+  c("  MatrixXd& sums = work.sums;\n  sums.resize(p, n_class);\n",
+    "  CcaClock clock(n);\n  MatrixXd& sums = work.sums;\n  sums.resize(p, n_class);\n"),
+  c("  std::vector<Index>& counts = work.counts;\n",
+    "  clock.lap(kCentre);\n  std::vector<Index>& counts = work.counts;\n"),
+  c("  if (!gram_factor(xc, tolerance, work)) reduced_qr(xc, tolerance, work.factor, work);\n",
+    paste0("  clock.lap(kCount);\n",
+           "  if (!gram_factor(xc, tolerance, work)) reduced_qr(xc, tolerance, work.factor, work);\n",
+           "  clock.lap(kFactor);\n")),
+  c("  q_transpose_times(qx, kept_sums, class_sums);\n",
+    "  q_transpose_times(qx, kept_sums, class_sums);\n  clock.lap(kWhiten);\n"),
+  c("  return normalised(back_substitute(qx, vectors.leftCols(n_dir), p, work.column),",
+    paste0("  clock.lap(kEigen);\n",
+           "  ++cca_table.kinds[clock.size_class][n_present == 2 ? 0 : shrunk ? 1 : 2];\n",
+           "  return normalised(back_substitute(qx, vectors.leftCols(n_dir), p, work.column),"))
+)
+if (cca_clock) patch_source("Cca.cpp", cca_edits)
 
 lib <- file.path(work, "lib")
 dir.create(lib)
@@ -172,4 +246,30 @@ cat(sprintf("\nshare of the phases: %s\n", paste(sprintf("%s %.0f%%", phases, 10
                                                  collapse = ", ")))
 cat(sprintf("fit CPU time: instrumented %.3f s, uninstrumented %.3f s (%s)\n", seconds(timed), seconds(plain),
             if (nzchar(plain_lib)) plain_lib else "the machine's library"))
+
+if (cca_clock) {
+  cca_lines <- grep("^CCA,", timed, value = TRUE)
+  cca <- do.call(rbind, lapply(strsplit(cca_lines, ",", fixed = TRUE), function(f) as.numeric(f[-1L])))
+  steps <- c("centre_sums", "count", "factor", "whiten", "eigen", "back")
+  colnames(cca) <- c("class", "calls", "two", "shrunk", "full", steps)
+  cca[, -1L] <- cca[, -1L] / 2
+  cca_ms <- cca[, steps] * 1000
+  cca_report <- data.frame(node_rows = classes, calls = round(cca[, "calls"]),
+                           eigen_two = round(cca[, "two"]), eigen_shrunk = round(cca[, "shrunk"]),
+                           eigen_full = round(cca[, "full"]), round(cca_ms, 1),
+                           total_ms = round(rowSums(cca_ms), 1),
+                           of_find = sprintf("%.0f%%", 100 * rowSums(cca_ms) / ms[, "find"]),
+                           check.names = FALSE)
+  cca_all <- colSums(cca_ms)
+  cca_report <- rbind(cca_report, data.frame(
+    node_rows = "all", calls = sum(cca_report$calls), eigen_two = sum(cca_report$eigen_two),
+    eigen_shrunk = sum(cca_report$eigen_shrunk), eigen_full = sum(cca_report$eigen_full),
+    t(round(cca_all, 1)), total_ms = round(sum(cca_all), 1),
+    of_find = sprintf("%.0f%%", 100 * sum(cca_all) / sum(ms[, "find"])), check.names = FALSE))
+  cat("\nthe class CCA inside find, milliseconds per step (its clocks add to the instrumented fit):\n")
+  print(cca_report, row.names = FALSE)
+  cat(sprintf("share of the fit: centring and class sums %.0f%%, the per-node steps after them %.0f%%\n",
+              100 * cca_all[["centre_sums"]] / sum(all_ms),
+              100 * sum(cca_all[c("count", "factor", "whiten", "eigen", "back")]) / sum(all_ms)))
+}
 unlink(work, recursive = TRUE)
