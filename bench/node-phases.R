@@ -28,8 +28,7 @@
 #
 # --cca adds clocks inside the class CCA (cca_classes() in src/core/Cca.cpp,
 # the same anchor check) and a second table: per node size, the CCA's time in
-# centring the bootstrap sample with its class sums, counting the classes,
-# factorising (Gram and Cholesky, or the pivoted QR), whitening the sums of
+# centring the bootstrap sample with its class sums and counts, factorising (Gram and Cholesky, or the pivoted QR), whitening the sums of
 # the classes present, the eigenproblem (two classes: Fisher's direction;
 # few: the shrunken one; else the full r x r one, Jacobi) and the
 # back-substitution, with how many eigenproblems of each kind ran. The steps
@@ -129,7 +128,7 @@ cca_clock_code <- '
 #include <chrono>
 #include <cstdio>
 namespace {
-enum CcaStep { kCentre, kCount, kFactor, kWhiten, kEigen, kBack, kCcaSteps };
+enum CcaStep { kCentre, kFactor, kWhiten, kEigen, kBack, kCcaSteps };
 struct CcaTable {
   double seconds[4][kCcaSteps] = {};
   long calls[4] = {}, kinds[4][3] = {};
@@ -167,10 +166,8 @@ cca_edits <- list(
   c('#include "SmallDense.h"\n', paste0('#include "SmallDense.h"\n', cca_clock_code)),
   c("  MatrixXd& sums = work.sums;\n  sums.resize(p, n_class);\n",
     "  CcaClock clock(n);\n  MatrixXd& sums = work.sums;\n  sums.resize(p, n_class);\n"),
-  c("  std::vector<Index>& counts = work.counts;\n",
-    "  clock.lap(kCentre);\n  std::vector<Index>& counts = work.counts;\n"),
   c("  if (!gram_factor(xc, tolerance, work)) reduced_qr(xc, tolerance, work.factor, work);\n",
-    paste0("  clock.lap(kCount);\n",
+    paste0("  clock.lap(kCentre);\n",
            "  if (!gram_factor(xc, tolerance, work)) reduced_qr(xc, tolerance, work.factor, work);\n",
            "  clock.lap(kFactor);\n")),
   c("  q_transpose_times(qx, kept_sums, class_sums);\n",
@@ -250,7 +247,7 @@ cat(sprintf("fit CPU time: instrumented %.3f s, uninstrumented %.3f s (%s)\n", s
 if (cca_clock) {
   cca_lines <- grep("^CCA,", timed, value = TRUE)
   cca <- do.call(rbind, lapply(strsplit(cca_lines, ",", fixed = TRUE), function(f) as.numeric(f[-1L])))
-  steps <- c("centre_sums", "count", "factor", "whiten", "eigen", "back")
+  steps <- c("centre_sums", "factor", "whiten", "eigen", "back")
   colnames(cca) <- c("class", "calls", "two", "shrunk", "full", steps)
   cca[, -1L] <- cca[, -1L] / 2
   cca_ms <- cca[, steps] * 1000
@@ -270,6 +267,6 @@ if (cca_clock) {
   print(cca_report, row.names = FALSE)
   cat(sprintf("share of the fit: centring and class sums %.0f%%, the per-node steps after them %.0f%%\n",
               100 * cca_all[["centre_sums"]] / sum(all_ms),
-              100 * sum(cca_all[c("count", "factor", "whiten", "eigen", "back")]) / sum(all_ms)))
+              100 * sum(cca_all[c("factor", "whiten", "eigen", "back")]) / sum(all_ms)))
 }
 unlink(work, recursive = TRUE)

@@ -83,14 +83,19 @@ bool gram_factor(const MatrixMap& centred, double tolerance, CcaWorkspace& work)
 }
 
 /**
- * Sets `sums` (p x n_class) to the class sums of the rows of the column-major
- * block `centred`. Rows of one class often follow each other, and each add
- * would wait for the previous one to the same sums: even and odd rows go to
- * separate sums (added at the end), and a row adds all its columns at once.
+ * Sets work.sums (p x n_class, sized by the caller) to the class sums of the
+ * rows of the column-major block `centred`, and work.counts to the classes'
+ * rows. Rows of one class often follow each other, and each add would wait
+ * for the previous one to the same sums: even and odd rows go to separate
+ * sums and counts (added at the end), and a row adds all its columns at once.
  */
-void sum_by_class(const MatrixMap& centred, const int* codes, MatrixXd& sums, MatrixXd& odd) {
+void sum_by_class(const MatrixMap& centred, const int* codes, CcaWorkspace& work) {
   const Index n = centred.rows(), p = centred.cols();
+  MatrixXd& sums = work.sums;
+  const size_t n_class = static_cast<size_t>(sums.cols());
   sums.setZero();
+  work.counts.assign(n_class, 0);
+  Index* even_counts = work.counts.data();
   const double* x = centred.data();
   double* even_sums = sums.data();  // (j, k) at k * p + j
   // Below this many rows the second set of sums costs more to clear and add
@@ -100,10 +105,14 @@ void sum_by_class(const MatrixMap& centred, const int* codes, MatrixXd& sums, Ma
     for (Index i = 0; i < n; ++i) {
       double* a = even_sums + codes[i] * p;
       for (Index j = 0; j < p; ++j) a[j] += x[j * n + i];
+      ++even_counts[codes[i]];
     }
     return;
   }
+  MatrixXd& odd = work.odd_sums;
   odd.setZero(sums.rows(), sums.cols());
+  work.odd_counts.assign(n_class, 0);
+  Index* odd_counts = work.odd_counts.data();
   double* odd_sums = odd.data();
   Index i = 0;
   for (; i + 1 < n; i += 2) {
@@ -113,19 +122,23 @@ void sum_by_class(const MatrixMap& centred, const int* codes, MatrixXd& sums, Ma
       a[j] += x[j * n + i];
       b[j] += x[j * n + i + 1];
     }
+    ++even_counts[codes[i]];
+    ++odd_counts[codes[i + 1]];
   }
   if (i < n) {
     double* a = even_sums + codes[i] * p;
     for (Index j = 0; j < p; ++j) a[j] += x[j * n + i];
+    ++even_counts[codes[i]];
   }
   sums += odd;
+  for (size_t k = 0; k < n_class; ++k) even_counts[k] += odd_counts[k];
 }
 
 /**
  * Copies m into `buffer` and centres its columns; with `rows`, copies the
  * rows m.row(rows[i]) instead (a bootstrap sample, gathered here rather than
- * copied twice). With `codes`, also sets `sums` (p x n_class) to the class
- * sums of the centred columns.
+ * copied twice). With `codes`, also sets the class sums of the centred
+ * columns and the class counts in `totals` (see sum_by_class()).
  *
  * Blocks of extreme magnitude are divided by a power of two near their
  * largest value, which keeps the squared norms inside the Householder steps
@@ -135,7 +148,7 @@ void sum_by_class(const MatrixMap& centred, const int* codes, MatrixXd& sums, Ma
  * magnitude skip it and give the same directions.
  */
 MatrixMap centre(const ConstMatrixRef& m, const size_t* rows, Index n_rows, Buffer<double>& buffer,
-                 const int* codes = nullptr, MatrixXd* sums = nullptr, MatrixXd* odd = nullptr) {
+                 const int* codes = nullptr, CcaWorkspace* totals = nullptr) {
   const Index n = rows != nullptr ? n_rows : m.rows(), p = m.cols();
   buffer.resize(static_cast<size_t>(n * p));
   MatrixMap centred(buffer.data(), n, p);
@@ -159,7 +172,7 @@ MatrixMap centre(const ConstMatrixRef& m, const size_t* rows, Index n_rows, Buff
       std::abs(std::ilogb(largest)) > kOrdinaryExponent) {
     centred /= std::ldexp(1.0, std::ilogb(largest));
   }
-  if (codes != nullptr) sum_by_class(centred, codes, *sums, *odd);
+  if (codes != nullptr) sum_by_class(centred, codes, *totals);
   return centred;
 }
 
@@ -264,10 +277,8 @@ CcaResult cca_classes(const ConstMatrixRef& x, const size_t* rows, Index n_rows,
   MatrixXd& sums = work.sums;
   sums.resize(p, n_class);
   // Class sums of the centred columns, taken before the QR overwrites them.
-  MatrixMap xc = centre(x, rows, n, work.x, codes, &sums, &work.odd_sums);
-  std::vector<Index>& counts = work.counts;
-  counts.assign(static_cast<size_t>(n_class), 0);
-  for (Index i = 0; i < n; ++i) ++counts[codes[i]];
+  MatrixMap xc = centre(x, rows, n, work.x, codes, &work);
+  const std::vector<Index>& counts = work.counts;
   if (!gram_factor(xc, tolerance, work)) reduced_qr(xc, tolerance, work.factor, work);
   const ReducedQr& qx = work.factor;
   if (qx.rank == 0) return empty_result(p);

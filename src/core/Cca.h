@@ -36,7 +36,7 @@ struct ReducedQr {
 struct CcaWorkspace {
   Buffer<double> x, y;
   Eigen::MatrixXd sums, odd_sums;
-  std::vector<Eigen::Index> counts;
+  std::vector<Eigen::Index> counts, odd_counts;
   Buffer<int> present;  // the classes present, in increasing order (the first n_present)
   // The class route's small matrices: the Gram matrix and its factor; the
   // sums of the classes present, whitened, the matrix of those and its
