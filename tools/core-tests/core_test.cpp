@@ -8,6 +8,7 @@
 #include <functional>
 #include <limits>
 #include <random>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -217,6 +218,35 @@ void test_small_dense() {
                   std::to_string(p));
     Eigen::MatrixXd not_definite = -a;
     check(!cholesky_lower(not_definite.data(), p), "cholesky_lower refuses a negative definite matrix");
+  }
+  // Jacobi's angles come from entries divided by the largest: any scale,
+  // indefinite matrices, equal eigenvalues and the largest size it takes.
+  for (int p : {2, 3, 4, 5, 6, 16}) {
+    for (const char* label : {"1e-280", "1", "1e280"}) {
+      const double scale = std::strtod(label, nullptr);
+      Eigen::MatrixXd b(p, p);
+      for (int i = 0; i < b.size(); ++i) b(i) = normal(gen);
+      Eigen::MatrixXd a = (b + b.transpose()) * scale;  // indefinite
+      if (p >= 4) a.topLeftCorner(2, 2) = Eigen::MatrixXd::Identity(2, 2) * scale;  // a repeated eigenvalue nearby
+      Eigen::MatrixXd e = a, vectors(p, p);
+      Eigen::VectorXd values(p);
+      jacobi_eigen(e.data(), p, values.data(), vectors.data());
+      Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> reference(a);
+      const Eigen::VectorXd expected = reference.eigenvalues().reverse();
+      const double size = expected.cwiseAbs().maxCoeff();
+      bool ok = values.allFinite() && vectors.allFinite();
+      ok = ok && (values - expected).cwiseAbs().maxCoeff() < 1e-12 * size;
+      ok = ok && (a * vectors - vectors * values.asDiagonal()).cwiseAbs().maxCoeff() < 1e-12 * size;
+      ok = ok && (vectors.transpose() * vectors - Eigen::MatrixXd::Identity(p, p)).cwiseAbs().maxCoeff() < 1e-12;
+      check(ok, "jacobi_eigen decomposes a symmetric indefinite matrix at scale " + std::string(label) +
+                    ", p = " + std::to_string(p));
+    }
+  }
+  {
+    Eigen::MatrixXd zero = Eigen::MatrixXd::Zero(3, 3), vectors(3, 3);
+    Eigen::VectorXd values(3);
+    jacobi_eigen(zero.data(), 3, values.data(), vectors.data());
+    check(values.isZero(0.0) && vectors.isIdentity(0.0), "jacobi_eigen of a zero matrix: zeros and the axes");
   }
   // Pivoted QR, full rank and with a dependent column (rank 3 of 4), tall and wide.
   for (int n : {3, 6, 40}) {
