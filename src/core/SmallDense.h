@@ -40,8 +40,10 @@ bool cholesky_lower(double* a, std::ptrdiff_t p);
 /**
  * Eigenvalues and eigenvectors of the symmetric r x r column-major matrix
  * `a` (overwritten) by cyclic Jacobi rotations, which converge quadratically
- * and are accurate to rounding in every eigenpair; for the matrices of up to
- * about sixteen rows that a node produces they beat a tridiagonal reduction.
+ * and are accurate to rounding in every eigenpair; for the matrices a node
+ * produces (r = 2..5 on 16 features) they beat a tridiagonal reduction, even
+ * Eigen's of fixed size (`make -C tools/core-tests small-dense-bench`: 0.8
+ * against 1.0 us at 5 x 5, level at 6 x 6).
  * values[0..r) come in decreasing order, the k-th vector in column k of
  * `vectors` (r x r, column-major).
  */
