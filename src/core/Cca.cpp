@@ -84,8 +84,8 @@ bool gram_factor(const MatrixMap& centred, double tolerance, CcaWorkspace& work)
 
 /**
  * Sets work.sums (p x n_class, sized by the caller) to the class sums of the
- * rows of the column-major block `centred`, and work.counts to the classes'
- * rows. Rows of one class often follow each other, and each add would wait
+ * rows of the column-major block `centred`, and work.counts to each class's
+ * number of rows. Rows of one class often follow each other, and each add would wait
  * for the previous one to the same sums: even and odd rows go to separate
  * sums and counts (added at the end), and a row adds all its columns at once.
  */
