@@ -28,8 +28,9 @@
 #
 # --cca adds clocks inside the class CCA (cca_classes() in src/core/Cca.cpp,
 # the same anchor check) and a second table: per node size, the CCA's time in
-# centring the bootstrap sample with its class sums and counts, factorising (Gram and Cholesky, or the pivoted QR), whitening the sums of
-# the classes present, the eigenproblem (two classes: Fisher's direction;
+# centring the bootstrap sample with its class sums and counts, factorising
+# (Gram and Cholesky, or the pivoted QR), whitening the sums of the classes
+# present, the eigenproblem (two classes: Fisher's direction;
 # few: the shrunken one; else the full r x r one, Jacobi) and the
 # back-substitution, with how many eigenproblems of each kind ran. The steps
 # past the centring cost per node, not per row: chains of square roots and
