@@ -13,16 +13,28 @@ ccf_leaf_samples_cpp <- function(trees, training, source, n_thread) {
     .Call(`_ccforest_ccf_leaf_samples_cpp`, trees, training, source, n_thread)
 }
 
-ccf_predict_quantiles_cpp <- function(trees, shape, samples, x, seed, first_tree, impute_random, y, weights, probs, n_tree, n_thread) {
-    .Call(`_ccforest_ccf_predict_quantiles_cpp`, trees, shape, samples, x, seed, first_tree, impute_random, y, weights, probs, n_tree, n_thread)
+ccf_predict_quantiles_cpp <- function(trees, shape, samples, x, seed, first_tree, impute_random, y, weights, probs, n_tree, n_thread, cache = NULL) {
+    .Call(`_ccforest_ccf_predict_quantiles_cpp`, trees, shape, samples, x, seed, first_tree, impute_random, y, weights, probs, n_tree, n_thread, cache)
 }
 
-ccf_predict_cpp <- function(trees, shape, x, seed, first_tree, impute_random, n_tree, n_thread) {
-    .Call(`_ccforest_ccf_predict_cpp`, trees, shape, x, seed, first_tree, impute_random, n_tree, n_thread)
+ccf_predict_cpp <- function(trees, shape, x, seed, first_tree, impute_random, n_tree, n_thread, cache = NULL) {
+    .Call(`_ccforest_ccf_predict_cpp`, trees, shape, x, seed, first_tree, impute_random, n_tree, n_thread, cache)
 }
 
-ccf_prime_cpp <- function(trees, shape, n_thread) {
-    .Call(`_ccforest_ccf_prime_cpp`, trees, shape, n_thread)
+ccf_mark_verified_cpp <- function(cache, object, names, memory_limit) {
+    invisible(.Call(`_ccforest_ccf_mark_verified_cpp`, cache, object, names, memory_limit))
+}
+
+ccf_is_verified_cpp <- function(cache, object, names) {
+    .Call(`_ccforest_ccf_is_verified_cpp`, cache, object, names)
+}
+
+ccf_new_cache_cpp <- function() {
+    .Call(`_ccforest_ccf_new_cache_cpp`)
+}
+
+ccf_prime_cpp <- function(cache, trees, shape, n_thread) {
+    .Call(`_ccforest_ccf_prime_cpp`, cache, trees, shape, n_thread)
 }
 
 ccf_tree_sizes_cpp <- function(trees, shape) {
@@ -33,8 +45,8 @@ ccf_tree_table_cpp <- function(tree, shape) {
     .Call(`_ccforest_ccf_tree_table_cpp`, tree, shape)
 }
 
-ccf_cache_bytes_cpp <- function() {
-    .Call(`_ccforest_ccf_cache_bytes_cpp`)
+ccf_cache_bytes_cpp <- function(cache = NULL) {
+    .Call(`_ccforest_ccf_cache_bytes_cpp`, cache)
 }
 
 ccf_exact_row_sums_cpp <- function(x) {
@@ -45,12 +57,12 @@ ccf_fingerprint_cpp <- function(parts) {
     .Call(`_ccforest_ccf_fingerprint_cpp`, parts)
 }
 
-ccf_predict_trees_cpp <- function(trees, shape, x, seed, first_tree, impute_random, n_tree, n_thread, nodes) {
-    .Call(`_ccforest_ccf_predict_trees_cpp`, trees, shape, x, seed, first_tree, impute_random, n_tree, n_thread, nodes)
+ccf_predict_trees_cpp <- function(trees, shape, x, seed, first_tree, impute_random, n_tree, n_thread, nodes, cache = NULL) {
+    .Call(`_ccforest_ccf_predict_trees_cpp`, trees, shape, x, seed, first_tree, impute_random, n_tree, n_thread, nodes, cache)
 }
 
-ccf_predict_negated_cpp <- function(trees, shape, x, seed, first_tree, impute_random, n_tree, n_thread, negate_begin, negate_end) {
-    .Call(`_ccforest_ccf_predict_negated_cpp`, trees, shape, x, seed, first_tree, impute_random, n_tree, n_thread, negate_begin, negate_end)
+ccf_predict_negated_cpp <- function(trees, shape, x, seed, first_tree, impute_random, n_tree, n_thread, negate_begin, negate_end, cache = NULL) {
+    .Call(`_ccforest_ccf_predict_negated_cpp`, trees, shape, x, seed, first_tree, impute_random, n_tree, n_thread, negate_begin, negate_end, cache)
 }
 
 ccf_oob_negation_cpp <- function(trees, training, source, n_thread) {
@@ -69,8 +81,8 @@ ccf_jackknife_plus_cpp <- function(values, residual, record, seed, first_tree, r
     .Call(`_ccforest_ccf_jackknife_plus_cpp`, values, residual, record, seed, first_tree, rank_lower, rank_upper, n_thread)
 }
 
-ccf_predict_survival_cpp <- function(trees, shape, x, seed, first_tree, impute_random, n_tree, n_thread, request, negate_begin = 0L, negate_end = 0L) {
-    .Call(`_ccforest_ccf_predict_survival_cpp`, trees, shape, x, seed, first_tree, impute_random, n_tree, n_thread, request, negate_begin, negate_end)
+ccf_predict_survival_cpp <- function(trees, shape, x, seed, first_tree, impute_random, n_tree, n_thread, request, negate_begin = 0L, negate_end = 0L, cache = NULL) {
+    .Call(`_ccforest_ccf_predict_survival_cpp`, trees, shape, x, seed, first_tree, impute_random, n_tree, n_thread, request, negate_begin, negate_end, cache)
 }
 
 ccf_oob_survival_cpp <- function(trees, training, source, n_thread, request, feature, negate) {

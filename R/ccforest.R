@@ -486,7 +486,7 @@ ccforest.formula <- function(formula, data, ...) {
   fit <- ccforest.default(parts$x, y, ..., .x_arg = "data", .y_arg = "data")
   fit$formula <- parts$terms_info
   fit$call <- generic_call(match.call())
-  seal_ccforest(fit)
+  seal_ccforest(fit, fresh = FALSE)
 }
 
 #' @rdname ccforest
@@ -663,14 +663,15 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
   if (quantiles) {
     fit$quantile <- quantile_data(fit, training, response, core, n_thread)
   }
-  # A fit is usually followed by a prediction: decode the trees for it now
-  # (small forests only; kept until another forest is predicted with).
-  ccf_prime_cpp(fit$forest$trees, model_shape(fit), n_thread)
   fit$train_time <- proc.time()[["elapsed"]] - started
   if (importance == "projection") {
     fit$variable.importance <- projection_importance(fit)
   }
-  seal_ccforest(fit)
+  fit <- seal_ccforest(fit)
+  # A fit is usually followed by a prediction: its trees are decoded for it
+  # now, and kept with the fit.
+  ccf_prime_cpp(fit$cache, fit$forest$trees, model_shape(fit), n_thread)
+  fit
 }
 
 #' Out-of-bag permutation importance from the core, per original variable,

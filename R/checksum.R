@@ -16,11 +16,32 @@ sealed_elements <- c("forest", "task", "blueprint", "response", "options", "seed
                      "formula", "version", "predictions", "oob_error", "residuals",
                      "variable.importance", "quantile")
 
-#' Store the checksum of `fit`; the last step of everything that makes a fit
+#' The elements whose identity check_ccforest() compares before it trusts an
+#' earlier verification: the sealed ones and the seal itself
 #' @noRd
-seal_ccforest <- function(fit) {
+verified_elements <- c(sealed_elements, "checksum")
+
+#' Store the checksum of `fit`; the last step of everything that makes a fit.
+#'
+#' A new fit gets a new handle for its prepared state (`cache`, see
+#' src/prepared.h), already verified: its first prediction neither checks
+#' its seal again nor, once primed, decodes its trees. `fresh = FALSE` keeps
+#' the handle of a fit that was sealed moments ago and only gained elements
+#' (the formula method's), with what it has prepared.
+#' @noRd
+seal_ccforest <- function(fit, fresh = TRUE) {
   fit$checksum <- ccf_checksum_cpp(unclass(fit), sealed_elements)
+  if (fresh || is.null(fit$cache)) fit$cache <- ccf_new_cache_cpp()
+  mark_verified(fit)
   fit
+}
+
+#' Record that `object` passed every check, so that the next calls with the
+#' same object only compare its elements' identities (see is_verified() in
+#' src/prepared.h)
+#' @noRd
+mark_verified <- function(object) {
+  ccf_mark_verified_cpp(object[["cache"]], object, verified_elements, memory_limit())
 }
 
 #' What is wrong with an object's checksum, or NULL (also for objects that

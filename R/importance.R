@@ -290,7 +290,7 @@ held_out_importance <- function(object, new_data, y, type, n_repeat, n_thread, s
       values <- core_call(object, ccf_predict_negated_cpp(
         object$forest$trees, model_shape(object), matrix_x, object$seed,
         object$forest$first_tree - 1, imputes_at_random(object), n_tree, n_thread,
-        as.integer(start[[d]]), as.integer(start[[d + 1L]])))
+        as.integer(start[[d]]), as.integer(start[[d + 1L]]), cache = object$cache))
       increase[, d] <- losses(values) - baseline
     }
   } else {

@@ -8,7 +8,7 @@ per_tree_raw <- function(object, matrix_x, n_tree, n_thread, impute_random) {
   core_call(object, ccf_predict_trees_cpp(
     object$forest$trees, model_shape(object), matrix_x, object$seed,
     object$forest$first_tree - 1, impute_random || imputes_at_random(object),
-    as.integer(n_tree), as.integer(n_thread), FALSE
+    as.integer(n_tree), as.integer(n_thread), FALSE, cache = object$cache
   ))
 }
 
@@ -73,7 +73,7 @@ predict_terminal_nodes <- function(object, matrix_x, n_tree, n_thread, impute_ra
   core_call(object, ccf_predict_trees_cpp(
     object$forest$trees, model_shape(object), matrix_x, object$seed,
     object$forest$first_tree - 1, impute_random || imputes_at_random(object),
-    as.integer(n_tree), as.integer(n_thread), TRUE
+    as.integer(n_tree), as.integer(n_thread), TRUE, cache = object$cache
   ))
 }
 

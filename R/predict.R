@@ -291,7 +291,7 @@ predict_values <- function(object, matrix_x, n_tree, n_thread, impute_random = F
     object$forest$trees, model_shape(object), matrix_x, seed = object$seed,
     first_tree = object$forest$first_tree - 1,
     impute_random = impute_random || imputes_at_random(object),
-    n_tree = n_tree, n_thread = n_thread
+    n_tree = n_tree, n_thread = n_thread, cache = object$cache
   ))
 }
 
@@ -365,6 +365,12 @@ format_regression <- function(values, response) {
 #' trees themselves are checked by the core before it walks them.
 #' @noRd
 check_ccforest <- function(object, arg = "object") {
+  # Verified before and unchanged since: R copies an immutable element
+  # before changing it, so the same elements are the same contents.
+  if (inherits(object, "ccforest") &&
+      ccf_is_verified_cpp(object[["cache"]], object, verified_elements)) {
+    return(invisible(object))
+  }
   if (!inherits(object, "ccforest")) {
     stop(sprintf("`%s` must be a ccforest fitted by ccforest(), not %s.", arg,
                  class_label(object)), call. = FALSE)
@@ -399,6 +405,7 @@ check_ccforest <- function(object, arg = "object") {
   if (!is.null(problem)) {
     stop(sprintf("`%s` is damaged: %s. Refit the forest.", arg, problem), call. = FALSE)
   }
+  mark_verified(object)
   invisible(object)
 }
 

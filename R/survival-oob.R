@@ -280,7 +280,8 @@ survival_held_out_importance <- function(object, new_data, y, type, n_repeat, n_
   concordance_of <- function(negate = c(0L, 0L), x = matrix_x) {
     risk <- core_call(object, ccf_predict_survival_cpp(
       object$forest$trees, model_shape(object), x, object$seed, object$forest$first_tree - 1,
-      imputes_at_random(object), n_tree, n_thread, request, negate[[1L]], negate[[2L]]))$risk
+      imputes_at_random(object), n_tree, n_thread, request, negate[[1L]], negate[[2L]],
+      cache = object$cache))$risk
     mean(vapply(seq_along(causes), function(k) {
       if (!any(status == k)) return(NA_real_)
       harrell_c(risk[, k], time, status, k)

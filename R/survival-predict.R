@@ -105,8 +105,12 @@ predict_survival_forest <- function(object, new_data, type, times, horizon, n_tr
   horizon <- if (type == "time") check_horizon(horizon, survival)
   output <- switch(type, time = "rmst", risk = "risk", type)
   request <- survival_request(survival, times, output, horizon)
+  # Futures get only the trees they use; this session uses the fit's own
+  # trees and what it has prepared for them.
+  in_session <- backend == "threads"
   shared <- list(
-    trees = object$forest$trees[seq_len(n_tree)], shape = model_shape(object),
+    trees = if (in_session) object$forest$trees else object$forest$trees[seq_len(n_tree)],
+    n_tree = n_tree, cache = if (in_session) object$cache, shape = model_shape(object),
     seed = object$seed, first_tree = object$forest$first_tree - 1,
     impute_random = impute_random, n_thread = n_thread, request = request
   )
@@ -124,8 +128,8 @@ predict_survival_forest <- function(object, new_data, type, times, horizon, n_tr
 predict_survival_chunk <- function(shared, task, progress) {
   ccf_predict_survival_cpp(shared$trees, shared$shape, task$x, seed = shared$seed,
                            first_tree = shared$first_tree, impute_random = shared$impute_random,
-                           n_tree = length(shared$trees), n_thread = shared$n_thread,
-                           request = shared$request)
+                           n_tree = shared$n_tree, n_thread = shared$n_thread,
+                           request = shared$request, cache = shared$cache)
 }
 
 #' Survival predictions chunk by chunk: in this process, or as futures
@@ -247,9 +251,10 @@ survival_pd_spec <- function(object, type, times) {
 #' @noRd
 survival_pd_predict <- function(object, matrix_x, spec, n_tree, n_thread) {
   values <- core_call(object, ccf_predict_survival_cpp(
-    object$forest$trees[seq_len(n_tree)], model_shape(object), matrix_x, seed = object$seed,
+    object$forest$trees, model_shape(object), matrix_x, seed = object$seed,
     first_tree = object$forest$first_tree - 1, impute_random = imputes_at_random(object),
-    n_tree = n_tree, n_thread = n_thread, request = spec$request))[[spec$output]]
+    n_tree = n_tree, n_thread = n_thread, request = spec$request,
+    cache = object$cache))[[spec$output]]
   matrix(values, nrow(matrix_x))
 }
 

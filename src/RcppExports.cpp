@@ -55,8 +55,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // ccf_predict_quantiles_cpp
-Rcpp::NumericMatrix ccf_predict_quantiles_cpp(const Rcpp::List& trees, const Rcpp::List& shape, const Rcpp::List& samples, const Rcpp::NumericMatrix& x, double seed, double first_tree, bool impute_random, const Rcpp::NumericVector& y, const Rcpp::NumericVector& weights, const Rcpp::NumericVector& probs, int n_tree, int n_thread);
-RcppExport SEXP _ccforest_ccf_predict_quantiles_cpp(SEXP treesSEXP, SEXP shapeSEXP, SEXP samplesSEXP, SEXP xSEXP, SEXP seedSEXP, SEXP first_treeSEXP, SEXP impute_randomSEXP, SEXP ySEXP, SEXP weightsSEXP, SEXP probsSEXP, SEXP n_treeSEXP, SEXP n_threadSEXP) {
+Rcpp::NumericMatrix ccf_predict_quantiles_cpp(const Rcpp::List& trees, const Rcpp::List& shape, const Rcpp::List& samples, const Rcpp::NumericMatrix& x, double seed, double first_tree, bool impute_random, const Rcpp::NumericVector& y, const Rcpp::NumericVector& weights, const Rcpp::NumericVector& probs, int n_tree, int n_thread, SEXP cache);
+RcppExport SEXP _ccforest_ccf_predict_quantiles_cpp(SEXP treesSEXP, SEXP shapeSEXP, SEXP samplesSEXP, SEXP xSEXP, SEXP seedSEXP, SEXP first_treeSEXP, SEXP impute_randomSEXP, SEXP ySEXP, SEXP weightsSEXP, SEXP probsSEXP, SEXP n_treeSEXP, SEXP n_threadSEXP, SEXP cacheSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::traits::input_parameter< const Rcpp::List& >::type trees(treesSEXP);
@@ -71,13 +71,14 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< const Rcpp::NumericVector& >::type probs(probsSEXP);
     Rcpp::traits::input_parameter< int >::type n_tree(n_treeSEXP);
     Rcpp::traits::input_parameter< int >::type n_thread(n_threadSEXP);
-    rcpp_result_gen = Rcpp::wrap(ccf_predict_quantiles_cpp(trees, shape, samples, x, seed, first_tree, impute_random, y, weights, probs, n_tree, n_thread));
+    Rcpp::traits::input_parameter< SEXP >::type cache(cacheSEXP);
+    rcpp_result_gen = Rcpp::wrap(ccf_predict_quantiles_cpp(trees, shape, samples, x, seed, first_tree, impute_random, y, weights, probs, n_tree, n_thread, cache));
     return rcpp_result_gen;
 END_RCPP
 }
 // ccf_predict_cpp
-Rcpp::NumericMatrix ccf_predict_cpp(const Rcpp::List& trees, const Rcpp::List& shape, const Rcpp::NumericMatrix& x, double seed, double first_tree, bool impute_random, int n_tree, int n_thread);
-RcppExport SEXP _ccforest_ccf_predict_cpp(SEXP treesSEXP, SEXP shapeSEXP, SEXP xSEXP, SEXP seedSEXP, SEXP first_treeSEXP, SEXP impute_randomSEXP, SEXP n_treeSEXP, SEXP n_threadSEXP) {
+Rcpp::NumericMatrix ccf_predict_cpp(const Rcpp::List& trees, const Rcpp::List& shape, const Rcpp::NumericMatrix& x, double seed, double first_tree, bool impute_random, int n_tree, int n_thread, SEXP cache);
+RcppExport SEXP _ccforest_ccf_predict_cpp(SEXP treesSEXP, SEXP shapeSEXP, SEXP xSEXP, SEXP seedSEXP, SEXP first_treeSEXP, SEXP impute_randomSEXP, SEXP n_treeSEXP, SEXP n_threadSEXP, SEXP cacheSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::traits::input_parameter< const Rcpp::List& >::type trees(treesSEXP);
@@ -88,19 +89,54 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< bool >::type impute_random(impute_randomSEXP);
     Rcpp::traits::input_parameter< int >::type n_tree(n_treeSEXP);
     Rcpp::traits::input_parameter< int >::type n_thread(n_threadSEXP);
-    rcpp_result_gen = Rcpp::wrap(ccf_predict_cpp(trees, shape, x, seed, first_tree, impute_random, n_tree, n_thread));
+    Rcpp::traits::input_parameter< SEXP >::type cache(cacheSEXP);
+    rcpp_result_gen = Rcpp::wrap(ccf_predict_cpp(trees, shape, x, seed, first_tree, impute_random, n_tree, n_thread, cache));
+    return rcpp_result_gen;
+END_RCPP
+}
+// ccf_mark_verified_cpp
+void ccf_mark_verified_cpp(SEXP cache, SEXP object, SEXP names, double memory_limit);
+RcppExport SEXP _ccforest_ccf_mark_verified_cpp(SEXP cacheSEXP, SEXP objectSEXP, SEXP namesSEXP, SEXP memory_limitSEXP) {
+BEGIN_RCPP
+    Rcpp::traits::input_parameter< SEXP >::type cache(cacheSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type object(objectSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type names(namesSEXP);
+    Rcpp::traits::input_parameter< double >::type memory_limit(memory_limitSEXP);
+    ccf_mark_verified_cpp(cache, object, names, memory_limit);
+    return R_NilValue;
+END_RCPP
+}
+// ccf_is_verified_cpp
+bool ccf_is_verified_cpp(SEXP cache, SEXP object, SEXP names);
+RcppExport SEXP _ccforest_ccf_is_verified_cpp(SEXP cacheSEXP, SEXP objectSEXP, SEXP namesSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< SEXP >::type cache(cacheSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type object(objectSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type names(namesSEXP);
+    rcpp_result_gen = Rcpp::wrap(ccf_is_verified_cpp(cache, object, names));
+    return rcpp_result_gen;
+END_RCPP
+}
+// ccf_new_cache_cpp
+SEXP ccf_new_cache_cpp();
+RcppExport SEXP _ccforest_ccf_new_cache_cpp() {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    rcpp_result_gen = Rcpp::wrap(ccf_new_cache_cpp());
     return rcpp_result_gen;
 END_RCPP
 }
 // ccf_prime_cpp
-bool ccf_prime_cpp(const Rcpp::List& trees, const Rcpp::List& shape, int n_thread);
-RcppExport SEXP _ccforest_ccf_prime_cpp(SEXP treesSEXP, SEXP shapeSEXP, SEXP n_threadSEXP) {
+bool ccf_prime_cpp(SEXP cache, const Rcpp::List& trees, const Rcpp::List& shape, int n_thread);
+RcppExport SEXP _ccforest_ccf_prime_cpp(SEXP cacheSEXP, SEXP treesSEXP, SEXP shapeSEXP, SEXP n_threadSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< SEXP >::type cache(cacheSEXP);
     Rcpp::traits::input_parameter< const Rcpp::List& >::type trees(treesSEXP);
     Rcpp::traits::input_parameter< const Rcpp::List& >::type shape(shapeSEXP);
     Rcpp::traits::input_parameter< int >::type n_thread(n_threadSEXP);
-    rcpp_result_gen = Rcpp::wrap(ccf_prime_cpp(trees, shape, n_thread));
+    rcpp_result_gen = Rcpp::wrap(ccf_prime_cpp(cache, trees, shape, n_thread));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -127,11 +163,12 @@ BEGIN_RCPP
 END_RCPP
 }
 // ccf_cache_bytes_cpp
-double ccf_cache_bytes_cpp();
-RcppExport SEXP _ccforest_ccf_cache_bytes_cpp() {
+double ccf_cache_bytes_cpp(SEXP cache);
+RcppExport SEXP _ccforest_ccf_cache_bytes_cpp(SEXP cacheSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
-    rcpp_result_gen = Rcpp::wrap(ccf_cache_bytes_cpp());
+    Rcpp::traits::input_parameter< SEXP >::type cache(cacheSEXP);
+    rcpp_result_gen = Rcpp::wrap(ccf_cache_bytes_cpp(cache));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -156,8 +193,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // ccf_predict_trees_cpp
-SEXP ccf_predict_trees_cpp(const Rcpp::List& trees, const Rcpp::List& shape, const Rcpp::NumericMatrix& x, double seed, double first_tree, bool impute_random, int n_tree, int n_thread, bool nodes);
-RcppExport SEXP _ccforest_ccf_predict_trees_cpp(SEXP treesSEXP, SEXP shapeSEXP, SEXP xSEXP, SEXP seedSEXP, SEXP first_treeSEXP, SEXP impute_randomSEXP, SEXP n_treeSEXP, SEXP n_threadSEXP, SEXP nodesSEXP) {
+SEXP ccf_predict_trees_cpp(const Rcpp::List& trees, const Rcpp::List& shape, const Rcpp::NumericMatrix& x, double seed, double first_tree, bool impute_random, int n_tree, int n_thread, bool nodes, SEXP cache);
+RcppExport SEXP _ccforest_ccf_predict_trees_cpp(SEXP treesSEXP, SEXP shapeSEXP, SEXP xSEXP, SEXP seedSEXP, SEXP first_treeSEXP, SEXP impute_randomSEXP, SEXP n_treeSEXP, SEXP n_threadSEXP, SEXP nodesSEXP, SEXP cacheSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::traits::input_parameter< const Rcpp::List& >::type trees(treesSEXP);
@@ -169,13 +206,14 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< int >::type n_tree(n_treeSEXP);
     Rcpp::traits::input_parameter< int >::type n_thread(n_threadSEXP);
     Rcpp::traits::input_parameter< bool >::type nodes(nodesSEXP);
-    rcpp_result_gen = Rcpp::wrap(ccf_predict_trees_cpp(trees, shape, x, seed, first_tree, impute_random, n_tree, n_thread, nodes));
+    Rcpp::traits::input_parameter< SEXP >::type cache(cacheSEXP);
+    rcpp_result_gen = Rcpp::wrap(ccf_predict_trees_cpp(trees, shape, x, seed, first_tree, impute_random, n_tree, n_thread, nodes, cache));
     return rcpp_result_gen;
 END_RCPP
 }
 // ccf_predict_negated_cpp
-Rcpp::NumericMatrix ccf_predict_negated_cpp(const Rcpp::List& trees, const Rcpp::List& shape, const Rcpp::NumericMatrix& x, double seed, double first_tree, bool impute_random, int n_tree, int n_thread, int negate_begin, int negate_end);
-RcppExport SEXP _ccforest_ccf_predict_negated_cpp(SEXP treesSEXP, SEXP shapeSEXP, SEXP xSEXP, SEXP seedSEXP, SEXP first_treeSEXP, SEXP impute_randomSEXP, SEXP n_treeSEXP, SEXP n_threadSEXP, SEXP negate_beginSEXP, SEXP negate_endSEXP) {
+Rcpp::NumericMatrix ccf_predict_negated_cpp(const Rcpp::List& trees, const Rcpp::List& shape, const Rcpp::NumericMatrix& x, double seed, double first_tree, bool impute_random, int n_tree, int n_thread, int negate_begin, int negate_end, SEXP cache);
+RcppExport SEXP _ccforest_ccf_predict_negated_cpp(SEXP treesSEXP, SEXP shapeSEXP, SEXP xSEXP, SEXP seedSEXP, SEXP first_treeSEXP, SEXP impute_randomSEXP, SEXP n_treeSEXP, SEXP n_threadSEXP, SEXP negate_beginSEXP, SEXP negate_endSEXP, SEXP cacheSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::traits::input_parameter< const Rcpp::List& >::type trees(treesSEXP);
@@ -188,7 +226,8 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< int >::type n_thread(n_threadSEXP);
     Rcpp::traits::input_parameter< int >::type negate_begin(negate_beginSEXP);
     Rcpp::traits::input_parameter< int >::type negate_end(negate_endSEXP);
-    rcpp_result_gen = Rcpp::wrap(ccf_predict_negated_cpp(trees, shape, x, seed, first_tree, impute_random, n_tree, n_thread, negate_begin, negate_end));
+    Rcpp::traits::input_parameter< SEXP >::type cache(cacheSEXP);
+    rcpp_result_gen = Rcpp::wrap(ccf_predict_negated_cpp(trees, shape, x, seed, first_tree, impute_random, n_tree, n_thread, negate_begin, negate_end, cache));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -251,8 +290,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // ccf_predict_survival_cpp
-Rcpp::List ccf_predict_survival_cpp(const Rcpp::List& trees, const Rcpp::List& shape, const Rcpp::NumericMatrix& x, double seed, double first_tree, bool impute_random, int n_tree, int n_thread, const Rcpp::List& request, int negate_begin, int negate_end);
-RcppExport SEXP _ccforest_ccf_predict_survival_cpp(SEXP treesSEXP, SEXP shapeSEXP, SEXP xSEXP, SEXP seedSEXP, SEXP first_treeSEXP, SEXP impute_randomSEXP, SEXP n_treeSEXP, SEXP n_threadSEXP, SEXP requestSEXP, SEXP negate_beginSEXP, SEXP negate_endSEXP) {
+Rcpp::List ccf_predict_survival_cpp(const Rcpp::List& trees, const Rcpp::List& shape, const Rcpp::NumericMatrix& x, double seed, double first_tree, bool impute_random, int n_tree, int n_thread, const Rcpp::List& request, int negate_begin, int negate_end, SEXP cache);
+RcppExport SEXP _ccforest_ccf_predict_survival_cpp(SEXP treesSEXP, SEXP shapeSEXP, SEXP xSEXP, SEXP seedSEXP, SEXP first_treeSEXP, SEXP impute_randomSEXP, SEXP n_treeSEXP, SEXP n_threadSEXP, SEXP requestSEXP, SEXP negate_beginSEXP, SEXP negate_endSEXP, SEXP cacheSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::traits::input_parameter< const Rcpp::List& >::type trees(treesSEXP);
@@ -266,7 +305,8 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< const Rcpp::List& >::type request(requestSEXP);
     Rcpp::traits::input_parameter< int >::type negate_begin(negate_beginSEXP);
     Rcpp::traits::input_parameter< int >::type negate_end(negate_endSEXP);
-    rcpp_result_gen = Rcpp::wrap(ccf_predict_survival_cpp(trees, shape, x, seed, first_tree, impute_random, n_tree, n_thread, request, negate_begin, negate_end));
+    Rcpp::traits::input_parameter< SEXP >::type cache(cacheSEXP);
+    rcpp_result_gen = Rcpp::wrap(ccf_predict_survival_cpp(trees, shape, x, seed, first_tree, impute_random, n_tree, n_thread, request, negate_begin, negate_end, cache));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -441,21 +481,24 @@ static const R_CallMethodDef CallEntries[] = {
     {"_ccforest_ccf_grow_cpp", (DL_FUNC) &_ccforest_ccf_grow_cpp, 7},
     {"_ccforest_ccf_oob_cpp", (DL_FUNC) &_ccforest_ccf_oob_cpp, 5},
     {"_ccforest_ccf_leaf_samples_cpp", (DL_FUNC) &_ccforest_ccf_leaf_samples_cpp, 4},
-    {"_ccforest_ccf_predict_quantiles_cpp", (DL_FUNC) &_ccforest_ccf_predict_quantiles_cpp, 12},
-    {"_ccforest_ccf_predict_cpp", (DL_FUNC) &_ccforest_ccf_predict_cpp, 8},
-    {"_ccforest_ccf_prime_cpp", (DL_FUNC) &_ccforest_ccf_prime_cpp, 3},
+    {"_ccforest_ccf_predict_quantiles_cpp", (DL_FUNC) &_ccforest_ccf_predict_quantiles_cpp, 13},
+    {"_ccforest_ccf_predict_cpp", (DL_FUNC) &_ccforest_ccf_predict_cpp, 9},
+    {"_ccforest_ccf_mark_verified_cpp", (DL_FUNC) &_ccforest_ccf_mark_verified_cpp, 4},
+    {"_ccforest_ccf_is_verified_cpp", (DL_FUNC) &_ccforest_ccf_is_verified_cpp, 3},
+    {"_ccforest_ccf_new_cache_cpp", (DL_FUNC) &_ccforest_ccf_new_cache_cpp, 0},
+    {"_ccforest_ccf_prime_cpp", (DL_FUNC) &_ccforest_ccf_prime_cpp, 4},
     {"_ccforest_ccf_tree_sizes_cpp", (DL_FUNC) &_ccforest_ccf_tree_sizes_cpp, 2},
     {"_ccforest_ccf_tree_table_cpp", (DL_FUNC) &_ccforest_ccf_tree_table_cpp, 2},
-    {"_ccforest_ccf_cache_bytes_cpp", (DL_FUNC) &_ccforest_ccf_cache_bytes_cpp, 0},
+    {"_ccforest_ccf_cache_bytes_cpp", (DL_FUNC) &_ccforest_ccf_cache_bytes_cpp, 1},
     {"_ccforest_ccf_exact_row_sums_cpp", (DL_FUNC) &_ccforest_ccf_exact_row_sums_cpp, 1},
     {"_ccforest_ccf_fingerprint_cpp", (DL_FUNC) &_ccforest_ccf_fingerprint_cpp, 1},
-    {"_ccforest_ccf_predict_trees_cpp", (DL_FUNC) &_ccforest_ccf_predict_trees_cpp, 9},
-    {"_ccforest_ccf_predict_negated_cpp", (DL_FUNC) &_ccforest_ccf_predict_negated_cpp, 10},
+    {"_ccforest_ccf_predict_trees_cpp", (DL_FUNC) &_ccforest_ccf_predict_trees_cpp, 10},
+    {"_ccforest_ccf_predict_negated_cpp", (DL_FUNC) &_ccforest_ccf_predict_negated_cpp, 11},
     {"_ccforest_ccf_oob_negation_cpp", (DL_FUNC) &_ccforest_ccf_oob_negation_cpp, 4},
     {"_ccforest_ccf_in_bag_cpp", (DL_FUNC) &_ccforest_ccf_in_bag_cpp, 5},
     {"_ccforest_ccf_infjack_cpp", (DL_FUNC) &_ccforest_ccf_infjack_cpp, 5},
     {"_ccforest_ccf_jackknife_plus_cpp", (DL_FUNC) &_ccforest_ccf_jackknife_plus_cpp, 8},
-    {"_ccforest_ccf_predict_survival_cpp", (DL_FUNC) &_ccforest_ccf_predict_survival_cpp, 11},
+    {"_ccforest_ccf_predict_survival_cpp", (DL_FUNC) &_ccforest_ccf_predict_survival_cpp, 12},
     {"_ccforest_ccf_oob_survival_cpp", (DL_FUNC) &_ccforest_ccf_oob_survival_cpp, 7},
     {"_ccforest_ccf_martingale_residuals_cpp", (DL_FUNC) &_ccforest_ccf_martingale_residuals_cpp, 5},
     {"_ccforest_ccf_checksum_cpp", (DL_FUNC) &_ccforest_ccf_checksum_cpp, 2},

@@ -9,7 +9,6 @@
 #include <memory>
 #include <cstring>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "core/Bagging.h"
@@ -28,6 +27,7 @@
 #include "core/SplitSearch.h"
 #include "core/TreeCodec.h"
 #include "parallel.h"
+#include "prepared.h"
 #include "r_convert.h"
 
 using namespace ccforest;
@@ -69,118 +69,33 @@ Rcpp::NumericMatrix expansions_to_r(const std::vector<ExactSum>& sums) {
   return out;
 }
 
-void release_decoded(SEXP sentinel);
-
 /**
- * The last forest predicted with, decoded: predicting again with the same
- * trees (the same bytes, checked by a hash of all of them, at the same
- * addresses) skips decoding, which dominates small predictions. Only forests
- * of at most kMaxStoredBytes stored bytes are kept, one at a time, and only
- * until R's next garbage collection: R cannot tell C++ when a plain list (the
- * fit's trees) is collected, but it finalizes an unreferenced sentinel at
- * its next collection, whose finalizer releases the forest. So the cache
- * never outlives its forest past a collection (rm(fit); gc() gives the
- * memory back), and R collects whenever it needs memory; a collection
- * between predictions only costs the next one a decoding.
+ * Calls work(model, begin, count) so that it sees the first n_tree trees
+ * once each, in order: all at once from the fit's prepared model (see
+ * prepared.h) when it has one, else decoded here about 64 MB of stored
+ * trees at a time (decoded trees take a few times that), or, where the
+ * work needs every tree at once (`whole`), in one piece.
  */
-class DecodedCache {
- public:
-  static constexpr size_t kMaxStoredBytes = size_t{16} << 20;
-
-  const ForestModel* find(const EncodedTrees& trees, size_t n, const ModelShape& shape) {
-    if (!model_ || n != key_.size() || !same_shape(shape)) return nullptr;
-    for (size_t t = 0; t < n; ++t) {
-      if (trees[t] != key_[t]) return nullptr;
+template <typename Work>
+void with_trees(SEXP handle, const Rcpp::List& trees, const ModelShape& shape, size_t n_tree,
+                const Runtime& runtime, bool whole, Work work) {
+  if (const ForestModel* model = prepared_model(handle, trees, shape, runtime)) {
+    work(*model, size_t{0}, n_tree);
+    return;
+  }
+  const EncodedTrees encoded = encoded_trees(trees);
+  const size_t budget = whole ? SIZE_MAX : size_t{64} << 20;
+  for (size_t begin = 0; begin < n_tree;) {
+    size_t end = begin, bytes = 0;
+    while (end < n_tree && (end == begin || bytes + encoded[end].second <= budget)) {
+      bytes += encoded[end].second;
+      ++end;
     }
-    return hash_of(trees, n) == hash_ ? model_.get() : nullptr;
+    const ForestModel batch = decode_forest(encoded, shape, begin, end, runtime);
+    work(batch, begin, end - begin);
+    begin = end;
   }
-
-  const ForestModel& store(const EncodedTrees& trees, size_t n, const ModelShape& shape,
-                           ForestModel model) {
-    clear();  // the old one goes first, so two are never held
-    // Referenced by nothing (this pointer is not a reference R knows of),
-    // the sentinel is collected, and finalized, at R's next collection; one
-    // at most is pending.
-    if (pending_ == nullptr) {
-      pending_ = Rcpp::unwindProtect([] {
-        SEXP sentinel = PROTECT(R_MakeExternalPtr(nullptr, R_NilValue, R_NilValue));
-        R_RegisterCFinalizerEx(sentinel, release_decoded, FALSE);
-        UNPROTECT(1);
-        return sentinel;
-      });
-    }
-    key_.assign(trees.begin(), trees.begin() + static_cast<std::ptrdiff_t>(n));
-    hash_ = hash_of(trees, n);
-    shape_ = shape;
-    model_ = std::make_unique<ForestModel>(std::move(model));
-    return *model_;
-  }
-
-  void clear() {
-    model_.reset();
-    std::vector<std::pair<const uint8_t*, size_t>>().swap(key_);
-  }
-
-  /** At a collection: the pending sentinel's finalizer. */
-  void collected(SEXP sentinel) {
-    if (sentinel != pending_) return;
-    pending_ = nullptr;
-    clear();
-  }
-
-  /**
-   * When the package's code is unloaded, the pending sentinel must never be
-   * finalized (its finalizer would be gone): keep it for good.
-   */
-  void unload() {
-    if (pending_ != nullptr) R_PreserveObject(pending_);
-    pending_ = nullptr;
-    clear();
-  }
-
-  /** Words of the decoded model held (a test hook reports it). */
-  size_t held_words() const {
-    if (!model_) return 0;
-    size_t words = 0;
-    for (const auto& t : model_->trees) words += t.size();
-    for (const auto& l : model_->leaves) words += l.size();
-    return words;
-  }
-
- private:
-  bool same_shape(const ModelShape& shape) const {
-    return shape.n_column == shape_.n_column && shape.n_class == shape_.n_class &&
-           shape.n_output_real == shape_.n_output_real;
-  }
-
-  /** Every byte of the trees, eight at a time (multiply-xorshift mixing). */
-  static uint64_t hash_of(const EncodedTrees& trees, size_t n) {
-    uint64_t h = 0x243f6a8885a308d3ULL;
-    for (size_t t = 0; t < n; ++t) {
-      const uint8_t* p = trees[t].first;
-      size_t left = trees[t].second;
-      h = (h ^ left) * 0x9e3779b97f4a7c15ULL;
-      for (; left >= 8; left -= 8, p += 8) {
-        uint64_t word;
-        std::memcpy(&word, p, 8);
-        h = (h ^ word) * 0x9e3779b97f4a7c15ULL;
-        h ^= h >> 29;
-      }
-      for (; left > 0; --left, ++p) h = (h ^ *p) * 0x100000001b3ULL;
-    }
-    return h;
-  }
-
-  std::vector<std::pair<const uint8_t*, size_t>> key_;
-  uint64_t hash_ = 0;
-  ModelShape shape_;
-  std::unique_ptr<ForestModel> model_;
-  SEXP pending_ = nullptr;
-};
-
-DecodedCache decoded_cache;
-
-void release_decoded(SEXP sentinel) { decoded_cache.collected(sentinel); }
+}
 
 }  // namespace
 
@@ -317,7 +232,7 @@ Rcpp::NumericMatrix ccf_predict_quantiles_cpp(const Rcpp::List& trees, const Rcp
                                               const Rcpp::NumericVector& y,
                                               const Rcpp::NumericVector& weights,
                                               const Rcpp::NumericVector& probs, int n_tree,
-                                              int n_thread) {
+                                              int n_thread, SEXP cache = R_NilValue) {
   const ModelShape model_shape_ = model_shape(shape);
   if (x.ncol() != model_shape_.n_column) Rcpp::stop("internal error: data has the wrong width");
   if (n_tree < 1 || n_tree > trees.size()) Rcpp::stop("internal error: n_tree out of range");
@@ -331,29 +246,32 @@ Rcpp::NumericMatrix ccf_predict_quantiles_cpp(const Rcpp::List& trees, const Rcp
       if (TYPEOF(sample) != INTSXP) throw DamagedModel("its quantile data are not integers");
       views.emplace_back(INTEGER(sample), static_cast<size_t>(XLENGTH(sample)));
     }
-    const EncodedTrees encoded = encoded_trees(trees);
     RHost host;
     const Runtime runtime = r_runtime(host, n_thread, ProgressStyle::kNone, "");
-    const ForestModel decoded = decode_forest(encoded, model_shape_, 0, static_cast<size_t>(n_tree),
-                                              runtime);
     const MatrixMap xm = map_matrix(x);
-    const PredictOptions options = predict_options(seed, first_tree, impute_random);
-    predict_quantiles(decoded, views, xm, row_hashes(xm), options, y.begin(),
-                      weights.size() == 0 ? nullptr : weights.begin(),
-                      static_cast<size_t>(y.size()), Rcpp::as<std::vector<double>>(probs),
-                      runtime, out.begin());
+    const std::vector<uint64_t> hash = row_hashes(xm);
+    with_trees(cache, trees, model_shape_, static_cast<size_t>(n_tree), runtime, true,
+               [&](const ForestModel& model, size_t, size_t count) {
+      PredictOptions options = predict_options(seed, first_tree, impute_random);
+      options.tree_count = count;
+      predict_quantiles(model, views, xm, hash, options, y.begin(),
+                        weights.size() == 0 ? nullptr : weights.begin(),
+                        static_cast<size_t>(y.size()), Rcpp::as<std::vector<double>>(probs),
+                        runtime, out.begin());
+    });
   }, "out of memory while predicting quantiles; predict `new_data` in smaller pieces");
   return out;
 }
 
 // Averages the leaf values of the first n_tree stored trees for each row of x.
 // The result is allocated before any C++ work, so nothing C++ holds can be
-// stranded by a failed allocation; trees are decoded (and checked) a batch at a
-// time, which bounds the memory of large forests.
+// stranded by a failed allocation. `cache` is the fit's handle (see
+// prepared.h), or NULL.
 // [[Rcpp::export(rng = false)]]
 Rcpp::NumericMatrix ccf_predict_cpp(const Rcpp::List& trees, const Rcpp::List& shape,
                                     const Rcpp::NumericMatrix& x, double seed, double first_tree,
-                                    bool impute_random, int n_tree, int n_thread) {
+                                    bool impute_random, int n_tree, int n_thread,
+                                    SEXP cache = R_NilValue) {
   const ModelShape model_shape_ = model_shape(shape);
   if (x.ncol() != model_shape_.n_column) Rcpp::stop("internal error: data has the wrong width");
   if (n_tree < 1 || n_tree > trees.size()) Rcpp::stop("internal error: n_tree out of range");
@@ -361,64 +279,53 @@ Rcpp::NumericMatrix ccf_predict_cpp(const Rcpp::List& trees, const Rcpp::List& s
   const int n_value = model_shape_.n_value();
   Rcpp::NumericMatrix out(Rcpp::Shield<SEXP>(alloc_matrix(REALSXP, n, n_value)));
   std::fill(out.begin(), out.end(), 0.0);
-  const char* oom = "out of memory while predicting; predict `new_data` in smaller pieces";
   guarded([&] {
-    const EncodedTrees encoded = encoded_trees(trees);
     const MatrixMap xm = map_matrix(x);
     const std::vector<uint64_t> hash = row_hashes(xm);
     RHost host;
     const Runtime runtime = r_runtime(host, n_thread, ProgressStyle::kNone, "");
-    PredictOptions options = predict_options(seed, first_tree, impute_random);
-    const auto first = options.first_tree;
-    const size_t n_used = static_cast<size_t>(n_tree);
-    if (const ForestModel* cached = decoded_cache.find(encoded, n_used, model_shape_)) {
-      add_tree_predictions(*cached, xm, hash, options, runtime, out.begin());
-      return;
-    }
-    size_t total = 0;
-    for (size_t t = 0; t < n_used; ++t) total += encoded[t].second;
-    if (total <= DecodedCache::kMaxStoredBytes) {
-      const ForestModel& model =
-          decoded_cache.store(encoded, n_used, model_shape_,
-                              decode_forest(encoded, model_shape_, 0, n_used, runtime));
+    with_trees(cache, trees, model_shape_, static_cast<size_t>(n_tree), runtime, false,
+               [&](const ForestModel& model, size_t begin, size_t count) {
+      PredictOptions options = predict_options(seed, first_tree + static_cast<double>(begin),
+                                               impute_random);
+      options.tree_count = count;
       add_tree_predictions(model, xm, hash, options, runtime, out.begin());
-      return;
-    }
-    // Decoded trees take a few times their stored size: decode about 64 MB of
-    // stored trees at a time.
-    const size_t budget = size_t{64} << 20;
-    for (size_t begin = 0; begin < static_cast<size_t>(n_tree);) {
-      size_t end = begin, bytes = 0;
-      while (end < static_cast<size_t>(n_tree) && (end == begin || bytes + encoded[end].second <= budget)) {
-        bytes += encoded[end].second;
-        ++end;
-      }
-      const ForestModel batch = decode_forest(encoded, model_shape_, begin, end, runtime);
-      options.first_tree = first + begin;
-      add_tree_predictions(batch, xm, hash, options, runtime, out.begin());
-      begin = end;
-    }
-  }, oom);
+    });
+  }, "out of memory while predicting; predict `new_data` in smaller pieces");
   for (double& v : out) v /= static_cast<double>(n_tree);
   return out;
 }
 
-// Decodes a new forest for its first prediction (a fit is usually followed by
-// one), if it is small enough to keep (see DecodedCache). Returns whether it
-// was kept.
+// Verifies nothing: records that `object` passed check_ccforest()'s full
+// checks (see mark_verified() in prepared.h), with the memory its decoded
+// trees may take.
 // [[Rcpp::export(rng = false)]]
-bool ccf_prime_cpp(const Rcpp::List& trees, const Rcpp::List& shape, int n_thread) {
+void ccf_mark_verified_cpp(SEXP cache, SEXP object, SEXP names, double memory_limit) {
+  mark_verified(cache, object, names, memory_limit);
+}
+
+// Whether `object` is, element for element, the object last verified with
+// its handle (see is_verified() in prepared.h).
+// [[Rcpp::export(rng = false)]]
+bool ccf_is_verified_cpp(SEXP cache, SEXP object, SEXP names) {
+  return is_verified(cache, object, names);
+}
+
+// A new, empty handle for a fit's prepared state.
+// [[Rcpp::export(rng = false)]]
+SEXP ccf_new_cache_cpp() {
+  return R_MakeExternalPtr(nullptr, R_NilValue, R_NilValue);
+}
+
+// Decodes a verified fit's trees for its predictions now (a fit is usually
+// followed by one), if they fit its memory limit. Returns whether they are kept.
+// [[Rcpp::export(rng = false)]]
+bool ccf_prime_cpp(SEXP cache, const Rcpp::List& trees, const Rcpp::List& shape, int n_thread) {
   const ModelShape model = model_shape(shape);
   return guarded([&] {
-    const EncodedTrees encoded = encoded_trees(trees);
-    size_t total = 0;
-    for (const auto& tree : encoded) total += tree.second;
-    if (total > DecodedCache::kMaxStoredBytes || encoded.empty()) return false;
     RHost host;
     const Runtime runtime = r_runtime(host, n_thread, ProgressStyle::kNone, "");
-    decoded_cache.store(encoded, encoded.size(), model,
-                        decode_forest(encoded, model, 0, encoded.size(), runtime));
-    return true;
+    return prepared_model(cache, trees, model, runtime) != nullptr;
   }, "out of memory while decoding the forest");
 }
 
@@ -495,10 +402,11 @@ Rcpp::List ccf_tree_table_cpp(const Rcpp::RawVector& tree, const Rcpp::List& sha
   }, "out of memory while reading the tree");
 }
 
-// Bytes of decoded trees the cache holds (see DecodedCache).
+// Bytes of decoded trees kept for a fit (its handle), or for every live fit
+// (NULL).
 // [[Rcpp::export(rng = false)]]
-double ccf_cache_bytes_cpp() {
-  return 8.0 * static_cast<double>(decoded_cache.held_words());
+double ccf_cache_bytes_cpp(SEXP cache = R_NilValue) {
+  return cache == R_NilValue ? prepared_bytes_total() : prepared_bytes(cache);
 }
 // Exact sums of the rows of a matrix (see core/ExactSum.h): for each row, its
 // sum rounded to the nearest double, and the rest of its canonical expansion
@@ -605,26 +513,6 @@ std::string ccf_fingerprint_cpp(const Rcpp::List& parts) {
 namespace {
 
 /**
- * Calls work(batch, begin) on the first n_tree stored trees, decoded about
- * 64 MB of stored trees at a time (decoded trees take a few times that).
- */
-template <typename Work>
-void for_tree_batches(const EncodedTrees& encoded, const ModelShape& shape, size_t n_tree,
-                      const Runtime& runtime, Work work) {
-  const size_t budget = size_t{64} << 20;
-  for (size_t begin = 0; begin < n_tree;) {
-    size_t end = begin, bytes = 0;
-    while (end < n_tree && (end == begin || bytes + encoded[end].second <= budget)) {
-      bytes += encoded[end].second;
-      ++end;
-    }
-    const ForestModel batch = decode_forest(encoded, shape, begin, end, runtime);
-    work(batch, begin);
-    begin = end;
-  }
-}
-
-/**
  * What a forest's samples were drawn from, from the record bagging_record()
  * keeps in R: list(n_row, weights, uniform_weights, sample, classes); the
  * record must outlive the view.
@@ -668,7 +556,8 @@ BagSource bag_source(const Rcpp::List& record, double seed, double first_tree) {
 // [[Rcpp::export(rng = false)]]
 SEXP ccf_predict_trees_cpp(const Rcpp::List& trees, const Rcpp::List& shape,
                            const Rcpp::NumericMatrix& x, double seed, double first_tree,
-                           bool impute_random, int n_tree, int n_thread, bool nodes) {
+                           bool impute_random, int n_tree, int n_thread, bool nodes,
+                           SEXP cache = R_NilValue) {
   const ModelShape model = model_shape(shape);
   if (x.ncol() != model.n_column) Rcpp::stop("internal error: data has the wrong width");
   if (n_tree < 1 || n_tree > trees.size()) Rcpp::stop("internal error: n_tree out of range");
@@ -684,14 +573,14 @@ SEXP ccf_predict_trees_cpp(const Rcpp::List& trees, const Rcpp::List& shape,
     out.attr("dim") = dim;
   }
   guarded([&] {
-    const EncodedTrees encoded = encoded_trees(trees);
     const MatrixMap xm = map_matrix(x);
     const std::vector<uint64_t> hash = row_hashes(xm);
     RHost host;
     const Runtime runtime = r_runtime(host, n_thread, ProgressStyle::kNone, "");
-    for_tree_batches(encoded, model, static_cast<size_t>(n_tree), runtime,
-                     [&](const ForestModel& batch, size_t begin) {
-      const PredictOptions options = predict_options(seed, first_tree + begin, impute_random);
+    with_trees(cache, trees, model, static_cast<size_t>(n_tree), runtime, false,
+               [&](const ForestModel& batch, size_t begin, size_t count) {
+      PredictOptions options = predict_options(seed, first_tree + begin, impute_random);
+      options.tree_count = count;
       if (nodes) {
         terminal_nodes(batch, xm, hash, options, runtime,
                        INTEGER(out) + static_cast<size_t>(n) * begin);
@@ -710,7 +599,8 @@ SEXP ccf_predict_trees_cpp(const Rcpp::List& trees, const Rcpp::List& shape,
 Rcpp::NumericMatrix ccf_predict_negated_cpp(const Rcpp::List& trees, const Rcpp::List& shape,
                                             const Rcpp::NumericMatrix& x, double seed,
                                             double first_tree, bool impute_random, int n_tree,
-                                            int n_thread, int negate_begin, int negate_end) {
+                                            int n_thread, int negate_begin, int negate_end,
+                                            SEXP cache = R_NilValue) {
   const ModelShape model = model_shape(shape);
   if (x.ncol() != model.n_column) Rcpp::stop("internal error: data has the wrong width");
   if (n_tree < 1 || n_tree > trees.size()) Rcpp::stop("internal error: n_tree out of range");
@@ -720,22 +610,18 @@ Rcpp::NumericMatrix ccf_predict_negated_cpp(const Rcpp::List& trees, const Rcpp:
   Rcpp::NumericMatrix out(Rcpp::Shield<SEXP>(alloc_matrix(REALSXP, x.nrow(), model.n_value())));
   std::fill(out.begin(), out.end(), 0.0);
   guarded([&] {
-    const EncodedTrees encoded = encoded_trees(trees);
     const MatrixMap xm = map_matrix(x);
     const std::vector<uint64_t> hash = row_hashes(xm);
     RHost host;
     const Runtime runtime = r_runtime(host, n_thread, ProgressStyle::kNone, "");
-    auto add = [&](const ForestModel& batch, size_t begin) {
+    with_trees(cache, trees, model, static_cast<size_t>(n_tree), runtime, false,
+               [&](const ForestModel& batch, size_t begin, size_t count) {
       PredictOptions options = predict_options(seed, first_tree + begin, impute_random);
       options.negate_begin = negate_begin;
       options.negate_end = negate_end;
+      options.tree_count = count;
       add_tree_predictions(batch, xm, hash, options, runtime, out.begin());
-    };
-    if (const ForestModel* cached = decoded_cache.find(encoded, static_cast<size_t>(n_tree), model)) {
-      add(*cached, 0);
-    } else {
-      for_tree_batches(encoded, model, static_cast<size_t>(n_tree), runtime, add);
-    }
+    });
   }, "out of memory while predicting; predict `new_data` in smaller pieces");
   for (double& v : out) v /= static_cast<double>(n_tree);
   return out;
@@ -819,4 +705,4 @@ Rcpp::List ccf_jackknife_plus_cpp(const Rcpp::NumericMatrix& values,
   return named_list({{"lower", lower}, {"upper", upper}});
 }
 // Called by R when it unloads the package's shared library.
-extern "C" void R_unload_ccforest(DllInfo*) { decoded_cache.unload(); }
+extern "C" void R_unload_ccforest(DllInfo*) { release_all_prepared(); }

@@ -16,6 +16,7 @@
 #include "core/SurvivalPredictor.h"
 #include "core/TreeCodec.h"
 #include "parallel.h"
+#include "prepared.h"
 #include "r_convert.h"
 
 using namespace ccforest;
@@ -103,7 +104,7 @@ Rcpp::List ccf_predict_survival_cpp(const Rcpp::List& trees, const Rcpp::List& s
                                     const Rcpp::NumericMatrix& x, double seed, double first_tree,
                                     bool impute_random, int n_tree, int n_thread,
                                     const Rcpp::List& request, int negate_begin = 0,
-                                    int negate_end = 0) {
+                                    int negate_end = 0, SEXP cache = R_NilValue) {
   const ModelShape model = model_shape(shape);
   if (!model.is_survival()) Rcpp::stop("internal error: not a survival forest");
   if (x.ncol() != model.n_column) Rcpp::stop("internal error: data has the wrong width");
@@ -115,17 +116,22 @@ Rcpp::List ccf_predict_survival_cpp(const Rcpp::List& trees, const Rcpp::List& s
   SurvivalOutput out;
   Rcpp::List result = survival_results(asked, x.nrow(), model.n_cause, out);
   guarded([&] {
-    const EncodedTrees encoded = encoded_trees(trees);
     RHost host;
     const Runtime runtime = r_runtime(host, n_thread, ProgressStyle::kNone, "");
-    const ForestModel decoded =
-        decode_forest(encoded, model, 0, static_cast<size_t>(n_tree), runtime);
     const MatrixMap xm = map_matrix(x);
     PredictOptions options = predict_options(seed, first_tree, impute_random);
     options.negate_begin = negate_begin;
     options.negate_end = negate_end;
-    predict_survival(decoded, xm, row_hashes(xm), options, asked, nullptr, ColumnSwap(), runtime,
-                     out);
+    options.tree_count = static_cast<size_t>(n_tree);
+    const std::vector<uint64_t> hash = row_hashes(xm);
+    if (const ForestModel* prepared = prepared_model(cache, trees, model, runtime)) {
+      predict_survival(*prepared, xm, hash, options, asked, nullptr, ColumnSwap(), runtime, out);
+      return;
+    }
+    // Each row's curves gather every tree: decoded in one piece.
+    const ForestModel decoded =
+        decode_forest(encoded_trees(trees), model, 0, static_cast<size_t>(n_tree), runtime);
+    predict_survival(decoded, xm, hash, options, asked, nullptr, ColumnSwap(), runtime, out);
   }, "out of memory while predicting; predict `new_data` in smaller pieces");
   return result;
 }

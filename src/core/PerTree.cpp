@@ -26,7 +26,7 @@ void walk_all(const ForestModel& model, const MatrixMap& x, const std::vector<ui
     runtime.throw_if_cancelled();
     const size_t begin = block * kRowBlock, end = std::min(n, begin + kRowBlock);
     std::vector<double> row(p);
-    for (size_t t = 0; t < model.n_tree(); ++t) {
+    for (size_t t = 0; t < options.trees_of(model); ++t) {
       const uint64_t key = tree_impute_key(options.seed, options.first_tree + t);
       for (size_t i = begin; i < end; ++i) {
         tree_row(x, static_cast<Eigen::Index>(i), options.impute_random, key, row_hash[i],
@@ -60,7 +60,7 @@ void per_tree_values(const ForestModel& model, const MatrixMap& x,
                      const Runtime& runtime, double* out) {
   const size_t n = static_cast<size_t>(x.rows());
   const size_t n_value = static_cast<size_t>(model.shape.n_value());
-  std::fill(out, out + n * n_value * model.n_tree(), 0.0);
+  std::fill(out, out + n * n_value * options.trees_of(model), 0.0);
   walk_all(model, x, row_hash, options, runtime, [&](size_t i, size_t t, int32_t leaf) {
     const int32_t count = model.leaf(t, leaf).count;
     const int32_t* index = model.leaf_index(t, leaf);
@@ -75,8 +75,8 @@ void terminal_nodes(const ForestModel& model, const MatrixMap& x,
                     const std::vector<uint64_t>& row_hash, const PredictOptions& options,
                     const Runtime& runtime, int32_t* out) {
   const size_t n = static_cast<size_t>(x.rows());
-  std::vector<std::vector<int32_t>> numbers(model.n_tree());
-  for (size_t t = 0; t < model.n_tree(); ++t) numbers[t] = leaf_node_numbers(model, t);
+  std::vector<std::vector<int32_t>> numbers(options.trees_of(model));
+  for (size_t t = 0; t < numbers.size(); ++t) numbers[t] = leaf_node_numbers(model, t);
   walk_all(model, x, row_hash, options, runtime, [&](size_t i, size_t t, int32_t leaf) {
     out[i + n * t] = numbers[t][static_cast<size_t>(model.leaf(t, leaf).number)];
   });

@@ -22,7 +22,7 @@ void add_tree_predictions(const ForestModel& model, const MatrixMap& x,
                           const std::vector<uint64_t>& row_hash, const PredictOptions& options,
                           const Runtime& runtime, double* out) {
   const size_t n = static_cast<size_t>(x.rows()), p = static_cast<size_t>(x.cols());
-  const size_t n_tree = model.n_tree();
+  const size_t n_tree = options.trees_of(model);
   const size_t n_block = (n + kRowBlock - 1) / kRowBlock;
   // Ctrl-C is polled while a batch runs, so all blocks can go in one batch,
   // which lets the threads balance the load among themselves.

@@ -2,7 +2,9 @@
 #define CCFOREST_PREDICTOR_H_
 
 #include <cmath>
+#include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "Data.h"
@@ -62,6 +64,14 @@ struct PredictOptions {
    */
   int negate_begin = 0;
   int negate_end = 0;
+  /**
+   * Only the model's first tree_count trees are walked: a forest prepared
+   * whole once (see the bindings' prepared models) serves requests for
+   * fewer trees without a copy.
+   */
+  size_t tree_count = std::numeric_limits<size_t>::max();
+
+  size_t trees_of(const ForestModel& model) const { return std::min(model.n_tree(), tree_count); }
 };
 
 /** Flips the sign of columns [options.negate_begin, options.negate_end) of a row. */

@@ -235,7 +235,7 @@ void predict_quantiles(const ForestModel& model, const std::vector<LeafSample>& 
                        const PredictOptions& options, const double* y, const double* weight,
                        size_t n_train, const std::vector<double>& probs, const Runtime& runtime,
                        double* out) {
-  const size_t n_tree = model.n_tree(), n = static_cast<size_t>(x.rows());
+  const size_t n_tree = options.trees_of(model), n = static_cast<size_t>(x.rows());
   const size_t p = static_cast<size_t>(x.cols());
   if (samples.size() != n_tree) throw DamagedModel("its quantile data do not match its trees");
   std::vector<TreeSample> sample;

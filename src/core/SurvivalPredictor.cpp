@@ -84,7 +84,7 @@ void predict_survival(const ForestModel& model, const MatrixMap& x,
                       const SurvivalRequest& request, const std::vector<char>* in_bag,
                       const ColumnSwap& swap, const Runtime& runtime, const SurvivalOutput& out) {
   const size_t n = static_cast<size_t>(x.rows()), p = static_cast<size_t>(x.cols());
-  const size_t n_tree = model.n_tree();
+  const size_t n_tree = options.trees_of(model);
   const int k = model.shape.n_cause;
   const size_t j = static_cast<size_t>(model.shape.n_time);
   // Hazards for chf and the risk of one cause; incidences for the curves

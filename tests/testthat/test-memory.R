@@ -245,17 +245,3 @@ test_that("what a fit needs besides its trees is set aside before growing them",
                            sampling = "projection"), "ccforest")
 })
 
-test_that("the decoded trees a prediction keeps are released with their forest", {
-  # Decoded trees are kept for the next prediction with the same forest, but
-  # never past R's next collection: rm(fit); gc() gives their memory back.
-  held <- utils::getFromNamespace("ccf_cache_bytes_cpp", "ccforest")
-  set.seed(3)
-  d <- make_spiral(2000)
-  fit <- ccforest(class ~ ., d, n_tree = 50, seed = 1)
-  p <- predict(fit, d[1:5, ])
-  expect_gt(held(), 0)
-  expect_identical(predict(fit, d[1:5, ]), p)  # from the kept trees, or decoded again
-  rm(fit)
-  invisible(gc())
-  expect_identical(held(), 0)
-})

@@ -1,0 +1,229 @@
+// A fitted object's prepared state (see prepared.h).
+//
+// The handle is an external pointer in the fit (`cache`). It serializes as
+// an empty pointer, so a fit read back, unserialized or sent to a worker
+// starts unprepared and is verified and decoded again on its first use.
+// Everything prepared hangs off one weak reference keyed on the handle: its
+// value keeps the verified elements alive exactly as long as the handle is
+// reachable (a weak reference's value never keeps its key alive, so a fit
+// whose formula environment refers back to the fit is still collected), and
+// its finalizer frees the decoded trees when the fit is collected.
+#include "prepared.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <unordered_set>
+#include <vector>
+
+#include "core/TreeCodec.h"
+
+namespace ccforest {
+
+namespace {
+
+/**
+ * Decoded trees take about this many times their stored bytes (measured:
+ * 2.1-2.8 on classification, regression and survival forests); used to
+ * decide before decoding whether a model fits its memory limit.
+ */
+constexpr double kDecodedPerStored = 3.0;
+
+/** The prepared state of one handle. */
+struct Prepared {
+  SEXP handle = nullptr;   // not protected: the entry lives no longer than it
+  SEXP weakref = nullptr;  // keyed on the handle; its value is `holder`
+  SEXP holder = nullptr;   // list(verified elements), the weak reference's value
+  /** The verified elements, one per name, R_NilValue for an absent one. */
+  std::vector<SEXP> elements;
+  std::vector<std::string> names;
+  SEXP trees = nullptr;  // the verified forest's trees (object$forest$trees)
+  double memory_limit = 0.0;
+  std::unique_ptr<ForestModel> model;
+};
+
+/** Live entries, so that unloading the package can release them all. */
+std::unordered_set<Prepared*>& live() {
+  static std::unordered_set<Prepared*> entries;
+  return entries;
+}
+
+Prepared* entry_of(SEXP handle) {
+  if (TYPEOF(handle) != EXTPTRSXP) return nullptr;
+  return static_cast<Prepared*>(R_ExternalPtrAddr(handle));
+}
+
+void finalize(SEXP handle) {
+  Prepared* entry = entry_of(handle);
+  if (entry == nullptr) return;
+  R_ClearExternalPtr(handle);
+  live().erase(entry);
+  delete entry;
+}
+
+/** The element `name` of a named list, or R_NilValue. */
+SEXP element(SEXP object, SEXP object_names, const char* name) {
+  const R_xlen_t n = XLENGTH(object);
+  for (R_xlen_t i = 0; i < n; ++i) {
+    if (std::strcmp(CHAR(STRING_ELT(object_names, i)), name) == 0) return VECTOR_ELT(object, i);
+  }
+  return R_NilValue;
+}
+
+/**
+ * Marks x and everything it holds (list elements, attributes) immutable:
+ * R then copies before any change, so the object at this address keeps
+ * its contents. Environments and functions are not entered.
+ */
+void freeze(SEXP x) {
+  switch (TYPEOF(x)) {
+    case NILSXP:
+    case ENVSXP:
+    case CLOSXP:
+    case EXTPTRSXP:
+    case SYMSXP:
+      return;
+    case VECSXP:
+    case EXPRSXP:
+      for (R_xlen_t i = 0; i < XLENGTH(x); ++i) freeze(VECTOR_ELT(x, i));
+      break;
+    default:
+      break;
+  }
+  MARK_NOT_MUTABLE(x);
+  for (SEXP a = ATTRIB(x); a != R_NilValue; a = CDR(a)) freeze(CAR(a));
+}
+
+double decoded_bytes(const ForestModel& model) {
+  double words = 0.0;
+  for (const auto& t : model.trees) words += static_cast<double>(t.size());
+  for (const auto& l : model.leaves) words += static_cast<double>(l.size());
+  return 8.0 * words;
+}
+
+bool same_shape(const ModelShape& a, const ModelShape& b) {
+  return a.n_column == b.n_column && a.n_class == b.n_class &&
+         a.n_output_real == b.n_output_real && a.n_time == b.n_time && a.n_cause == b.n_cause;
+}
+
+}  // namespace
+
+bool is_verified(SEXP handle, SEXP object, SEXP names) {
+  const Prepared* entry = entry_of(handle);
+  if (entry == nullptr || TYPEOF(object) != VECSXP || TYPEOF(names) != STRSXP) return false;
+  SEXP object_names = Rf_getAttrib(object, R_NamesSymbol);
+  if (TYPEOF(object_names) != STRSXP || XLENGTH(object_names) != XLENGTH(object)) return false;
+  const R_xlen_t n = XLENGTH(names);
+  if (static_cast<size_t>(n) != entry->elements.size()) return false;
+  for (R_xlen_t i = 0; i < n; ++i) {
+    const char* name = CHAR(STRING_ELT(names, i));
+    if (entry->names[static_cast<size_t>(i)] != name ||
+        element(object, object_names, name) != entry->elements[static_cast<size_t>(i)]) {
+      return false;
+    }
+  }
+  return true;
+}
+
+void mark_verified(SEXP handle, SEXP object, SEXP names, double memory_limit) {
+  if (TYPEOF(handle) != EXTPTRSXP) return;  // no handle (older fits): nothing kept
+  if (TYPEOF(object) != VECSXP || TYPEOF(names) != STRSXP) {
+    Rcpp::stop("internal error: a fit is verified as a named list");
+  }
+  SEXP object_names = Rf_getAttrib(object, R_NamesSymbol);
+  if (TYPEOF(object_names) != STRSXP || XLENGTH(object_names) != XLENGTH(object)) {
+    Rcpp::stop("internal error: a fit is verified as a named list");
+  }
+  const R_xlen_t n = XLENGTH(names);
+  Prepared* entry = entry_of(handle);
+  if (entry == nullptr) {
+    auto fresh = std::make_unique<Prepared>();
+    // R allocates first, so a failure leaves nothing registered.
+    Rcpp::unwindProtect([&] {
+      SEXP holder = PROTECT(Rf_allocVector(VECSXP, 1));
+      fresh->weakref = R_MakeWeakRefC(handle, holder, finalize, FALSE);
+      fresh->holder = holder;
+      UNPROTECT(1);
+      return R_NilValue;
+    });
+    fresh->handle = handle;
+    entry = fresh.release();
+    live().insert(entry);
+    R_SetExternalPtrAddr(handle, entry);
+  }
+  SEXP kept = Rcpp::Shield<SEXP>(Rcpp::unwindProtect([&] { return Rf_allocVector(VECSXP, n); }));
+  std::vector<SEXP> elements(static_cast<size_t>(n));
+  std::vector<std::string> element_names(static_cast<size_t>(n));
+  for (R_xlen_t i = 0; i < n; ++i) {
+    element_names[static_cast<size_t>(i)] = CHAR(STRING_ELT(names, i));
+    SEXP value = element(object, object_names, element_names[static_cast<size_t>(i)].c_str());
+    freeze(value);
+    SET_VECTOR_ELT(kept, i, value);
+    elements[static_cast<size_t>(i)] = value;
+  }
+  SET_VECTOR_ELT(entry->holder, 0, kept);
+  entry->elements.swap(elements);
+  entry->names.swap(element_names);
+  entry->memory_limit = memory_limit;
+  SEXP forest = element(object, object_names, "forest");
+  SEXP trees = R_NilValue;
+  if (TYPEOF(forest) == VECSXP) {
+    SEXP forest_names = Rf_getAttrib(forest, R_NamesSymbol);
+    if (TYPEOF(forest_names) == STRSXP) trees = element(forest, forest_names, "trees");
+  }
+  if (trees != entry->trees) entry->model.reset();
+  // Only trees inside a verified element may be served from the entry.
+  bool covered = false;
+  for (SEXP e : entry->elements) covered = covered || e == forest;
+  entry->trees = covered && TYPEOF(trees) == VECSXP ? trees : nullptr;
+  if (entry->trees == nullptr) entry->model.reset();
+}
+
+const ForestModel* prepared_model(SEXP handle, SEXP trees, const ModelShape& shape,
+                                  const Runtime& runtime) {
+  Prepared* entry = entry_of(handle);
+  if (entry == nullptr || entry->trees == nullptr || trees != entry->trees) return nullptr;
+  if (entry->model) {
+    return same_shape(entry->model->shape, shape) ? entry->model.get() : nullptr;
+  }
+  double stored = 0.0;
+  const R_xlen_t n = XLENGTH(trees);
+  for (R_xlen_t t = 0; t < n; ++t) {
+    SEXP tree = VECTOR_ELT(trees, t);
+    if (TYPEOF(tree) != RAWSXP) return nullptr;  // the decoder's checks report it
+    stored += static_cast<double>(XLENGTH(tree));
+  }
+  if (n == 0 || !(stored * kDecodedPerStored <= entry->memory_limit)) return nullptr;
+  EncodedTrees encoded;
+  encoded.reserve(static_cast<size_t>(n));
+  for (R_xlen_t t = 0; t < n; ++t) {
+    SEXP tree = VECTOR_ELT(trees, t);
+    encoded.emplace_back(RAW(tree), static_cast<size_t>(XLENGTH(tree)));
+  }
+  entry->model = std::make_unique<ForestModel>(
+      decode_forest(encoded, shape, 0, encoded.size(), runtime));
+  return entry->model.get();
+}
+
+double prepared_bytes(SEXP handle) {
+  const Prepared* entry = entry_of(handle);
+  return entry != nullptr && entry->model ? decoded_bytes(*entry->model) : 0.0;
+}
+
+double prepared_bytes_total() {
+  double total = 0.0;
+  for (const Prepared* entry : live()) {
+    if (entry->model) total += decoded_bytes(*entry->model);
+  }
+  return total;
+}
+
+void release_all_prepared() {
+  // Running each weak reference's finalizer now frees its entry and clears
+  // it, so that no finalizer of this code is left for R to call later.
+  std::vector<Prepared*> entries(live().begin(), live().end());
+  for (Prepared* entry : entries) R_RunWeakRefFinalizer(entry->weakref);
+}
+
+}  // namespace ccforest
