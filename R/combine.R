@@ -205,9 +205,9 @@ check_same_forest <- function(f, label, reference, reference_label) {
            ": grow every range with the same options.")
   }
   # Anything else a fit records about its data or outputs must agree too.
-  own <- c("forest", "options", "train_time", "call", "checksum", "formula", "predictions",
-           "oob_error", "residuals", "variable.importance", "version", "task", "response",
-           "blueprint", "n_obs", "seed", "quantile", "oob_prob", "oob_error_curve",
+  own <- c("forest", "options", "train_time", "call", "checksum", "cache", "formula",
+           "predictions", "oob_error", "residuals", "variable.importance", "version", "task",
+           "response", "blueprint", "n_obs", "seed", "quantile", "oob_prob", "oob_error_curve",
            survival_oob_fields)
   if (is.null(f$quantile) != is.null(reference$quantile) ||
       (!is.null(f$quantile) &&

@@ -146,6 +146,34 @@
 #' A result that would not fit in the memory available is refused with its
 #' size; predict fewer rows at a time.
 #'
+#' @section Speed, memory and integrity of repeated predictions:
+#' What prediction needs that depends only on the fit is prepared once per
+#' fitted object and kept with it: its trees decoded into the layout the
+#' predictor walks (done when the forest is fitted, or on the first
+#' prediction after [readRDS()], [unserialize()] or on a future worker), and
+#' the verification of its seal. Later calls only walk the trees for their
+#' rows, so one row costs about a millisecond or less, with any number of
+#' trees, and `n_tree` below the forest's uses the same prepared trees. The
+#' prepared trees take a few times the stored trees' memory (2-3 times; the
+#' forest itself is what [object.size()] counts, the prepared trees are not),
+#' survive garbage collections while the fit lives, are shared by copies of
+#' the fit, never grow with the number of predictions, and are freed when
+#' the last copy of the fit is collected. They are kept only if they fit in
+#' the memory available when the fit is verified (the system's, or
+#' `options(ccforest.memory_limit)`: `vignette("scaling-out")`); otherwise
+#' each call decodes the trees it walks, a batch at a time, as a fit read
+#' from an older version does too.
+#'
+#' Integrity: a fit is verified in full (its checksum, then its structure)
+#' the first time it is used, and its checked elements are then marked so
+#' that R copies them before any change. The next calls compare each checked
+#' element with the one verified (the same object in memory): an element
+#' replaced or edited in R is a new object, so the fit is verified in full
+#' again, and an edited fit is refused as on its first use. Elements outside
+#' the seal (`call`, `train_time`, what other packages add) may change
+#' freely. The handle of the prepared state is the fit's element `cache`, an
+#' external pointer that is saved empty.
+#'
 #' @references Romano, Y., Patterson, E. and Candes, E. (2019). Conformalized
 #'   quantile regression. Advances in Neural Information Processing Systems
 #'   32.
@@ -350,7 +378,10 @@ format_classification <- function(values, response, type) {
 
 #' @noRd
 format_regression <- function(values, response) {
-  values <- sweep(sweep(values, 2L, response$scale, `*`), 2L, response$center, `+`)
+  # In output units: the same two operations as sweep(), without its checks
+  # (a served row pays for every call).
+  n <- nrow(values)
+  values <- values * rep(response$scale, each = n) + rep(response$center, each = n)
   if (response$n_output == 1L) {
     return(values[, 1L])
   }

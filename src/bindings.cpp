@@ -318,10 +318,15 @@ SEXP ccf_new_cache_cpp() {
 }
 
 // Decodes a verified fit's trees for its predictions now (a fit is usually
-// followed by one), if they fit its memory limit. Returns whether they are kept.
+// followed by one), if they fit its memory limit and are small: larger
+// forests are decoded by their first prediction, so that their fitting time
+// stays the time to grow them. Returns whether they are kept.
 // [[Rcpp::export(rng = false)]]
 bool ccf_prime_cpp(SEXP cache, const Rcpp::List& trees, const Rcpp::List& shape, int n_thread) {
   const ModelShape model = model_shape(shape);
+  double stored = 0.0;
+  for (R_xlen_t t = 0; t < trees.size(); ++t) stored += static_cast<double>(Rf_xlength(trees[t]));
+  if (stored > 16.0 * 1024 * 1024) return false;
   return guarded([&] {
     RHost host;
     const Runtime runtime = r_runtime(host, n_thread, ProgressStyle::kNone, "");

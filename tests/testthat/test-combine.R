@@ -11,7 +11,7 @@ combine_data <- function() {
 }
 
 # Everything but the call and the training time.
-fit_body <- function(f) unclass(f)[setdiff(names(f), c("call", "train_time"))]
+fit_body <- function(f) unclass(f)[setdiff(names(f), c("call", "train_time", "cache"))]
 
 test_that("a range of trees holds the whole fit's trees with the same numbers", {
   d <- combine_data()
