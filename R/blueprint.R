@@ -70,7 +70,8 @@ as_feature_frame <- function(x, arg = "x") {
 #' the dense matrix anyway: n x p doubles.
 #' @noRd
 dense_if_sparse <- function(x, arg) {
-  if (!methods::is(x, "sparseMatrix")) {
+  # isS4() first: methods::is() costs more than a served row's prediction.
+  if (!isS4(x) || !methods::is(x, "sparseMatrix")) {
     return(x)
   }
   if (!requireNamespace("Matrix", quietly = TRUE)) {
@@ -88,6 +89,11 @@ dense_if_sparse <- function(x, arg) {
 #' `check_feature_kind()`.
 #' @noRd
 feature_kind <- function(col) {
+  # Plain numbers, the common case, without the class tests below.
+  if (!is.object(col) && is.null(attributes(col))) {
+    return(switch(typeof(col), double = "numeric", integer = "integer", logical = "logical",
+                  character = "character", list = "list", "other"))
+  }
   if (is.data.frame(col)) {
     return("data.frame")
   }
@@ -459,7 +465,9 @@ match_feature_columns <- function(bp, data, arg) {
       call. = FALSE
     )
   }
-  list(columns = lapply(position, function(j) data[[j]]), n = nrow(data))
+  # .subset2(): a column as `[[` gives it, without a method dispatch per
+  # column (data.frame and tibble alike).
+  list(columns = lapply(position, function(j) .subset2(data, j)), n = nrow(data))
 }
 
 #' Map factor or character values to training level codes
@@ -525,6 +533,7 @@ apply_blueprint <- function(bp, data,
   # weight had.
   unseen <- vector("list", length(bp$feature_names))
   valueless <- vector("list", length(bp$feature_names))
+  plain <- vector("list", length(bp$feature_names))
 
   for (d in seq_along(bp$feature_names)) {
     name <- bp$feature_names[[d]]
@@ -577,11 +586,34 @@ apply_blueprint <- function(bp, data,
       # Refused when fitting, so refused here: no z-score of an infinite date.
       check_finite_column(values, name, arg)
     } else {
-      values <- as.double(col)
-      check_finite_column(values, name, arg)
+      # Numbers are encoded together after the loop.
+      plain[[d]] <- as.double(col)
+      next
     }
     has_missing[[d]] <- anyNA(values)
     out[, first + 1L] <- encode_values(values, bp, first + 1L, na_action)
+  }
+  numbers <- which(bp$feature_type %in% c("numeric", "integer", "logical"))
+  if (length(numbers) > 0L) {
+    values <- matrix(unlist(plain[numbers], use.names = FALSE), nrow = n, ncol = length(numbers))
+    if (any(is.infinite(values))) {
+      d <- numbers[[which(colSums(is.infinite(values)) > 0)[[1L]]]]
+      check_finite_column(plain[[d]], bp$feature_names[[d]], arg)
+    }
+    has_missing[numbers] <- colSums(is.na(values)) > 0
+    j <- bp$feature_start[numbers] + 1L
+    # zscore() and encode_values() on every column at once, value for value
+    # the same arithmetic.
+    center <- rep(bp$center[j], each = n)
+    scale <- rep(bp$scale[j], each = n)
+    z <- (values - center) / scale
+    rearrange <- which(!is.finite(z) & is.finite(values))
+    if (length(rearrange) > 0L) {
+      z[rearrange] <- values[rearrange] / scale[rearrange] - center[rearrange] / scale[rearrange]
+    }
+    # NaN input counts as missing too; the core gets a single marker.
+    z[is.na(z)] <- if (na_action == "impute_mean") 0 else NA_real_
+    out[, j] <- z
   }
 
   no_value <- lengths(unseen) + lengths(valueless) > 0L
@@ -626,16 +658,12 @@ apply_blueprint <- function(bp, data,
 #' groups would silently mean something else, so it is an error.
 #' @noRd
 check_matching_type <- function(kind, fitted_type, name, arg) {
-  numeric_like <- c("numeric", "integer", "logical")
-  level_like <- c("factor", "ordered", "character")
-  compatible <- if (fitted_type %in% numeric_like) {
-    kind %in% numeric_like
-  } else if (fitted_type %in% c("factor", "ordered", "scored")) {
-    kind %in% level_like
-  } else {
+  compatible <- switch(fitted_type,
+    numeric = , integer = , logical = kind == "numeric" || kind == "integer" || kind == "logical",
+    factor = , ordered = , scored = kind == "factor" || kind == "ordered" || kind == "character",
     # A date stays a date: numbers in its place would mean something else.
     kind == fitted_type
-  }
+  )
   if (!compatible) {
     stop(
       sprintf(

@@ -163,7 +163,7 @@ eval_term <- function(expr, name, data, enclos, n, arg) {
       stop(sprintf("Feature `%s` in `formula` is not a column of `%s`.", name, arg),
            call. = FALSE)
     }
-    value <- data[[name]]
+    value <- .subset2(data, name)
   } else {
     if (length(intersect(all.vars(expr), names(data))) == 0L) {
       stop(sprintf("Feature `%s` in `formula` uses no column of `%s`.", name, arg),

@@ -130,20 +130,22 @@ check_count <- function(x, arg, min = 1L, max = Inf, allow_null = FALSE) {
   if (allow_null && is.null(x)) {
     return(NULL)
   }
-  rule <- paste("a single whole number", range_rule(min, max))
-  if (allow_null) {
-    rule <- paste(rule, "or NULL")
-  }
   type_ok <- is_plain_number(x)
+  # The rule's words only for a message: a served prediction checks counts
+  # on every call.
+  rule <- function() {
+    words <- paste("a single whole number", range_rule(min, max))
+    if (allow_null) paste(words, "or NULL") else words
+  }
   if (!type_ok || length(x) != 1L || !is.finite(x) || x != trunc(x) ||
       x < min || x > max) {
-    stop_rule(arg, rule, x, type_ok)
+    stop_rule(arg, rule(), x, type_ok)
   }
   if (abs(x) > .Machine$integer.max) {
     stop(
       sprintf(
         "`%s` must be %s that fits in an integer (at most %d), not %s.",
-        arg, rule, .Machine$integer.max, format_value(x)
+        arg, rule(), .Machine$integer.max, format_value(x)
       ),
       call. = FALSE
     )

@@ -22,7 +22,7 @@ void walk_all(const ForestModel& model, const MatrixMap& x, const std::vector<ui
   const size_t n_block = (n + kRowBlock - 1) / kRowBlock;
   Runtime all_at_once = runtime;
   all_at_once.batch_size = n_block;
-  run_batched(all_at_once, n_block, [&](size_t block) {
+  run_rows(all_at_once, n_block, n, [&](size_t block) {
     runtime.throw_if_cancelled();
     const size_t begin = block * kRowBlock, end = std::min(n, begin + kRowBlock);
     std::vector<double> row(p);

@@ -15,6 +15,8 @@ namespace {
 // column of the matrix each.
 constexpr size_t kRowBlock = 1024;
 constexpr size_t kGroup = 32;
+// Trees walked at once by a block of at most kInlineRows rows.
+constexpr size_t kTreeGroup = 16;
 
 }  // namespace
 
@@ -28,7 +30,7 @@ void add_tree_predictions(const ForestModel& model, const MatrixMap& x,
   // which lets the threads balance the load among themselves.
   Runtime all_at_once = runtime;
   all_at_once.batch_size = n_block;
-  run_batched(all_at_once, n_block, [&](size_t block) {
+  run_rows(all_at_once, n_block, n, [&](size_t block) {
     runtime.throw_if_cancelled();
     const size_t begin = block * kRowBlock, end = std::min(n, begin + kRowBlock);
     std::vector<double> rows((end - begin) * p);
@@ -52,6 +54,63 @@ void add_tree_predictions(const ForestModel& model, const MatrixMap& x,
       const bool missing = k < with_na.size() && with_na[k] == begin + i;
       row[i] = missing ? imputed.data() + (k++) * p : rows.data() + i * p;
     }
+    auto add_leaf_of = [&](size_t t, int32_t reference, size_t i) {
+      const int32_t leaf = ~reference;
+      const int32_t count = model.leaf(t, leaf).count;
+      const int32_t* index = model.leaf_index(t, leaf);
+      const double* value = model.leaf_values(t, leaf);
+      for (int32_t e = 0; e < count; ++e) {
+        out[static_cast<size_t>(index[e]) * n + begin + i] += value[e];
+      }
+    };
+    if (m <= kInlineRows) {
+      // A row's walk down one tree is a chain of loads, each split's record
+      // read before the next is known, which rows alone cannot overlap when
+      // there are few of them: walk kTreeGroup trees at once, their steps
+      // interleaved, then add their leaves in tree order.
+      std::vector<double> tree_rows(kTreeGroup * with_na.size() * p);
+      const double* row_at[kTreeGroup * kInlineRows];
+      int32_t at[kTreeGroup * kInlineRows];
+      for (size_t t0 = 0; t0 < n_tree; t0 += kTreeGroup) {
+        runtime.throw_if_cancelled();
+        const size_t g = std::min(kTreeGroup, n_tree - t0), n_slot = g * m;
+        for (size_t u = 0; u < g; ++u) {
+          const uint64_t key = tree_impute_key(options.seed, options.first_tree + t0 + u);
+          for (size_t i = 0, k = 0; i < m; ++i) {
+            if (k < with_na.size() && with_na[k] == begin + i) {
+              double* filled = tree_rows.data() + (u * with_na.size() + k) * p;
+              tree_row(x, static_cast<Eigen::Index>(with_na[k]), options.impute_random, key,
+                       row_hash[with_na[k]], filled);
+              negate_columns(options, filled);
+              row_at[u * m + i] = filled;
+              ++k;
+            } else {
+              row_at[u * m + i] = rows.data() + i * p;
+            }
+            at[u * m + i] = model.root(t0 + u);
+          }
+        }
+        for (bool walking = true; walking;) {
+          walking = false;
+          for (size_t s = 0; s < n_slot; ++s) {
+            if (is_leaf(at[s])) continue;
+            walking = true;
+            const size_t t = t0 + s / m;
+            const uint64_t* tree = model.tree(t);
+            const NodeHead& head = ForestModel::head(tree, at[s]);
+            const double u = project_row(ForestModel::terms(tree, at[s]), head.count, row_at[s], 1);
+            const int32_t go_right = -static_cast<int32_t>(!(u <= head.threshold));
+            const int32_t child = head.left ^ ((head.left ^ head.right) & go_right);
+            at[s] = child;
+            const uint64_t* ahead = is_leaf(child) ? model.leaves[t].data() + ~child : tree + child;
+            __builtin_prefetch(ahead);
+            __builtin_prefetch(ahead + 8);
+          }
+        }
+        for (size_t s = 0; s < n_slot; ++s) add_leaf_of(t0 + s / m, at[s], s % m);
+      }
+      return;
+    }
     // Trees outermost within the block keeps one tree's nodes in cache; each
     // row still adds its trees' values in tree order.
     for (size_t t = 0; t < n_tree; ++t) {
@@ -66,15 +125,7 @@ void add_tree_predictions(const ForestModel& model, const MatrixMap& x,
                  row_hash[with_na[k]], imputed.data() + k * p);
         negate_columns(options, imputed.data() + k * p);
       }
-      auto add_leaf = [&](int32_t reference, size_t i) {
-        const int32_t leaf = ~reference;
-        const int32_t count = model.leaf(t, leaf).count;
-        const int32_t* index = model.leaf_index(t, leaf);
-        const double* value = model.leaf_values(t, leaf);
-        for (int32_t e = 0; e < count; ++e) {
-          out[static_cast<size_t>(index[e]) * n + begin + i] += value[e];
-        }
-      };
+      auto add_leaf = [&](int32_t reference, size_t i) { add_leaf_of(t, reference, i); };
       if (is_leaf(root)) {
         for (size_t i = 0; i < m; ++i) add_leaf(root, i);
         continue;

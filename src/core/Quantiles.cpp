@@ -246,7 +246,7 @@ void predict_quantiles(const ForestModel& model, const std::vector<LeafSample>& 
   }
   Runtime all_at_once = runtime;
   all_at_once.batch_size = n;
-  run_batched(all_at_once, n, [&](size_t i) {
+  run_rows(all_at_once, n, n, [&](size_t i) {
     runtime.throw_if_cancelled();
     std::vector<double> row(p);
     std::vector<LeafRange> ranges;

@@ -51,6 +51,23 @@ struct Runtime {
 void run_batched(const Runtime& runtime, size_t n, const std::function<void(size_t)>& body,
                  const std::function<void(size_t, size_t)>& after_batch = nullptr);
 
+/**
+ * Rows a prediction runs on the calling thread: starting a worker thread
+ * costs more than walking a served row through hundreds of trees, and work
+ * this short needs no Ctrl-C polling.
+ */
+constexpr size_t kInlineRows = 4;
+
+/** run_batched() over [0, n), or, for a request of few rows, body(i) here. */
+inline void run_rows(const Runtime& runtime, size_t n, size_t n_rows,
+                     const std::function<void(size_t)>& body) {
+  if (n_rows <= kInlineRows) {
+    for (size_t i = 0; i < n; ++i) body(i);
+    return;
+  }
+  run_batched(runtime, n, body);
+}
+
 }  // namespace ccforest
 
 #endif  // CCFOREST_RUNTIME_H_

@@ -99,7 +99,7 @@ void predict_survival(const ForestModel& model, const MatrixMap& x,
   const bool swapping = swap.partner != nullptr && swap.last_column > swap.first_column;
   Runtime all_at_once = runtime;
   all_at_once.batch_size = n_block;
-  run_batched(all_at_once, n_block, [&](size_t b) {
+  run_rows(all_at_once, n_block, n, [&](size_t b) {
     runtime.throw_if_cancelled();
     const size_t begin = b * block, end = std::min(n, begin + block), m = end - begin;
     // Each row's values as the trees read them: a row-major copy, or, with
