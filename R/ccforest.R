@@ -681,9 +681,7 @@ oob_importance <- function(values, object, type = "permutation") {
   if (object$task == "regression" && object$response$n_output == 1L) {
     values <- values * object$response$scale^2
   }
-  values <- stats::setNames(values, object$blueprint$feature_names)
-  structure(sort(values, decreasing = TRUE), type = type,
-            class = c("ccforest_importance", "numeric"))
+  new_importance(values, object$blueprint$feature_names, type)
 }
 
 #' Out-of-bag predictions and their error: misclassification rate for

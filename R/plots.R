@@ -160,7 +160,7 @@ autoplot_ccforest <- function(object, which = NULL, n = 20L, ...) {
 autoplot_importance <- function(object, n = 20L, ...) {
   n <- check_count(n, "n", min = 1L)
   values <- utils::head(sort(stats::setNames(as.vector(unclass(object)), names(object)),
-                             decreasing = TRUE), n)
+                             decreasing = TRUE, na.last = TRUE), n)
   frame <- data.frame(variable = factor(names(values), levels = rev(names(values))),
                       importance = unname(values))
   type <- attr(object, "type")

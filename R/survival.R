@@ -269,16 +269,30 @@ survival_task_label <- function(survival) {
 #' @noRd
 format_survival_oob <- function(x) {
   c_index <- x$oob_c_index
-  if (is.null(c_index) || all(is.na(c_index))) {
+  if (is.null(c_index)) {
     return(NA_character_)
   }
   null <- if (length(c_index) == 1L) "Kaplan-Meier" else "Aalen-Johansen"
   per_cause <- function(v, digits) {
-    text <- formatC(v, format = "f", digits = digits)
+    text <- ifelse(is.na(v), "NA", formatC(v, format = "f", digits = digits))
     if (length(v) == 1L) text else paste(sprintf("%s %s", names(v), text), collapse = ", ")
   }
-  sprintf("C-index %s; integrated Brier score %s (%s: %s)",
-          per_cause(c_index, 3L), per_cause(x$oob_ibs, 4L), null, per_cause(x$oob_ibs_null, 4L))
+  # An undefined C is said to be, so that an error averaged over fewer
+  # causes (or none) is not taken for the whole.
+  undefined <- names(c_index)[is.na(c_index)]
+  note <- if (length(undefined) == 0L) {
+    ""
+  } else if (length(c_index) == 1L) {
+    " (C undefined: no two out-of-bag rows with comparable times)"
+  } else {
+    sprintf(" (C undefined for %s: no out-of-bag events to compare; the error averages the %s)",
+            format_names(undefined),
+            if (length(undefined) == length(c_index)) "causes that have one, none here" else
+              "other causes")
+  }
+  sprintf("C-index %s; integrated Brier score %s (%s: %s)%s",
+          per_cause(c_index, 3L), per_cause(x$oob_ibs, 4L), null, per_cause(x$oob_ibs_null, 4L),
+          note)
 }
 
 #' Whether sampling = "auto" bags a task's trees: survival forests are
@@ -334,8 +348,12 @@ rows_counted <- function(matrix_x, weights) {
 #' the integrated Brier score (`oob_ibs`; inverse probability of censoring
 #' weighted, over the same times, next to the Kaplan-Meier or
 #' Aalen-Johansen estimate's, `oob_ibs_null`) are stored in the fit and
-#' shown by `print()`. `importance = "permutation"` or `"negation"` measure
-#' the decrease in the out-of-bag C-index. See [predict.ccforest()] for the
+#' shown by `print()`; `oob_error` is 1 - C, averaged over causes. C depends
+#' only on the order of the times (it is the same in any unit); a cause with
+#' no out-of-bag event has no C (`NA`, which `print()` says), and the error
+#' averages the causes that have one. `importance = "permutation"` or
+#' `"negation"` measure the decrease in the out-of-bag C-index (over the
+#' causes that have one; `NA`, with a warning, when none has). See [predict.ccforest()] for the
 #' predictions, and `vignette("survival", package = "ccforest")`.
 #'
 #' Comparisons with aorsf and ranger (C-index, index of prediction
