@@ -596,6 +596,7 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
   output_bins <- check_output_bins(output_bins, response)
   bagging <- resolve_bagging(sampling, mtry, n_feature, task)
   sample <- resolve_sample(sample_fraction, replace, bagging, response, weights, class_weights)
+  check_classes_drawn(response, weights, sample$sample_fraction, case_weights, class_weights)
 
   options <- list(
     n_tree = n_tree, mtry = mtry, min_split = min_split, min_leaf = min_leaf,
