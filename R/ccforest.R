@@ -18,7 +18,10 @@
 #' (`difftime`) are used as numbers: days, seconds since 1970, and the
 #' training column's units. A sparse matrix from the Matrix package (such as
 #' a `dgCMatrix`) is accepted as `x` and made dense (every column is
-#' z-scored, which fills it). Every column is z-scored with statistics stored
+#' z-scored, which fills it): its columns and the matrix the trees read take
+#' twice the dense size, which the memory guard (see
+#' `options(ccforest.memory_limit)`) checks before anything is allocated.
+#' Every column is z-scored with statistics stored
 #' in the fitted object and reused at prediction. A factor level not seen at
 #' fit time gives an all-zero indicator group at prediction (a missing value
 #' for ordered and many-level factors), with a warning.
