@@ -81,9 +81,9 @@ integrated_brier <- function(cif, time, status, cause, times, G) {
 #'
 #' Only the order of the times matters, so C is computed on their ranks: the
 #' same in days, years or nanoseconds. (survival::concordance()'s default
-#' `timefix = TRUE` merges times closer than about 1.5e-8 of each other,
-#' which in small units ties most of them; ranks are exact integers, and
-#' `timefix = FALSE` keeps large ranks apart too.)
+#' `timefix = TRUE` merges times less than about 1.5e-8 apart, absolutely or
+#' relative to their mean, which in small units ties most of them; ranks are
+#' integers, and `timefix = FALSE` keeps large ranks apart too.)
 #' @return C, or NA when no pair of rows is comparable (no event of the
 #'   cause, or every event tied in time with every other row): see
 #'   undefined_c_index().
