@@ -266,11 +266,15 @@ test_that("DALEX explains a survival forest's risk as a regression", {
   skip_if_not_installed("DALEX")
   s <- survival_fits()
   expect_identical(DALEX::model_info(s$one)$type, "regression")
-  ex <- DALEX::explain(s$one, data = s$v[c("age", "karno", "diagtime")], verbose = FALSE)
+  ex <- DALEX::explain(s$one, data = s$v[c("age", "karno", "diagtime")], y = s$v$time,
+                       verbose = FALSE)
   expect_equal(predict(ex, s$v[1:5, ]), unname(predict(s$one, s$v[1:5, ])))
+  # Permutation importance with a loss of the user's (here: how well the
+  # risk ranks the times, censoring aside).
   parts <- DALEX::model_parts(ex, B = 1, N = NULL, variables = c("karno", "age"),
-                              y = s$v$time, loss_function = function(y, p) -cor(y, p))
+                              loss_function = function(y, p) stats::cor(y, p, method = "spearman"))
   expect_s3_class(parts, "model_parts")
+  expect_setequal(intersect(parts$variable, c("karno", "age")), c("karno", "age"))
   chosen <- s$competing
   attr(chosen, "predict_function_target_column") <- "pcm"
   ex <- DALEX::explain(chosen, data = s$cr[c("age", "hgb", "creat")], verbose = FALSE)
