@@ -95,10 +95,7 @@ sparse_feature_frame <- function(x, arg) {
   check_dense_memory(n, p, arg)
   x <- methods::as(methods::as(x, "CsparseMatrix"), "generalMatrix")
   logical_values <- methods::is(x, "lMatrix") || methods::is(x, "nMatrix")
-  if (!logical_values && !methods::is(x, "dMatrix")) {
-    stop(sprintf("`%s` must be a numeric or logical sparse matrix, not %s.", arg,
-                 class_label(x)), call. = FALSE)
-  }
+  if (!logical_values) x <- methods::as(x, "dMatrix")
   start <- x@p
   rows <- x@i + 1L
   values <- if (methods::is(x, "nMatrix")) NULL else x@x

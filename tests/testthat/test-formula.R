@@ -283,6 +283,9 @@ test_that("the special terms of model formulas are refused, saying what they wou
                fixed = TRUE)
   expect_error(ccforest(survival::Surv(time, status) ~ age + frailty(inst), data = lung, n_tree = 2),
                "`frailty(inst)` in `formula`: frailty() adds a random effect", fixed = TRUE)
+  expect_error(ccforest(survival::Surv(time, status) ~ age + ridge(wt.loss, sex), data = lung,
+                        n_tree = 2), "`ridge(wt.loss, sex)` in `formula`: ridge() penalises",
+               fixed = TRUE)
   expect_error(ccforest(survival::Surv(time, status) ~ age + pspline(wt.loss), data = lung,
                         n_tree = 2), "`pspline(wt.loss)` in `formula`: pspline()", fixed = TRUE)
   expect_error(ccforest(survival::Surv(time, status) ~ age + log(1 + strata(inst)), data = lung,

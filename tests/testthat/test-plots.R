@@ -31,6 +31,10 @@ test_that("plot() of a forest draws its out-of-bag error curve or its importance
   joined <- suppressMessages(combine_forests(
     bag, ccforest(Species ~ ., data = iris, n_tree = 5, sampling = "bagging", seed = 1,
                   first_tree = 31)))
+  older <- as_unsealed(bag)
+  older$oob_error_curve <- NULL
+  expect_error(plot(older, which = "error"),
+               "which this forest \\(fitted with ccforest 0.2.0\\) did not keep; refit it")
   expect_error(plot(joined, which = "error"),
                "which this forest no longer has: a combined forest \\(combine_forests\\(\\)\\)")
   expect_error(plot(proj, which = "votes"), "`which` must be one of \"error\", \"importance\"")
