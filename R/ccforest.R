@@ -413,14 +413,17 @@
 #'   flat vectors, the blueprint of the data (names, levels, scaling), the
 #'   resolved options and seed, the task, the call, the training time and the
 #'   package version. It can be saved with [saveRDS()]. It is sealed with a
-#'   `checksum` of everything its readers use (all but `call` and
-#'   `train_time`): [predict()][predict.ccforest()], [importance()],
-#'   [combine_forests()], [tree_info()], [partial_dependence()] and the methods
-#'   refuse an object changed after fitting, or damaged in storage or
-#'   transfer, with an error saying it is damaged. (ASCII serialization,
-#'   `saveRDS(ascii = TRUE)`, does not keep numbers exactly, so it damages
-#'   objects too.) Objects fitted before 0.3.0 have no checksum; they get
-#'   checks of their structure and of every tree instead.
+#'   `checksum` of every element it holds when fitted but `call` and
+#'   `train_time` (the elements covered are listed in `sealed`; elements
+#'   added later, as caret adds its own, are not covered):
+#'   [predict()][predict.ccforest()], [importance()], [combine_forests()],
+#'   [tree_info()], [partial_dependence()] and the methods refuse an object
+#'   changed after fitting, or damaged in storage or transfer, with an error
+#'   saying it is damaged. (ASCII serialization, `saveRDS(ascii = TRUE)`,
+#'   does not keep numbers exactly, so it damages objects too.) Objects
+#'   fitted before 0.3.0 have no checksum; they get checks of their structure
+#'   and of every tree instead. An object of 0.3.0 or later without its
+#'   checksum is refused.
 #' @references Rainforth, T. and Wood, F. (2017). Canonical correlation
 #'   forests. arXiv:1507.05444.
 #'
