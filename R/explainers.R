@@ -31,7 +31,10 @@
 #' a survival forest, its risk (`predict(type = "risk")`: a vector, or with
 #' competing risks a matrix with one column per cause, named
 #' `risk.<cause>`). The packages treat a survival forest as a regression of
-#' its risk (DALEX's `model_info()` says "regression"). To explain something
+#' its risk (DALEX's `model_info()` says "regression"); their default losses
+#' (squared error against `y`) do not suit a risk, so give permutation
+#' importance a loss of your own (one minus Harrell's C of the risk, say), or
+#' use [importance()], which measures it by Harrell's C. To explain something
 #' else, such as the survival probability at a time, give the package a
 #' prediction function, e.g. `function(m, d) predict(m, d, type =
 #' "survival", times = 365)[, 1]`.
