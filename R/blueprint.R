@@ -18,7 +18,9 @@
 #'   it was.
 #' @noRd
 as_feature_frame <- function(x, arg = "x") {
-  x <- dense_if_sparse(x, arg)
+  if (is_sparse_matrix(x)) {
+    return(sparse_feature_frame(x, arg))
+  }
   if (is.data.frame(x)) {
     # Built column by column rather than with list2DF(), which refuses
     # data.frame columns before new_blueprint() can explain the problem.
@@ -64,21 +66,70 @@ as_feature_frame <- function(x, arg = "x") {
   out
 }
 
-#' A sparse matrix (Matrix package, e.g. a dgCMatrix) as an ordinary one
+#' Is `x` a sparse matrix of the Matrix package (a dgCMatrix, say)?
+#' @noRd
+is_sparse_matrix <- function(x) {
+  isS4(x) && methods::is(x, "sparseMatrix")
+}
+
+#' A sparse matrix (Matrix package, e.g. a dgCMatrix) as the feature frame
+#' of a matrix: one dense column per column
 #'
 #' Every column is z-scored, which makes zeros non-zero, so the core needs
-#' the dense matrix anyway: n x p doubles.
+#' the dense values anyway (n x p doubles, and as many again for the matrix
+#' the trees read). They are filled in column by column from the sparse
+#' entries, never through a dense copy of the whole matrix (as.matrix()
+#' followed by splitting it into columns peaked at about four times the
+#' dense size), and only after the memory guard has counted them.
 #' @noRd
-dense_if_sparse <- function(x, arg) {
-  # isS4() first: methods::is() costs more than a served row's prediction.
-  if (!isS4(x) || !methods::is(x, "sparseMatrix")) {
-    return(x)
-  }
+sparse_feature_frame <- function(x, arg) {
   if (!requireNamespace("Matrix", quietly = TRUE)) {
     stop(sprintf("`%s` is a sparse matrix, which needs the Matrix package to read.", arg),
          call. = FALSE)
   }
-  as.matrix(x)
+  n <- nrow(x)
+  p <- ncol(x)
+  if (p == 0L) {
+    stop(sprintf("`%s` has no columns; at least one feature is needed.", arg), call. = FALSE)
+  }
+  check_dense_memory(n, p, arg)
+  x <- methods::as(methods::as(x, "CsparseMatrix"), "generalMatrix")
+  logical_values <- methods::is(x, "lMatrix") || methods::is(x, "nMatrix")
+  if (!logical_values) x <- methods::as(x, "dMatrix")
+  start <- x@p
+  rows <- x@i + 1L
+  values <- if (methods::is(x, "nMatrix")) NULL else x@x
+  empty <- if (logical_values) logical(n) else numeric(n)
+  columns <- lapply(seq_len(p), function(j) {
+    column <- empty
+    k <- seq.int(start[[j]] + 1L, length.out = start[[j + 1L]] - start[[j]])
+    column[rows[k]] <- if (is.null(values)) TRUE else values[k]
+    column
+  })
+  column_names <- colnames(x)
+  had_colnames <- !is.null(column_names)
+  if (!had_colnames) column_names <- paste0("X", seq_len(p))
+  out <- list2DF(columns, nrow = n)
+  names(out) <- column_names
+  attr(out, "ccforest_input") <- "matrix"
+  attr(out, "ccforest_had_colnames") <- had_colnames
+  out
+}
+
+#' A sparse matrix is read as dense columns and then as the dense matrix the
+#' trees read: refuse it, before allocating, when the two do not fit
+#' @noRd
+check_dense_memory <- function(n, p, arg, limit = memory_limit()) {
+  needed <- 2 * 8 * as.double(n) * p
+  if (needed > limit) {
+    stop(sprintf(paste0(
+      "`%s` is a sparse %d x %d matrix, which ccforest reads dense (each column is z-scored, ",
+      "which makes its zeros non-zero): that needs about %s (its %s of columns and as much ",
+      "again for the matrix the trees read), but only %s is available. Use fewer rows, or ",
+      "drop columns that are almost all zero."), arg, n, p, format_bytes(needed),
+      format_bytes(needed / 2), format_bytes(limit)), call. = FALSE)
+  }
+  invisible()
 }
 
 #' What kind of feature column is `col`?
@@ -413,8 +464,7 @@ column_stats <- function(col, kind, width) {
 #'   (the number of rows).
 #' @noRd
 match_feature_columns <- function(bp, data, arg) {
-  data <- dense_if_sparse(data, arg)
-  if (is.matrix(data)) {
+  if (is.matrix(data) || is_sparse_matrix(data)) {
     if (is.null(colnames(data))) {
       if (!identical(bp$input, "matrix") || isTRUE(bp$had_colnames)) {
         stop(

@@ -18,7 +18,10 @@
 #' (`difftime`) are used as numbers: days, seconds since 1970, and the
 #' training column's units. A sparse matrix from the Matrix package (such as
 #' a `dgCMatrix`) is accepted as `x` and made dense (every column is
-#' z-scored, which fills it). Every column is z-scored with statistics stored
+#' z-scored, which fills it): its columns and the matrix the trees read take
+#' twice the dense size, which the memory guard (see
+#' `options(ccforest.memory_limit)`) checks before anything is allocated.
+#' Every column is z-scored with statistics stored
 #' in the fitted object and reused at prediction. A factor level not seen at
 #' fit time gives an all-zero indicator group at prediction (a missing value
 #' for ordered and many-level factors), with a warning.
@@ -410,14 +413,17 @@
 #'   flat vectors, the blueprint of the data (names, levels, scaling), the
 #'   resolved options and seed, the task, the call, the training time and the
 #'   package version. It can be saved with [saveRDS()]. It is sealed with a
-#'   `checksum` of everything its readers use (all but `call` and
-#'   `train_time`): [predict()][predict.ccforest()], [importance()],
-#'   [combine_forests()], [tree_info()], [partial_dependence()] and the methods
-#'   refuse an object changed after fitting, or damaged in storage or
-#'   transfer, with an error saying it is damaged. (ASCII serialization,
-#'   `saveRDS(ascii = TRUE)`, does not keep numbers exactly, so it damages
-#'   objects too.) Objects fitted before 0.3.0 have no checksum; they get
-#'   checks of their structure and of every tree instead.
+#'   `checksum` of every element it holds when fitted but `call` and
+#'   `train_time` (the elements covered are listed in `sealed`; elements
+#'   added later, as caret adds its own, are not covered):
+#'   [predict()][predict.ccforest()], [importance()], [combine_forests()],
+#'   [tree_info()], [partial_dependence()] and the methods refuse an object
+#'   changed after fitting, or damaged in storage or transfer, with an error
+#'   saying it is damaged. (ASCII serialization, `saveRDS(ascii = TRUE)`,
+#'   does not keep numbers exactly, so it damages objects too.) Objects
+#'   fitted before 0.3.0 have no checksum; they get checks of their structure
+#'   and of every tree instead. An object of 0.3.0 or later without its
+#'   checksum is refused.
 #' @references Rainforth, T. and Wood, F. (2017). Canonical correlation
 #'   forests. arXiv:1507.05444.
 #'
@@ -596,6 +602,7 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
   output_bins <- check_output_bins(output_bins, response)
   bagging <- resolve_bagging(sampling, mtry, n_feature, task)
   sample <- resolve_sample(sample_fraction, replace, bagging, response, weights, class_weights)
+  check_classes_drawn(response, weights, sample$sample_fraction, case_weights, class_weights)
 
   options <- list(
     n_tree = n_tree, mtry = mtry, min_split = min_split, min_leaf = min_leaf,
@@ -682,9 +689,7 @@ oob_importance <- function(values, object, type = "permutation") {
   if (object$task == "regression" && object$response$n_output == 1L) {
     values <- values * object$response$scale^2
   }
-  values <- stats::setNames(values, object$blueprint$feature_names)
-  structure(sort(values, decreasing = TRUE), type = type,
-            class = c("ccforest_importance", "numeric"))
+  new_importance(values, object$blueprint$feature_names, type)
 }
 
 #' Out-of-bag predictions and their error: misclassification rate for

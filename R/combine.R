@@ -205,7 +205,7 @@ check_same_forest <- function(f, label, reference, reference_label) {
            ": grow every range with the same options.")
   }
   # Anything else a fit records about its data or outputs must agree too.
-  own <- c("forest", "options", "train_time", "call", "checksum", "cache", "formula",
+  own <- c("forest", "options", "train_time", "call", "checksum", "sealed", "cache", "formula",
            "predictions", "oob_error", "residuals", "variable.importance", "version", "task",
            "response", "blueprint", "n_obs", "seed", "quantile", "oob_prob", "oob_error_curve",
            survival_oob_fields)

@@ -27,12 +27,25 @@
 #' What the packages receive: for a regression forest, the predicted values
 #' (a vector, or a matrix with one column per output); for a classifier, the
 #' class probabilities, one column per class named by its level (with several
-#' outputs, one column per output and level, named `<output>.<level>`).
+#' outputs, one column per output and level, named `<output>.<level>`); for
+#' a survival forest, its risk (`predict(type = "risk")`: a vector, or with
+#' competing risks a matrix with one column per cause, named
+#' `risk.<cause>`). The packages treat a survival forest as a regression of
+#' its risk (DALEX's `model_info()` says "regression"); their default losses
+#' (squared error against `y`) do not suit a risk, so give permutation
+#' importance a loss of your own (one minus Harrell's C of the risk, say), or
+#' use [importance()], which measures it by Harrell's C. To explain something
+#' else, such as the survival probability at a time, give the package a
+#' prediction function, e.g. `function(m, d) predict(m, d, type =
+#' "survival", times = 365)[, 1]`.
 #' Packages that explain one number per row pick it as they usually do:
 #' DALEX takes the probability of the second level of a two-class output (its
 #' convention for binary classifiers; the attribute
 #' `predict_function_target_column` chooses another column, as in DALEX) and
-#' every column for more classes; pdp takes `which.class`. kernelshap, hstats and
+#' every column for more classes; pdp takes `which.class`. For competing
+#' risks, DALEX and pdp need the cause: set the attribute
+#' `predict_function_target_column` to it (e.g. `"death"`), or they stop
+#' and say so. kernelshap, hstats and
 #' iml explain every column at once. DALEX and pdp explain one output: for
 #' forests with several outputs they stop and say so.
 #'
@@ -70,6 +83,15 @@
 ccforest_numeric_predictions <- function(object, newdata, ...) {
   check_ccforest(object)
   response <- object$response
+  if (object$task == "survival") {
+    # A survival forest is explained by its risk: what it ranks rows by.
+    risk <- stats::predict(object, newdata = newdata, type = "risk", ...)
+    if (is.null(dim(risk))) {
+      return(unname(risk))
+    }
+    colnames(risk) <- paste0("risk.", colnames(risk))
+    return(risk)
+  }
   if (object$task == "regression") {
     values <- stats::predict(object, newdata = newdata, type = "response", ...)
     if (response$n_output == 1L) {
@@ -116,8 +138,11 @@ dalex_yhat <- function(X.model, newdata, ...) {
     "Give explain() a `predict_function` that returns one of them, e.g. ",
     "function(m, d) ccforest_numeric_predictions(m, d)[, 1]."))
   pred <- ccforest_numeric_predictions(X.model, newdata, ...)
-  if (X.model$task == "regression") {
+  if (is.null(dim(pred))) {
     return(pred)
+  }
+  if (X.model$task == "survival") {
+    return(one_cause_risk(X.model, pred, "DALEX"))
   }
   target <- attr(X.model, "predict_function_target_column")
   if (!is.null(target)) {
@@ -129,9 +154,38 @@ dalex_yhat <- function(X.model, newdata, ...) {
   pred
 }
 
+#' The risk of one cause of a competing-risks forest, chosen by the
+#' attribute `predict_function_target_column` (DALEX's), or a clear error
+#' @noRd
+one_cause_risk <- function(object, risk, package) {
+  causes <- object$response$survival$causes
+  target <- attr(object, "predict_function_target_column")
+  if (is.null(target)) {
+    stop(sprintf(paste0(
+      "%s explains one number per row, but this competing-risks forest has a risk per cause ",
+      "(%s). Choose the cause with attr(fit, \"predict_function_target_column\") <- \"%s\", ",
+      "or give %s a prediction function, e.g. ",
+      "function(m, d) ccforest_numeric_predictions(m, d)[, \"risk.%s\"]."),
+      package, format_names(causes), causes[[1L]], package, causes[[1L]]), call. = FALSE)
+  }
+  column <- if (is.character(target) && length(target) == 1L && target %in% causes) {
+    paste0("risk.", target)
+  } else {
+    target
+  }
+  if (!(is.character(column) && column %in% colnames(risk)) &&
+      !(is.numeric(column) && length(column) == 1L && column %in% seq_len(ncol(risk)))) {
+    stop(sprintf("`predict_function_target_column` must name a cause of the forest (%s), not %s.",
+                 format_names(causes), describe_value(target, TRUE)), call. = FALSE)
+  }
+  unname(risk[, column])
+}
+
 #' @noRd
 dalex_model_info <- function(model, is_multiclass = FALSE, ...) {
-  type <- if (model$task == "regression") {
+  # A survival forest is explained by its risk, a number per row (or per
+  # row and cause): a regression, to DALEX.
+  type <- if (model$task %in% c("regression", "survival")) {
     "regression"
   } else if (isTRUE(is_multiclass) || any(model$response$n_class > 2L)) {
     "multiclass"
@@ -144,8 +198,12 @@ dalex_model_info <- function(model, is_multiclass = FALSE, ...) {
 
 # pdp ------------------------------------------------------------------------
 
+#' pdp knows classification and regression; a survival forest's risk is a
+#' regression
 #' @noRd
-pdp_get_task <- function(object) object$task
+pdp_get_task <- function(object) {
+  if (object$task == "survival") "regression" else object$task
+}
 
 #' @noRd
 pdp_get_probs <- function(object, newdata, which.class, logit, ...) {
@@ -163,14 +221,21 @@ pdp_get_probs <- function(object, newdata, which.class, logit, ...) {
 #' @noRd
 pdp_get_predictions <- function(object, newdata, inv.link = NULL, ...) {
   check_one_output(object, "pdp", "Use partial_dependence(), which gives every output.")
-  pred <- unname(stats::predict(object, newdata = newdata, type = "response", ...))
+  pred <- if (object$task == "survival") {
+    risk <- ccforest_numeric_predictions(object, newdata, ...)
+    if (is.null(dim(risk))) risk else one_cause_risk(object, risk, "pdp")
+  } else {
+    unname(stats::predict(object, newdata = newdata, type = "response", ...))
+  }
   if (is.null(inv.link)) pred else inv.link(pred)
 }
 
 # iml ------------------------------------------------------------------------
 
 #' @noRd
-iml_task <- function(model) model$task
+iml_task <- function(model) {
+  if (model$task == "survival") "regression" else model$task
+}
 
 #' iml's prediction function: probabilities by default, or the `type` given
 #' to Predictor$new() (a data.frame, one column per value)

@@ -102,9 +102,7 @@ formula_data <- function(formula, data, env = parent.frame()) {
 #' The right-hand side's features: one expression and one name per term
 #' @noRd
 formula_features <- function(tt) {
-  if (!is.null(attr(tt, "offset"))) {
-    stop("offset() terms are not supported in `formula`.", call. = FALSE)
-  }
+  check_formula_specials(tt)
   labels <- attr(tt, "term.labels")
   interactions <- labels[attr(tt, "order") > 1L]
   if (length(interactions) > 0L) {
@@ -126,6 +124,82 @@ formula_features <- function(tt) {
   })
   feature_names <- vapply(exprs, term_name, character(1), USE.NAMES = FALSE)
   list(exprs = exprs, names = feature_names)
+}
+
+#' What the special terms of model formulas ask of a linear or Cox model,
+#' and why a forest cannot do it
+#' @noRd
+formula_specials <- c(
+  strata = paste0(
+    "strata() gives each stratum its own baseline hazard in survival::coxph(); a forest has no ",
+    "baseline hazard to stratify, and would read <call> as a factor feature. Write the variable ",
+    "as a feature (e.g. `<feature>`) to let the trees split on it, or fit one forest per stratum."),
+  cluster = paste0(
+    "cluster() marks correlated rows for the robust variance of survival::coxph(), which a ",
+    "forest has none of. Remove it (the rows are then treated as independent), or write the ",
+    "variable as a feature (e.g. `<feature>`)."),
+  tt = paste0(
+    "tt() asks survival::coxph() for a time-dependent transform of a covariate, which a ",
+    "forest does not fit. Remove it, or write the variable as a feature (e.g. `<feature>`)."),
+  offset = paste0(
+    "offset() fixes a term's coefficient at 1 in a linear predictor, which a forest has none ",
+    "of. Remove it, or write the variable as a feature (e.g. `<feature>`)."),
+  frailty = paste0(
+    "frailty() adds a random effect to survival::coxph(), which a forest does not fit. ",
+    "Remove it, or write the variable as a feature (e.g. `<feature>`)."),
+  ridge = paste0(
+    "ridge() penalises coefficients of survival::coxph(); a forest has none. Write the ",
+    "variables as features (e.g. `<feature>`)."),
+  pspline = paste0(
+    "pspline() is a spline basis for survival::coxph(); a forest finds non-linear effects ",
+    "itself. Write the variable as a feature (e.g. `<feature>`).")
+)
+
+#' Refuse the special terms of model formulas (formula_specials) anywhere on
+#' the right-hand side: evaluated as ordinary functions they would become
+#' features that mean something else (strata(inst) an 18-level factor)
+#' @noRd
+check_formula_specials <- function(tt) {
+  variables <- as.list(attr(tt, "variables"))[-1L]
+  response <- attr(tt, "response")
+  if (response > 0L) variables <- variables[-response]
+  for (expr in variables) {
+    found <- find_special_call(expr)
+    if (is.null(found)) next
+    special <- found$name
+    key <- if (startsWith(special, "frailty")) "frailty" else special
+    variable <- all.vars(found$call)
+    feature <- if (length(variable) > 0L) variable[[1L]] else "x"
+    text <- gsub("<call>", term_name(found$call), formula_specials[[key]], fixed = TRUE)
+    text <- gsub("<feature>", feature, text, fixed = TRUE)
+    stop(sprintf("`%s` in `formula`: %s", term_name(found$call), text), call. = FALSE)
+  }
+  invisible()
+}
+
+#' The first call of a formula special in `expr` (as `f()` or
+#' `survival::f()`), or NULL
+#' @noRd
+find_special_call <- function(expr) {
+  if (!is.call(expr)) {
+    return(NULL)
+  }
+  fn <- expr[[1L]]
+  if (is.call(fn) && length(fn) == 3L &&
+      (identical(fn[[1L]], as.name("::")) || identical(fn[[1L]], as.name(":::")))) {
+    fn <- fn[[3L]]
+  }
+  if (is.name(fn)) {
+    name <- as.character(fn)
+    if (name %in% c(names(formula_specials), "frailty.gamma", "frailty.gaussian", "frailty.t")) {
+      return(list(name = name, call = expr))
+    }
+  }
+  for (arg in as.list(expr)[-1L]) {
+    found <- find_special_call(arg)
+    if (!is.null(found)) return(found)
+  }
+  NULL
 }
 
 #' The left-hand side's outputs: `cbind(a, b)` gives one per argument

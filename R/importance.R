@@ -118,7 +118,9 @@
 #' @param type `"projection"`, `"permutation"` or `"negation"` (see the
 #'   sections below). For survival forests permutation and negation
 #'   importance are the decrease in Harrell's C-index of the risk (averaged
-#'   over causes), and `local = TRUE` is not available.
+#'   over the causes with held-out events), and `local = TRUE` is not
+#'   available. An importance that cannot be computed is `NA`, listed last;
+#'   no variable is ever left out.
 #'   `NULL` (default) returns the importance stored at fit time if there is
 #'   one (see the `importance` argument of [ccforest()]), the permutation
 #'   importance when `new_data` is given, and the projection importance
@@ -451,7 +453,9 @@ prediction_error <- function(values, truth, response) {
 #' @noRd
 new_importance <- function(values, feature_names, type) {
   values <- stats::setNames(as.double(values), feature_names)
-  structure(sort(values, decreasing = TRUE), type = type,
+  # sort() drops NA and NaN unless told otherwise: an undefined importance
+  # stays, last, rather than removing its variable.
+  structure(sort(values, decreasing = TRUE, na.last = TRUE), type = type,
             class = c("ccforest_importance", "numeric"))
 }
 
@@ -529,7 +533,7 @@ plot.ccforest_importance <- function(x, n = 20L, main = NULL, xlab = NULL,
   n <- check_count(n, "n", min = 1L)
   type <- attr(x, "type")
   values <- utils::head(sort(stats::setNames(as.vector(unclass(x)), names(x)),
-                             decreasing = TRUE), n)
+                             decreasing = TRUE, na.last = TRUE), n)
   # barplot() draws from the bottom up: reverse so the largest is on top.
   values <- rev(values)
   labels <- names(values)

@@ -68,12 +68,37 @@ resolve_forest_plot <- function(x, which) {
   which <- which %||% if (has_curve) "error" else "importance"
   which <- check_choice(which, "which", c("error", "importance"))
   if (which == "error" && !has_curve) {
-    stop("which = \"error\" plots the out-of-bag error against the number of trees, which only ",
-         "forests grown with sampling = \"bagging\" have; this one was grown with projection ",
-         "bootstrapping (every tree sees every row). Use which = \"importance\".",
-         call. = FALSE)
+    stop("which = \"error\" plots the out-of-bag error against the number of trees, ",
+         no_error_curve_reason(x), " Use which = \"importance\".", call. = FALSE)
   }
   which
+}
+
+#' Why a forest has no out-of-bag error curve: the reason that applies to
+#' it, not the commonest one
+#' @noRd
+no_error_curve_reason <- function(x) {
+  if (!has_out_of_bag(x$options)) {
+    return(paste0("which only forests grown on samples of the rows (sampling = \"bagging\") ",
+                  "have; this one was grown with projection bootstrapping (every tree sees every ",
+                  "row)."))
+  }
+  if (x$task == "survival") {
+    return(sprintf(paste0(
+      "which survival forests do not keep: their out-of-bag error, 1 - Harrell's C%s, is a ",
+      "ranking of the whole forest's risks, not a sum of each tree's errors."),
+      if (is.numeric(x$oob_error) && !is.na(x$oob_error)) {
+        sprintf(" (%s here)", formatC(x$oob_error, format = "f", digits = 3L))
+      } else {
+        ""
+      }))
+  }
+  if (is.null(x$oob_error)) {
+    return(paste0("which this forest no longer has: a combined forest (combine_forests()) keeps ",
+                  "no out-of-bag estimates, which need the training data."))
+  }
+  sprintf("which this forest (fitted with ccforest %s) did not keep; refit it to have it.",
+          x$version)
 }
 
 #' @noRd
@@ -160,7 +185,7 @@ autoplot_ccforest <- function(object, which = NULL, n = 20L, ...) {
 autoplot_importance <- function(object, n = 20L, ...) {
   n <- check_count(n, "n", min = 1L)
   values <- utils::head(sort(stats::setNames(as.vector(unclass(object)), names(object)),
-                             decreasing = TRUE), n)
+                             decreasing = TRUE, na.last = TRUE), n)
   frame <- data.frame(variable = factor(names(values), levels = rev(names(values))),
                       importance = unname(values))
   type <- attr(object, "type")

@@ -399,7 +399,7 @@ check_ccforest <- function(object, arg = "object") {
   # Verified before and unchanged since: R copies an immutable element
   # before changing it, so the same elements are the same contents.
   if (inherits(object, "ccforest") &&
-      ccf_is_verified_cpp(object[["cache"]], object, verified_elements)) {
+      ccf_is_verified_cpp(object[["cache"]], object, verified_names(object))) {
     return(invisible(object))
   }
   if (!inherits(object, "ccforest")) {
@@ -504,7 +504,7 @@ ccforest_problem <- function(object) {
     return("its formula does not match its features")
   }
 
-  problem <- forest_problem(object$forest, n_feature)
+  problem <- forest_problem(object$forest, n_feature) %||% bagging_problem(object$bagging)
   if (!is.null(problem)) return(problem)
 
   resp <- object$response
@@ -526,4 +526,28 @@ ccforest_problem <- function(object) {
     return("its output scaling is inconsistent")
   }
   NULL
+}
+
+#' What is wrong with a bagged fit's record of its samples (bagging_record()),
+#' or NULL: what redrawing the samples reads, checked before the core reads
+#' it (fits of 0.3.0 did not seal it)
+#' @noRd
+bagging_problem <- function(record) {
+  if (is.null(record)) {
+    return(NULL)
+  }
+  if (!is.list(record)) {
+    return("its record of the trees' samples (`bagging`) is inconsistent")
+  }
+  n <- record$n_row
+  ok <- is.numeric(n) && length(n) == 1L && !is.na(n) && n >= 1 &&
+    n == trunc(n) &&
+    (is.null(record$weights) || (is.numeric(record$weights) && length(record$weights) == n &&
+                                   all(is.finite(record$weights) & record$weights >= 0))) &&
+    is.logical(record$uniform_weights) && length(record$uniform_weights) == 1L &&
+    !is.na(record$uniform_weights) &&
+    (is.null(record$kept_rows) || (is.logical(record$kept_rows) && !anyNA(record$kept_rows) &&
+                                     sum(record$kept_rows) == n)) &&
+    (is.null(record$classes) || (is.numeric(record$classes) && length(record$classes) == n))
+  if (!ok) "its record of the trees' samples (`bagging`) is inconsistent" else NULL
 }

@@ -18,10 +18,19 @@ quantile_data <- function(fit, training, response, core, n_thread) {
 
 #' @noRd
 check_quantile_probs <- function(quantiles) {
-  if (!is_plain_number(quantiles) || length(quantiles) == 0L || anyNA(quantiles) ||
-      any(quantiles < 0 | quantiles > 1)) {
+  if (!is_plain_number(quantiles) || !is.null(dim(quantiles)) || length(quantiles) == 0L ||
+      anyNA(quantiles)) {
     stop(sprintf("`quantiles` must be numbers between 0 and 1, not %s.",
                  describe_value(quantiles, is_plain_number(quantiles))), call. = FALSE)
+  }
+  bad <- which(quantiles < 0 | quantiles > 1)
+  if (length(bad) > 0L && length(quantiles) == 1L) {
+    stop(sprintf("`quantiles` must be numbers between 0 and 1, not %s.", format_value(quantiles)),
+         call. = FALSE)
+  }
+  if (length(bad) > 0L) {
+    stop(sprintf("`quantiles` must be numbers between 0 and 1, but element %d is %s.",
+                 bad[[1L]], format_value(quantiles[[bad[[1L]]]])), call. = FALSE)
   }
   as.double(quantiles)
 }

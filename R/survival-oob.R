@@ -78,11 +78,37 @@ integrated_brier <- function(cif, time, status, cause, times, G) {
 
 #' Harrell's C of a risk score (larger = earlier events of `cause`); other
 #' causes count as never having the event (Wolbers et al. 2009)
+#'
+#' Only the order of the times matters, so C is computed on their ranks: the
+#' same in days, years or nanoseconds. (survival::concordance()'s default
+#' `timefix = TRUE` merges times less than about 1.5e-8 apart, absolutely or
+#' relative to their mean, which in small units ties most of them; ranks are
+#' integers, and `timefix = FALSE` keeps large ranks apart too.)
+#' @return C, or NA when no pair of rows is comparable (no event of the
+#'   cause, or every event tied in time with every other row): see
+#'   undefined_c_index().
 #' @noRd
 harrell_c <- function(risk, time, status, cause = 1L) {
-  other <- status > 0L & status != cause
-  t <- ifelse(other, max(time) + 1, time)
-  survival::concordance(survival::Surv(t, status == cause) ~ risk, reverse = TRUE)$concordance[[1L]]
+  distinct <- sort(unique(time))
+  rank <- match(time, distinct)
+  rank[status > 0L & status != cause] <- length(distinct) + 1L
+  event <- status == cause
+  if (!any(event)) {
+    return(NA_real_)
+  }
+  fit <- survival::concordance(survival::Surv(rank, event) ~ risk, reverse = TRUE,
+                               timefix = FALSE)
+  counts <- fit$count
+  if (counts[["concordant"]] + counts[["discordant"]] + counts[["tied.x"]] == 0) {
+    return(NA_real_)
+  }
+  fit$concordance[[1L]]
+}
+
+#' Why Harrell's C is undefined for the rows scored, for messages
+#' @noRd
+undefined_c_index <- function(status, cause) {
+  if (!any(status == cause)) "no event of the cause" else "no two rows with comparable times"
 }
 
 #' The Aalen-Johansen estimate of the training rows' cumulative incidences
@@ -160,8 +186,17 @@ survival_out_of_bag <- function(fit, training, core, n_thread, importance, kept_
   fit$oob_c_index <- c_index
   fit$oob_ibs <- ibs
   fit$oob_ibs_null <- ibs_null
-  fit$oob_error <- if (all(is.na(c_index))) NA_real_ else 1 - mean(c_index)
+  # A cause without out-of-bag events has no C (NA, and print() says so):
+  # the error averages the causes that have one.
+  fit$oob_error <- if (all(is.na(c_index))) NA_real_ else 1 - mean(c_index, na.rm = TRUE)
   if (importance %in% c("permutation", "negation")) {
+    if (all(is.na(c_index))) {
+      warning(sprintf(paste0(
+        "Out-of-bag %s importance is NA for every variable: Harrell's C of the out-of-bag ",
+        "risk is undefined (%s). Measure it on held-out data with importance(fit, new_data = ",
+        "...)."), importance, if (sum(scored) < 2L) "fewer than two rows are out of bag" else
+          "no two out-of-bag rows have comparable times"), call. = FALSE)
+    }
     fit$variable.importance <- survival_oob_importance(fit, training, source, n_thread, importance,
                                                        c_index, time, status, scored)
   }
@@ -182,7 +217,10 @@ survival_oob_importance <- function(fit, training, source, n_thread, type, c_ind
   values <- vapply(seq_along(features), function(d) {
     oob <- core_call(fit, ccf_oob_survival_cpp(fit$forest$trees, training, source, n_thread,
                                                request, d - 1L, type == "negation"))
-    drops <- vapply(seq_len(n_cause), function(k) {
+    # Causes whose C is undefined (no out-of-bag event) take no part.
+    defined <- which(!is.na(c_index))
+    if (length(defined) == 0L) return(NA_real_)
+    drops <- vapply(defined, function(k) {
       c_index[[k]] - harrell_c(oob$risk[scored, k], time[scored], status[scored], k)
     }, numeric(1))
     mean(drops)
@@ -283,11 +321,15 @@ survival_held_out_importance <- function(object, new_data, y, type, n_repeat, n_
       imputes_at_random(object), n_tree, n_thread, request, negate[[1L]], negate[[2L]],
       cache = object$cache))$risk
     mean(vapply(seq_along(causes), function(k) {
-      if (!any(status == k)) return(NA_real_)
       harrell_c(risk[, k], time, status, k)
     }, numeric(1)), na.rm = TRUE)
   }
   base <- concordance_of()
+  if (is.na(base)) {
+    stop(sprintf(paste0("%s needs held-out rows whose times can be compared: Harrell's C is ",
+                        "undefined on these (every event is tied in time with every other row)."),
+                 what), call. = FALSE)
+  }
   bp <- object$blueprint
   n_feature <- length(bp$feature_names)
   drop <- numeric(n_feature)

@@ -44,6 +44,13 @@ parse_survival_response <- function(y, arg = "y", name = NULL) {
     name <- names(y)[[1L]]
     y <- y[[1L]]
   }
+  # The formula interface reads the outcome from `data`: name the outcome
+  # itself, not the data.frame it came from.
+  label <- if (identical(arg, "data") && !is.null(name)) {
+    sprintf("The outcome `%s`", name)
+  } else {
+    sprintf("`%s`", arg)
+  }
   type <- attr(y, "type")
   if (!identical(type, "right") && !identical(type, "mright")) {
     kind <- switch(type %||% "",
@@ -52,35 +59,35 @@ parse_survival_response <- function(y, arg = "y", name = NULL) {
       sprintf("a \"%s\"", type %||% "unknown")
     )
     stop(sprintf(paste0(
-      "`%s` is %s Surv object; survival forests take right-censored times: ",
+      "%s is %s Surv object; survival forests take right-censored times: ",
       "Surv(time, status), or Surv(time, event) with a factor `event` whose first level is ",
-      "censoring for competing risks."), arg, kind), call. = FALSE)
+      "censoring for competing risks."), label, kind), call. = FALSE)
   }
   n <- nrow(y)
   if (n == 0L) {
-    stop(sprintf("`%s` has length 0; at least one observation is needed.", arg), call. = FALSE)
+    stop(sprintf("%s has length 0; at least one observation is needed.", label), call. = FALSE)
   }
   time <- as.double(y[, "time"])
   status <- as.integer(y[, "status"])
   bad_time <- which(is.na(time))
   if (length(bad_time) > 0L) {
-    stop(sprintf(paste0("`%s` has %d missing time%s (row %s); remove those rows or use ",
-                        "na_action = \"omit\"."), arg, length(bad_time),
+    stop(sprintf(paste0("%s has %d missing time%s (row %s); remove those rows or use ",
+                        "na_action = \"omit\"."), label, length(bad_time),
                  if (length(bad_time) == 1L) "" else "s", row_list(bad_time)), call. = FALSE)
   }
   bad_status <- which(is.na(status))
   if (length(bad_status) > 0L) {
     stop(sprintf(paste0(
-      "`%s` has %d missing or invalid status%s (row %s). The status must be 0/1 (censored, ",
+      "%s has %d missing or invalid status%s (row %s). The status must be 0/1 (censored, ",
       "event), FALSE/TRUE or 1/2 (survival's codes), or for competing risks a factor whose ",
       "first level is censoring; Surv() turns other codes into NA. Remove those rows or use ",
-      "na_action = \"omit\"."), arg, length(bad_status),
+      "na_action = \"omit\"."), label, length(bad_status),
       if (length(bad_status) == 1L) "" else "es", row_list(bad_status)), call. = FALSE)
   }
   bad_time <- which(!is.finite(time) | time < 0)
   if (length(bad_time) > 0L) {
-    stop(sprintf("`%s` has %s time%s (row %s: %s); survival times must be finite and >= 0.",
-                 arg, if (all(is.finite(time[bad_time]))) "negative" else "negative or infinite",
+    stop(sprintf("%s has %s time%s (row %s: %s); survival times must be finite and >= 0.",
+                 label, if (all(is.finite(time[bad_time]))) "negative" else "negative or infinite",
                  if (length(bad_time) == 1L) "" else "s", row_list(bad_time),
                  format_value(time[[bad_time[[1L]]]])), call. = FALSE)
   }
@@ -92,7 +99,7 @@ parse_survival_response <- function(y, arg = "y", name = NULL) {
     n_output = 1L,
     time = time,
     status = status,
-    arg = arg,
+    arg = label,
     causes = as.character(causes)
   ), class = "ccforest_response")
 }
@@ -119,13 +126,13 @@ standardise_survival_response <- function(response, stat_rows = NULL) {
   n_event <- sum(status[counted] > 0L)
   if (n_event < 2L) {
     stop(sprintf(paste0(
-      "`%s` has %s: a survival forest needs at least two events to learn from%s."), arg,
+      "%s has %s: a survival forest needs at least two events to learn from%s."), arg,
       if (n_event == 0L) "no events (every time is censored)" else "only one event",
       if (is.null(stat_rows)) "" else " among the rows of positive weight"), call. = FALSE)
   }
   event_times <- sort(unique(time[counted & status > 0L]))
   if (as.double(length(event_times)) * (length(causes) + 1) > .Machine$integer.max) {
-    stop(sprintf("`%s` has too many distinct event times (%d) for a survival forest.", arg,
+    stop(sprintf("%s has too many distinct event times (%d) for a survival forest.", arg,
                  length(event_times)), call. = FALSE)
   }
   response$arg <- NULL
@@ -269,16 +276,30 @@ survival_task_label <- function(survival) {
 #' @noRd
 format_survival_oob <- function(x) {
   c_index <- x$oob_c_index
-  if (is.null(c_index) || all(is.na(c_index))) {
+  if (is.null(c_index)) {
     return(NA_character_)
   }
   null <- if (length(c_index) == 1L) "Kaplan-Meier" else "Aalen-Johansen"
   per_cause <- function(v, digits) {
-    text <- formatC(v, format = "f", digits = digits)
+    text <- ifelse(is.na(v), "NA", formatC(v, format = "f", digits = digits))
     if (length(v) == 1L) text else paste(sprintf("%s %s", names(v), text), collapse = ", ")
   }
-  sprintf("C-index %s; integrated Brier score %s (%s: %s)",
-          per_cause(c_index, 3L), per_cause(x$oob_ibs, 4L), null, per_cause(x$oob_ibs_null, 4L))
+  # An undefined C is said to be, so that an error averaged over fewer
+  # causes (or none) is not taken for the whole.
+  undefined <- names(c_index)[is.na(c_index)]
+  note <- if (length(undefined) == 0L) {
+    ""
+  } else if (length(c_index) == 1L) {
+    " (C undefined: no two out-of-bag rows with comparable times)"
+  } else {
+    sprintf(" (C undefined for %s: no out-of-bag events to compare; the error averages the %s)",
+            format_names(undefined),
+            if (length(undefined) == length(c_index)) "causes that have one, none here" else
+              "other causes")
+  }
+  sprintf("C-index %s; integrated Brier score %s (%s: %s)%s",
+          per_cause(c_index, 3L), per_cause(x$oob_ibs, 4L), null, per_cause(x$oob_ibs_null, 4L),
+          note)
 }
 
 #' Whether sampling = "auto" bags a task's trees: survival forests are
@@ -334,8 +355,12 @@ rows_counted <- function(matrix_x, weights) {
 #' the integrated Brier score (`oob_ibs`; inverse probability of censoring
 #' weighted, over the same times, next to the Kaplan-Meier or
 #' Aalen-Johansen estimate's, `oob_ibs_null`) are stored in the fit and
-#' shown by `print()`. `importance = "permutation"` or `"negation"` measure
-#' the decrease in the out-of-bag C-index. See [predict.ccforest()] for the
+#' shown by `print()`; `oob_error` is 1 - C, averaged over causes. C depends
+#' only on the order of the times (it is the same in any unit); a cause with
+#' no out-of-bag event has no C (`NA`, which `print()` says), and the error
+#' averages the causes that have one. `importance = "permutation"` or
+#' `"negation"` measure the decrease in the out-of-bag C-index (over the
+#' causes that have one; `NA`, with a warning, when none has). See [predict.ccforest()] for the
 #' predictions, and `vignette("survival", package = "ccforest")`.
 #'
 #' Comparisons with aorsf and ranger (C-index, index of prediction

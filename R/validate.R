@@ -55,7 +55,11 @@ class_label <- function(x) {
 #'
 #' `type_ok` says whether `x` has an acceptable type; a single value of the
 #' wrong type is shown with its type ("a character vector of length 1
-#' (\"a\")") because its printed form alone can look valid.
+#' (\"a\")") because its printed form alone can look valid. Several values
+#' are shown with their type and their first values, and the first missing
+#' one is pointed out: a vector of the right length can break a rule by its
+#' type, a missing value or a value out of range, and its length alone does
+#' not say which.
 #' @noRd
 describe_value <- function(x, type_ok) {
   if (is.null(x)) {
@@ -70,17 +74,40 @@ describe_value <- function(x, type_ok) {
   if (!is.atomic(x)) {
     return(sprintf("an object of class %s", class_label(x)))
   }
+  kind <- if (is.object(x)) class_label(x) else paste(typeof(x), "vector")
+  if (!is.null(dim(x))) {
+    shape <- if (is.object(x)) class_label(x) else {
+      paste(typeof(x), if (length(dim(x)) == 2L) "matrix" else "array")
+    }
+    return(sprintf("%s %s with dimensions %s", article(shape), shape,
+                   paste(dim(x), collapse = " x ")))
+  }
+  if (length(x) == 0L) {
+    return(sprintf("%s %s of length 0", article(kind), kind))
+  }
   if (length(x) != 1L) {
-    return(sprintf("a vector of length %d", length(x)))
+    text <- sprintf("%s %s of length %d (%s)", article(kind), kind, length(x),
+                    format_value(if (is.object(x)) as.vector(x) else x, width = 40L))
+    missing <- which(is.na(x))
+    if (length(missing) > 0L) {
+      text <- sprintf("%s, %s at element %d", text,
+                      if (is.nan(x[[missing[[1L]]]])) "NaN" else "NA", missing[[1L]])
+    }
+    return(text)
   }
   if (is.na(x) && !is.nan(x)) {
     return("NA")
   }
   if (!type_ok) {
-    kind <- if (is.object(x)) class_label(x) else paste(typeof(x), "vector")
-    return(sprintf("a %s of length 1 (%s)", kind, format_value(x)))
+    return(sprintf("%s %s of length 1 (%s)", article(kind), kind, format_value(x)))
   }
   format_value(x)
+}
+
+#' "a" or "an" before a word
+#' @noRd
+article <- function(word) {
+  if (grepl("^[aeiouAEIOU]", word)) "an" else "a"
 }
 
 #' Is `x` a plain number (no class such as Date or factor)?

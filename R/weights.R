@@ -140,3 +140,46 @@ check_weight_range <- function(w, case_weights, class_weights, response) {
     "less than 1e-15 times the heaviest row. Give such rows or classes weight 0 to leave ",
     "them out, or narrow the range of the weights."), row, level), call. = FALSE)
 }
+
+#' Trees must see at least two classes of every output
+#'
+#' Data with one class are refused when the outputs are read
+#' (encode_classification()); the same situation reached through weights or
+#' sampling (rows of weight 0, a class weight of 0, a class fraction of 0)
+#' would grow single-leaf trees that predict one class with probability 1
+#' everywhere, so it is refused here with its cause.
+#' @param weights The rows' combined weights (row_weights()), or NULL.
+#' @param sample_fraction The resolved fraction: one, or one per class.
+#' @noRd
+check_classes_drawn <- function(response, weights, sample_fraction, case_weights,
+                                class_weights) {
+  if (response$task != "classification") {
+    return(invisible())
+  }
+  per_class <- !is.null(names(sample_fraction))
+  for (m in seq_len(response$n_output)) {
+    levels <- response$levels[[m]]
+    codes <- response$codes[, m] + 1L
+    present <- tabulate(codes, length(levels)) > 0L
+    weighted <- present
+    if (!is.null(weights)) weighted <- tabulate(codes[weights > 0], length(levels)) > 0L
+    drawn <- weighted
+    if (per_class && m == 1L) drawn <- weighted & sample_fraction > 0
+    if (sum(drawn) >= 2L) next
+    cause <- if (sum(weighted) >= 2L) {
+      sprintf("`sample_fraction` draws no row of class %s",
+              format_names(levels[weighted & !drawn]))
+    } else if (!is.null(class_weights) && any(present & class_weights == 0)) {
+      sprintf("`class_weights` gives class %s weight 0",
+              format_names(levels[present & class_weights == 0]))
+    } else {
+      sprintf("`case_weights` are 0 for every row of class %s",
+              format_names(levels[present & !weighted]))
+    }
+    stop(sprintf(paste0(
+      "%s leaves output `%s` with rows of only one class (%s) to learn from: every tree would ",
+      "predict it with probability 1 everywhere. Classification needs rows of at least two ",
+      "classes."), cause, response$names[[m]], format_names(levels[drawn])), call. = FALSE)
+  }
+  invisible()
+}

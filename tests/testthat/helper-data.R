@@ -7,9 +7,12 @@ if (!nzchar(Sys.getenv("TZ"))) Sys.setenv(TZ = "UTC")
 # against an independent reference.
 
 #' A fit as objects fitted before 0.3.0 are: without a checksum, so that
-#' edits reach the checks behind it (a sealed fit refuses any edit).
+#' edits reach the checks behind it (a sealed fit refuses any edit). Its
+#' version says 0.2.0: a fit of 0.3.0 or later without a checksum is refused.
 as_unsealed <- function(fit) {
   fit$checksum <- NULL
+  fit$sealed <- NULL
+  fit$version <- "0.2.0"
   fit
 }
 

@@ -154,7 +154,7 @@ test_that("weighted and na_action = \"omit\" forests redraw the samples they wer
   expect_equal(unname(fitted(fit)[-c(4, 9)][seen]), rowSums(all * o)[seen] / rowSums(o)[seen])
   expect_length(suppressWarnings(predict(fit, d[1:3, ], type = "se")), 3)
   # A fit of an older version, which did not keep the weights, is refused.
-  old <- fit
+  old <- as_unsealed(fit)
   old$bagging <- NULL
   expect_error(predict(old, d[1:3, ], type = "se"),
                "needs the case weights and kept rows of the training data, which `object`")
@@ -170,4 +170,31 @@ test_that("combined forests keep no out-of-bag results but still give standard e
   expect_null(combined$oob_error_curve)
   expect_equal(suppressWarnings(predict(combined, mtcars[1:4, ], type = "se")),
                suppressWarnings(predict(whole, mtcars[1:4, ], type = "se")))
+})
+
+test_that("out-of-bag scores of every task do not depend on the units (issue 36 audit)", {
+  # Powers of two rescale exactly, so the forests are the same and the scores
+  # exact: errors and importance in the output's units scale by its square,
+  # and nothing else moves.
+  d <- mtcars
+  small <- d
+  small$mpg <- d$mpg * 2^-30
+  for (type in c("permutation", "negation")) {
+    a <- ccforest(mpg ~ ., d, n_tree = 10, seed = 1, sampling = "bagging", importance = type)
+    b <- ccforest(mpg ~ ., small, n_tree = 10, seed = 1, sampling = "bagging", importance = type)
+    expect_identical(b$forest$trees, a$forest$trees)
+    expect_identical(b$oob_error, a$oob_error * 2^-60)
+    expect_identical(b$oob_error_curve, a$oob_error_curve * 2^-60)
+    expect_identical(unclass(b$variable.importance), unclass(a$variable.importance) * 2^-60)
+    expect_identical(b$residuals, a$residuals * 2^-30)
+  }
+  tiny <- iris
+  tiny[1:4] <- tiny[1:4] * 2^-40
+  a <- ccforest(Species ~ ., iris, n_tree = 10, seed = 1, sampling = "bagging",
+                importance = "permutation")
+  b <- ccforest(Species ~ ., tiny, n_tree = 10, seed = 1, sampling = "bagging",
+                importance = "permutation")
+  for (name in c("oob_error", "oob_prob", "oob_error_curve", "variable.importance")) {
+    expect_identical(b[[name]], a[[name]], label = name)
+  }
 })

@@ -146,8 +146,9 @@ test_that("forests that are not ranges of one forest are refused, naming them", 
                       "to 13): grow them with first_tree = 5, n_tree = 6 and combine them too."),
                fixed = TRUE)
   expect_error(combine_forests(), "combine_forests() needs at least one forest.", fixed = TRUE)
-  extra <- as_unsealed(b)
+  extra <- b  # as a later version's fit might be: sealed, with more in its forest
   extra$forest$leaf_rows <- list(1:3)
+  extra <- ccforest:::seal_ccforest(extra)
   expect_error(combine_forests(a, extra),
                paste0("The forests hold `leaf_rows`, which combine_forests() does not know how ",
                       "to join; update ccforest, or grow the whole forest in one call."),

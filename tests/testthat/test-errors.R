@@ -95,7 +95,7 @@ test_that("mtry must be a whole number in [1, D], or a function giving one", {
   expect_error(ccforest(Species ~ ., data = iris, n_tree = 2, mtry = function(D) NA),
                "`mtry(4)` must be a single whole number between 1 and 4, not NA.", fixed = TRUE)
   expect_error(ccforest(Species ~ ., data = iris, n_tree = 2, mtry = function(D) 1:2),
-               "`mtry(4)` must be a single whole number between 1 and 4, not a vector of length 2.",
+               "`mtry(4)` must be a single whole number between 1 and 4, not an integer vector of length 2 (1:2).",
                fixed = TRUE)
   expect_error(ccforest(Species ~ ., data = iris, n_tree = 2, mtry = function(D) stop("boom")),
                "`mtry` function failed for D = 4: boom", fixed = TRUE)

@@ -204,3 +204,104 @@ test_that("hstats' statistics, partial dependence and importance run on ccforest
                predict(fit, transform(test[1:5, ], Petal.Width = 2), type = "prob"),
                ignore_attr = TRUE)
 })
+
+# Survival forests are explained by their risk (issue 36: every package
+# stopped with 'type = "prob" is not for survival forests', and DALEX called
+# the forest a classifier).
+
+survival_fits <- function() {
+  v <- survival::veteran
+  m <- survival::mgus2
+  cr <- data.frame(
+    time = ifelse(m$pstat == 1, m$ptime, m$futime),
+    event = factor(ifelse(m$pstat == 1, 1L, 2L * m$death), 0:2, c("censor", "pcm", "death")),
+    age = m$age, hgb = m$hgb, creat = m$creat
+  )
+  cr <- cr[stats::complete.cases(cr), ][1:300, ]
+  list(
+    v = v, cr = cr,
+    one = ccforest(survival::Surv(time, status) ~ age + karno + diagtime, data = v, n_tree = 10,
+                   seed = 1),
+    competing = ccforest(survival::Surv(time, event) ~ age + hgb + creat, data = cr, n_tree = 10,
+                         seed = 1)
+  )
+}
+
+test_that("ccforest_numeric_predictions() of a survival forest is its risk, per cause", {
+  s <- survival_fits()
+  expect_identical(ccforest_numeric_predictions(s$one, s$v[1:4, ]),
+                   unname(predict(s$one, s$v[1:4, ], type = "risk")))
+  risk <- ccforest_numeric_predictions(s$competing, s$cr[1:4, ])
+  expect_identical(colnames(risk), c("risk.pcm", "risk.death"))
+  expect_identical(unname(risk), unname(predict(s$competing, s$cr[1:4, ])))
+})
+
+test_that("pdp explains a survival forest's risk, and asks competing risks for the cause", {
+  skip_if_not_installed("pdp")
+  s <- survival_fits()
+  grid <- data.frame(karno = c(30, 60, 90))
+  pd <- pdp::partial(s$one, "karno", train = s$v, pred.grid = grid)
+  by_hand <- vapply(grid$karno, function(k) {
+    d <- s$v
+    d$karno <- k
+    mean(predict(s$one, d))
+  }, numeric(1))
+  expect_equal(pd$yhat, by_hand)
+  expect_error(pdp::partial(s$competing, "age", train = s$cr, pred.grid = data.frame(age = 60)),
+               paste0("pdp explains one number per row, but this competing-risks forest has a ",
+                      "risk per cause \\(`pcm`, `death`\\). Choose the cause with ",
+                      "attr\\(fit, \"predict_function_target_column\"\\) <- \"pcm\""))
+  chosen <- s$competing
+  attr(chosen, "predict_function_target_column") <- "death"
+  pd <- pdp::partial(chosen, "age", train = s$cr, pred.grid = data.frame(age = 60))
+  d <- s$cr
+  d$age <- 60
+  expect_equal(pd$yhat, mean(predict(s$competing, d)[, "death"]))
+  attr(chosen, "predict_function_target_column") <- "stroke"
+  expect_error(pdp::partial(chosen, "age", train = s$cr, pred.grid = data.frame(age = 60)),
+               "`predict_function_target_column` must name a cause of the forest")
+})
+
+test_that("DALEX explains a survival forest's risk as a regression", {
+  skip_if_not_installed("DALEX")
+  s <- survival_fits()
+  expect_identical(DALEX::model_info(s$one)$type, "regression")
+  ex <- DALEX::explain(s$one, data = s$v[c("age", "karno", "diagtime")], y = s$v$time,
+                       verbose = FALSE)
+  expect_equal(predict(ex, s$v[1:5, ]), unname(predict(s$one, s$v[1:5, ])))
+  # Permutation importance with a loss of the user's (here: how well the
+  # risk ranks the times, censoring aside).
+  parts <- DALEX::model_parts(ex, B = 1, N = NULL, variables = c("karno", "age"),
+                              loss_function = function(y, p) stats::cor(y, p, method = "spearman"))
+  expect_s3_class(parts, "model_parts")
+  expect_setequal(intersect(parts$variable, c("karno", "age")), c("karno", "age"))
+  chosen <- s$competing
+  attr(chosen, "predict_function_target_column") <- "pcm"
+  ex <- DALEX::explain(chosen, data = s$cr[c("age", "hgb", "creat")], verbose = FALSE)
+  expect_equal(predict(ex, s$cr[1:5, ]), unname(predict(s$competing, s$cr[1:5, ])[, "pcm"]))
+})
+
+test_that("kernelshap and hstats explain a survival forest's risk, every cause at once", {
+  skip_if_not_installed("kernelshap")
+  skip_if_not_installed("hstats")
+  s <- survival_fits()
+  x <- s$v[c("age", "karno", "diagtime")]
+  shap <- kernelshap::permshap(s$one, x[1:3, ], bg_X = x[seq(1, 137, by = 4), ], verbose = FALSE)
+  expect_equal(rowSums(shap$S) + mean(predict(s$one, x[seq(1, 137, by = 4), ])),
+               unname(predict(s$one, x[1:3, ])), tolerance = 1e-8)
+  cx <- s$cr[c("age", "hgb", "creat")]
+  shap <- kernelshap::permshap(s$competing, cx[1:2, ], bg_X = cx[1:40, ], verbose = FALSE)
+  expect_named(shap$S, c("risk.pcm", "risk.death"))
+  pd <- hstats::partial_dep(s$one, v = "karno", X = x, grid = c(30, 90))
+  ours <- partial_dependence(s$one, s$v, "karno", grid = c(30, 90))
+  expect_equal(pd$data$y, ours$risk)
+})
+
+test_that("iml explains a survival forest's risk as a regression", {
+  skip_if_not_installed("iml")
+  s <- survival_fits()
+  x <- s$v[c("age", "karno", "diagtime")]
+  pred <- iml::Predictor$new(s$one, data = x)
+  expect_identical(pred$task, "regression")
+  expect_equal(pred$predict(x[1:3, ])[[1]], unname(predict(s$one, x[1:3, ])))
+})

@@ -122,7 +122,8 @@ test_that("other unsupported formulas are errors", {
   )
   expect_error(
     ccforest:::formula_data(y ~ x1 + offset(x2), df),
-    "offset() terms are not supported in `formula`.", fixed = TRUE
+    "`offset(x2)` in `formula`: offset() fixes a term's coefficient at 1 in a linear predictor",
+    fixed = TRUE
   )
   expect_error(
     ccforest:::formula_data(x1 ~ x1 + x2, df),
@@ -263,3 +264,39 @@ test_that("formula features pass through the blueprint like x/y features", {
   rebuilt <- ccforest:::formula_new_data(fd$terms_info, df[, c("x3", "g", "x1")])
   expect_identical(ccforest:::apply_blueprint(bp, rebuilt), train)
 })
+
+test_that("the special terms of model formulas are refused, saying what they would do (issue 36)", {
+  lung <- survival::lung
+  # strata(inst) became an 18-level factor feature that topped the importance.
+  expect_error(ccforest(survival::Surv(time, status) ~ age + strata(inst), data = lung, n_tree = 2),
+               paste0("`strata(inst)` in `formula`: strata() gives each stratum its own baseline ",
+                      "hazard in survival::coxph(); a forest has no baseline hazard to stratify, ",
+                      "and would read strata(inst) as a factor feature. Write the variable as a ",
+                      "feature (e.g. `inst`)"), fixed = TRUE)
+  expect_error(ccforest(survival::Surv(time, status) ~ age + survival::strata(sex, inst),
+                        data = lung, n_tree = 2),
+               "`survival::strata(sex, inst)` in `formula`: strata()", fixed = TRUE)
+  expect_error(ccforest(survival::Surv(time, status) ~ age + cluster(inst), data = lung, n_tree = 2),
+               "`cluster(inst)` in `formula`: cluster() marks correlated rows", fixed = TRUE)
+  expect_error(ccforest(survival::Surv(time, status) ~ tt(age) + sex, data = lung, n_tree = 2),
+               "`tt(age)` in `formula`: tt() asks survival::coxph() for a time-dependent",
+               fixed = TRUE)
+  expect_error(ccforest(survival::Surv(time, status) ~ age + frailty(inst), data = lung, n_tree = 2),
+               "`frailty(inst)` in `formula`: frailty() adds a random effect", fixed = TRUE)
+  expect_error(ccforest(survival::Surv(time, status) ~ age + ridge(wt.loss, sex), data = lung,
+                        n_tree = 2), "`ridge(wt.loss, sex)` in `formula`: ridge() penalises",
+               fixed = TRUE)
+  expect_error(ccforest(survival::Surv(time, status) ~ age + pspline(wt.loss), data = lung,
+                        n_tree = 2), "`pspline(wt.loss)` in `formula`: pspline()", fixed = TRUE)
+  expect_error(ccforest(survival::Surv(time, status) ~ age + log(1 + strata(inst)), data = lung,
+                        n_tree = 2), "`strata(inst)` in `formula`", fixed = TRUE)
+  # Any task, and ".": the same.
+  expect_error(ccforest(mpg ~ . + offset(wt), data = mtcars, n_tree = 2),
+               "`offset(wt)` in `formula`: offset()", fixed = TRUE)
+  expect_error(ccforest(Species ~ Sepal.Length + strata(Petal.Width), data = iris, n_tree = 2),
+               "`strata(Petal.Width)` in `formula`", fixed = TRUE)
+  # A column whose name is a special's is an ordinary feature.
+  d <- data.frame(strata = rnorm(30), y = rnorm(30))
+  expect_s3_class(ccforest(y ~ strata, data = d, n_tree = 2), "ccforest")
+})
+

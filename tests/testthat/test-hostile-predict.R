@@ -661,7 +661,11 @@ test_that("random damage to tree bytes gives valid predictions or a clear error,
       store <- readRDS(.(path))
       item <- store$items[[.(name)]]
       fit <- store$fits[[item$base]]
-      if (!item$sealed) fit$checksum <- NULL
+      if (!item$sealed) {  # as fits before 0.3.0
+        fit$checksum <- NULL
+        fit$sealed <- NULL
+        fit$version <- "0.2.0"
+      }
       fit$forest$trees[[item$tree]] <- item$bytes
       outcome <- function(expr, check) {
         tryCatch({
@@ -852,6 +856,8 @@ test_that("the decoder refuses sizes beyond the bytes of a tree before allocatin
     x <- matrix(rnorm(20 * 3000), 20)
     fit <- ccforest::ccforest(x, rnorm(20), n_tree = 1, seed = 1, verbose = FALSE)
     fit$checksum <- NULL
+    fit$sealed <- NULL
+    fit$version <- "0.2.0"  # unsealed, as fits before 0.3.0
     n_split <- 50000
     flags <- packBits(c(rep(TRUE, n_split), rep(FALSE, 8 * ceiling((2 * n_split + 1) / 8) - n_split)),
                       "raw")

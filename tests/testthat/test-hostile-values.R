@@ -386,3 +386,111 @@ test_that("data.tables work like data.frames", {
   expect_identical(xy_ty$forest, fit_d$forest)
   expect_identical(predict(xy_ty, x_t), predict(fit_d, d))
 })
+
+test_that("the third hunt's cases (issue 36), each in its own process, give no silent answer", {
+  skip_on_cran()
+  cases <- list(
+    c_index_nanoseconds = function() {
+      d <- survival::veteran
+      fit <- ccforest::ccforest(survival::Surv(time, status) ~ ., data = d, n_tree = 20, seed = 1)
+      d$time <- d$time * 1e-9
+      ns <- ccforest::ccforest(survival::Surv(time, status) ~ ., data = d, n_tree = 20, seed = 1)
+      c(days = unname(fit$oob_c_index), ns = unname(ns$oob_c_index))
+    },
+    unused_cause = function() {
+      set.seed(1)
+      d <- data.frame(x1 = rnorm(150), x2 = rnorm(150), time = rexp(150))
+      d$event <- factor(sample(c("cens", "a"), 150, TRUE), levels = c("cens", "a", "rare"))
+      fit <- ccforest::ccforest(survival::Surv(time, event) ~ x1 + x2, data = d, n_tree = 15,
+                                seed = 1, importance = "permutation")
+      list(error = fit$oob_error, importance = fit$variable.importance)
+    },
+    tied_times = function() {
+      d <- data.frame(x1 = rnorm(50), x2 = rnorm(50), time = 3, status = 1)
+      fit <- suppressWarnings(ccforest::ccforest(survival::Surv(time, status) ~ x1 + x2, d,
+                                                 n_tree = 5, seed = 1, importance = "negation"))
+      list(error = fit$oob_error, importance = fit$variable.importance)
+    },
+    explain_survival = function() {
+      fit <- ccforest::ccforest(survival::Surv(time, status) ~ age + karno, survival::veteran,
+                                n_tree = 5, seed = 1)
+      ccforest::ccforest_numeric_predictions(fit, survival::veteran[1:3, ])
+    },
+    edited_c_index = function() {
+      fit <- ccforest::ccforest(survival::Surv(time, status) ~ age + karno, survival::veteran,
+                                n_tree = 5, seed = 1)
+      fit$oob_c_index[[1]] <- 0.99
+      print(fit)
+    },
+    flipped_uniform_weights = function() {
+      fit <- ccforest::ccforest(mpg ~ ., mtcars, n_tree = 10, seed = 1, sampling = "bagging")
+      fit$bagging$uniform_weights <- !fit$bagging$uniform_weights
+      predict(fit, mtcars, type = "se")
+    },
+    lost_checksum = function() {
+      fit <- ccforest::ccforest(mpg ~ ., mtcars, n_tree = 5, seed = 1)
+      fit$checksum <- NULL
+      fit$blueprint$center[[1]] <- 100
+      predict(fit, mtcars)
+    },
+    class_weight_zero = function() {
+      d <- data.frame(x = rnorm(60), y = factor(rep(c("no", "yes"), 30)))
+      ccforest::ccforest(y ~ x, d, n_tree = 3, class_weights = c(yes = 0))
+    },
+    fraction_zero = function() {
+      d <- data.frame(x = rnorm(60), y = factor(rep(c("no", "yes"), 30)))
+      ccforest::ccforest(y ~ x, d, n_tree = 3, sampling = "bagging",
+                         sample_fraction = c(no = 0.5, yes = 0))
+    },
+    counting_process = function() {
+      d <- survival::veteran
+      d$start <- 0
+      ccforest::ccforest(survival::Surv(start, time, status) ~ age, d, n_tree = 3)
+    },
+    strata = function() {
+      ccforest::ccforest(survival::Surv(time, status) ~ age + strata(inst), survival::lung,
+                         n_tree = 3)
+    },
+    plot_bagged_survival = function() {
+      fit <- ccforest::ccforest(survival::Surv(time, status) ~ age + karno, survival::veteran,
+                                n_tree = 5, seed = 1)
+      grDevices::pdf(NULL)
+      on.exit(grDevices::dev.off())
+      plot(fit, which = "error")
+    },
+    case_weights_logical = function() {
+      ccforest::ccforest(iris[1:4], iris$Species, n_tree = 2, case_weights = rep(TRUE, 150))
+    },
+    sparse_past_the_limit = function() {
+      options(ccforest.memory_limit = 5e8)
+      x <- Matrix::sparseMatrix(i = 1:3, j = 1:3, x = 1, dims = c(20000, 10000))
+      ccforest::ccforest(x, rnorm(20000), n_tree = 1)
+    }
+  )
+  out <- hostile_isolated_cases(cases, timeout = 300)
+  hostile_expect_isolated_ok(out$c_index_nanoseconds, "c_index_nanoseconds")
+  expect_identical(out$c_index_nanoseconds$value[["ns"]], out$c_index_nanoseconds$value[["days"]])
+  hostile_expect_isolated_ok(out$unused_cause, "unused_cause")
+  expect_true(is.finite(out$unused_cause$value$error))
+  expect_setequal(names(out$unused_cause$value$importance), c("x1", "x2"))
+  hostile_expect_isolated_ok(out$tied_times, "tied_times")
+  expect_true(is.na(out$tied_times$value$error))
+  expect_setequal(names(out$tied_times$value$importance), c("x1", "x2"))
+  hostile_expect_isolated_ok(out$explain_survival, "explain_survival")
+  expect_length(out$explain_survival$value, 3L)
+  errors <- c(
+    edited_c_index = "is damaged: its contents do not match its checksum",
+    flipped_uniform_weights = "is damaged: its contents do not match its checksum",
+    lost_checksum = "is damaged: it has no checksum",
+    class_weight_zero = "`class_weights` gives class `yes` weight 0 leaves output `y` with rows of only one class",
+    fraction_zero = "`sample_fraction` draws no row of class `yes`",
+    counting_process = "The outcome `survival::Surv\\(start, time, status\\)` is a counting-process",
+    strata = "`strata\\(inst\\)` in `formula`: strata\\(\\) gives each stratum its own baseline hazard",
+    plot_bagged_survival = "which survival forests do not keep",
+    case_weights_logical = "not a logical vector of length 150",
+    sparse_past_the_limit = "`x` is a sparse 20000 x 10000 matrix, which ccforest reads dense"
+  )
+  for (name in names(errors)) {
+    hostile_expect_isolated_error(out[[name]], errors[[name]], label = name)
+  }
+})

@@ -357,3 +357,16 @@ test_that("print and plot show the importance", {
   expect_silent(plot(long))
   expect_error(plot(vi, n = 0), "`n` must be a single whole number >= 1, not 0")
 })
+
+test_that("an importance that is NA or NaN keeps its variable, listed last (issue 36)", {
+  # sort() drops NA and NaN: any undefined importance used to remove its
+  # variable without a word, for any task.
+  vi <- ccforest:::new_importance(c(0.1, NaN, 0.3, NA), c("a", "b", "c", "d"), "permutation")
+  expect_identical(names(vi), c("c", "a", "b", "d"))
+  expect_true(all(is.na(unclass(vi)[c("b", "d")])))
+  expect_output(print(vi), "b\\s+NaN")
+  expect_identical(names(head(vi, 3)), c("c", "a", "b"))
+  pdf(NULL)
+  on.exit(grDevices::dev.off(), add = TRUE)
+  expect_length(plot(vi), 4L)
+})

@@ -141,3 +141,134 @@ test_that("a forest saved by 0.2.0 (no checksum) loads and predicts as it did", 
   bad$forest$trees[[1]] <- bad$forest$trees[[1]][-1]
   expect_error(predict(bad, new), "`object` is damaged: a tree")
 })
+
+# Issue 36: the seal covers every element a fit has when it is sealed (0.3.0
+# listed what it covered, and left out what 0.3.0 itself added).
+
+#' Fits of every kind, with every element a fit can have
+sealed_fit_kinds <- function() {
+  d <- integrity_data()
+  d$x1[3] <- NA
+  vet <- survival::veteran
+  cr <- withr::with_seed(4, {
+    n <- 150
+    data.frame(x1 = rnorm(n), x2 = rnorm(n), time = rexp(n),
+               event = factor(sample(c("cens", "a", "b"), n, TRUE), levels = c("cens", "a", "b")))
+  })
+  list(
+    classification = ccforest(cls ~ x1 + x2 + g, d, n_tree = 6, seed = 1, sampling = "bagging",
+                              importance = "permutation", case_weights = rep(1:2, 60)),
+    regression = ccforest(y ~ x1 + x2 + g, d, n_tree = 6, seed = 1, sampling = "bagging",
+                          quantiles = TRUE, na_action = "omit", importance = "negation"),
+    projection = ccforest(d[c("x2", "g")], d$y, n_tree = 4, seed = 1, importance = "projection"),
+    survival = ccforest(survival::Surv(time, status) ~ age + karno + celltype, vet, n_tree = 6,
+                        seed = 1, importance = "permutation", verbose = FALSE),
+    competing = ccforest(survival::Surv(time, event) ~ x1 + x2, cr, n_tree = 6, seed = 1,
+                         verbose = FALSE)
+  )
+}
+
+#' The same value with one thing changed, whatever the value is
+perturb <- function(v) {
+  if (is.list(v) && length(v) > 0L) {
+    v[[1L]] <- perturb(v[[1L]])
+  } else if (is.logical(v) && length(v) > 0L) {
+    v[[1L]] <- !isTRUE(v[[1L]])
+  } else if (is.numeric(v) && !is.object(v) && length(v) > 0L) {
+    v[[1L]] <- if (is.na(v[[1L]])) 0 else v[[1L]] + 1
+  } else if (is.character(v) && length(v) > 0L) {
+    v[[1L]] <- paste0(v[[1L]], "x")
+  } else if (is.raw(v) && length(v) > 0L) {
+    v[[1L]] <- xor(v[[1L]], as.raw(1L))
+  } else {
+    v <- if (is.null(v)) 1 else structure(v, perturbed = TRUE)
+  }
+  v
+}
+
+test_that("every element of every kind of fit is sealed, bar the records of how it was made", {
+  fits <- sealed_fit_kinds()
+  unsealed <- ccforest:::unsealed_elements
+  expect_setequal(unsealed, c("call", "train_time", "checksum", "cache"))
+  for (kind in names(fits)) {
+    fit <- fits[[kind]]
+    # A new element of a fit is sealed without anyone listing it.
+    expect_setequal(fit$sealed, setdiff(names(fit), unsealed))
+    expect_true(all(intersect(ccforest:::sealed_elements_0_3_0, names(fit)) %in% fit$sealed))
+    for (name in setdiff(names(fit), unsealed)) {
+      edited <- fit
+      edited[[name]] <- perturb(edited[[name]])
+      expect_false(identical(edited[[name]], fit[[name]]), label = paste(kind, name))
+      expect_error(print(edited), "is damaged: its contents do not match its checksum",
+                   label = paste(kind, "edited", name))
+      deleted <- fit
+      deleted[[name]] <- NULL
+      expect_error(print(deleted), "is damaged", label = paste(kind, "deleted", name))
+    }
+  }
+})
+
+test_that("the hunt's edits of what 0.3.0 left unsealed are refused", {
+  fits <- sealed_fit_kinds()
+  d <- integrity_data()
+  damaged <- "`object` is damaged: its contents do not match its checksum"
+  surv <- fits$survival
+  surv$oob_c_index[[1]] <- 0.99
+  expect_error(print(surv), "is damaged: its contents do not match its checksum")
+  cls <- fits$classification
+  cls$oob_prob[1, ] <- c(1, 0)
+  expect_error(fitted(cls), damaged)
+  reg <- fits$regression
+  flipped <- reg
+  flipped$bagging$uniform_weights <- !flipped$bagging$uniform_weights
+  expect_error(predict(flipped, d, type = "interval"), damaged)
+  truncated <- reg
+  truncated$bagging$weights <- truncated$bagging$weights[-1]
+  expect_error(predict(truncated, d, type = "se"), damaged)
+  # Without the seal (a fit of 0.2.0 has none), the structure is still
+  # checked: no internal error.
+  unsealed <- as_unsealed(fits$classification)
+  unsealed$bagging$weights <- unsealed$bagging$weights[-1]
+  expect_error(predict(unsealed, d, type = "se"),
+               "is damaged: its record of the trees' samples \\(`bagging`\\) is inconsistent")
+  for (edit in list(function(b) { b$n_row <- -1; b }, function(b) { b$uniform_weights <- NA; b },
+                    function(b) { b$kept_rows <- b$kept_rows[-1]; b }, function(b) "x")) {
+    broken <- as_unsealed(fits$regression)
+    broken$bagging <- edit(broken$bagging)
+    expect_error(predict(broken, d), "record of the trees' samples")
+  }
+})
+
+test_that("a fit of 0.3.0 or later without its checksum is refused; 0.2.0 fits are not", {
+  d <- integrity_data()
+  fit <- ccforest(y ~ x1 + x2 + g, d, n_tree = 4, seed = 1)
+  lost <- fit
+  lost$checksum <- NULL
+  expect_error(predict(lost, d), paste0(
+    "`object` is damaged: it has no checksum, which every fit of ccforest 0.3.0 and later ",
+    "\\(this one says [0-9.]+\\) is sealed with"))
+  # The hunt's case: an edited centre no longer predicts silently.
+  lost$blueprint$center[[1]] <- lost$blueprint$center[[1]] + 3
+  expect_error(predict(lost, d), "has no checksum")
+  lost$version <- "0.3.0"
+  expect_error(predict(lost, d), "this one says 0.3.0")
+  # Deleting `sealed` or editing it is caught by the checksum.
+  gone <- fit
+  gone$sealed <- NULL
+  expect_error(predict(gone, d), "do not match its checksum")
+  fewer <- fit
+  fewer$sealed <- setdiff(fewer$sealed, "blueprint")
+  expect_error(predict(fewer, d), "do not match its checksum")
+  garbled <- fit
+  garbled$sealed <- 1:3
+  expect_error(predict(garbled, d), "its record of what its checksum covers \\(`sealed`\\) is unreadable")
+  # A fit sealed as 0.3.0 sealed (a checksum of its listed elements, no
+  # `sealed`) is read as before.
+  old <- fit
+  old$sealed <- NULL
+  old$checksum <- ccforest:::ccf_checksum_cpp(unclass(old), ccforest:::sealed_elements_0_3_0)
+  expect_identical(predict(old, d), predict(fit, d))
+  # 0.2.0's fits have no checksum and keep working.
+  saved <- readRDS(test_path("fixtures", "forests-0.2.0.rds"))
+  expect_identical(predict(saved$reg, saved$new), saved$expected$reg)
+})

@@ -239,15 +239,18 @@ test_that("the options beyond the paper have dials parameters too", {
   expect_identical(unname(unlist(dials::range_get(ccf_direction_ratio(range = c(0.5, 1))))),
                    c(0.5, 1))
   expect_error(ccf_direction_ratio(range = c(0.5, 2)),
-               "`range` must be two increasing numbers between 0 and 1, not a vector of length 2.")
+               "`range` must be two increasing numbers between 0 and 1, not a double vector of length 2 (c(0.5, 2)).",
+               fixed = TRUE)
   expect_error(ccf_direction_ratio(range = "a"),
                "`range` must be two increasing numbers between 0 and 1, not a character vector")
   expect_identical(ccf_axis_candidates()$values, c("none", "random", "search"))
   expect_identical(unname(unlist(dials::range_get(ccf_output_bins(range = c(2, 6))))), c(2L, 6L))
   expect_error(ccf_max_directions(range = c(3, 1)),
-               "`range` must be two increasing whole numbers >= 1, not a vector of length 2.")
+               "`range` must be two increasing whole numbers >= 1, not a double vector of length 2 (c(3, 1)).",
+               fixed = TRUE)
   expect_error(ccf_output_bins(range = c(1, 4)),
-               "`range` must be two whole numbers >= 2, not a vector of length 2.")
+               "`range` must be two whole numbers >= 2, not a double vector of length 2 (c(1, 4)).",
+               fixed = TRUE)
   expect_error(ccf_axis_candidates(values = TRUE), paste0(
     "`values` must be a character vector of one or more of \"none\", \"random\", \"search\", ",
     "not a logical vector of length 1 (TRUE)."), fixed = TRUE)

@@ -16,8 +16,27 @@ test_that("plot() of a forest draws its out-of-bag error curve or its importance
   expect_invisible(plot(bag, which = "importance"))
   proj <- ccforest(Species ~ ., data = iris, n_tree = 10, seed = 1)
   expect_invisible(plot(proj))
-  expect_error(plot(proj, which = "error"),
-               "which = \"error\" plots the out-of-bag error against the number of trees, which only forests grown with sampling = \"bagging\" have")
+  expect_error(plot(proj, which = "error"), paste0(
+    "which = \"error\" plots the out-of-bag error against the number of trees, which only ",
+    "forests grown on samples of the rows \\(sampling = \"bagging\"\\) have; this one was grown ",
+    "with projection bootstrapping"))
+  # Each forest without a curve is told its own reason (issue 36: a bagged
+  # survival forest was said to be grown with projection bootstrapping).
+  surv <- ccforest(survival::Surv(time, status) ~ age + karno, survival::veteran, n_tree = 10,
+                   seed = 1, sampling = "bagging")
+  expect_error(plot(surv, which = "error"), sprintf(paste0(
+    "which survival forests do not keep: their out-of-bag error, 1 - Harrell's C \\(%.3f here\\), ",
+    "is a ranking of the whole forest's risks"), surv$oob_error))
+  expect_invisible(plot(surv))  # importance, by default
+  joined <- suppressMessages(combine_forests(
+    bag, ccforest(Species ~ ., data = iris, n_tree = 5, sampling = "bagging", seed = 1,
+                  first_tree = 31)))
+  older <- as_unsealed(bag)
+  older$oob_error_curve <- NULL
+  expect_error(plot(older, which = "error"),
+               "which this forest \\(fitted with ccforest 0.2.0\\) did not keep; refit it")
+  expect_error(plot(joined, which = "error"),
+               "which this forest no longer has: a combined forest \\(combine_forests\\(\\)\\)")
   expect_error(plot(proj, which = "votes"), "`which` must be one of \"error\", \"importance\"")
 })
 

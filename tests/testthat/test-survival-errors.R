@@ -43,6 +43,25 @@ test_that("censoring other than right-censoring is refused, not mis-fitted", {
                "`y` is a counting-process")
   expect_error(ccforest(cbind(Surv(time, status), karno) ~ age, data = v),
                "survival outcome \\(Surv\\) beside other outputs")
+  # Through a formula, the outcome is named, not `data` (issue 36).
+  d <- v
+  d$start <- 0
+  expect_error(ccforest(Surv(start, time, status) ~ age + karno, data = d),
+               "The outcome `Surv(start, time, status)` is a counting-process (start, stop] Surv object",
+               fixed = TRUE)
+  expect_error(ccforest(Surv(time, time + 5, type = "interval2") ~ age + karno, data = d),
+               "The outcome `Surv(time, time + 5, type = \"interval2\")` is an interval-censored",
+               fixed = TRUE)
+  d$time[4] <- NA
+  expect_error(ccforest(Surv(time, status) ~ age, data = d),
+               "The outcome `Surv(time, status)` has 1 missing time (row 4)", fixed = TRUE)
+  d$time[4] <- -1
+  expect_error(ccforest(Surv(time, status) ~ age, data = d),
+               "The outcome `Surv(time, status)` has negative time (row 4", fixed = TRUE)
+  d$status <- 0
+  d$time[4] <- 1
+  expect_error(ccforest(Surv(time, status) ~ age, data = d),
+               "The outcome `Surv(time, status)` has no events", fixed = TRUE)
 })
 
 test_that("options of other tasks are refused for survival outcomes", {

@@ -212,6 +212,74 @@ test_that("out-of-bag C-index and Brier score are Harrell's and Graf's, from fir
   }
 })
 
+test_that("the C-index is the same in any time unit (issue 36)", {
+  d <- survival::veteran
+  fit <- ccforest(Surv(time, status) ~ ., data = d, n_tree = 30, seed = 9)
+  seen <- !is.na(fit$predictions)
+  reference <- brute_force_c(fit$predictions[seen], d$time[seen], d$status[seen])
+  # survival's timefix merged times closer than ~1.5e-8: in nanoseconds
+  # most of veteran's days became ties (0.754 instead of 0.703).
+  for (unit in c(1e-9, 1e-3, 1, 1e9, 1e20)) {
+    expect_equal(ccforest:::harrell_c(fit$predictions[seen], d$time[seen] * unit, d$status[seen]),
+                 reference, tolerance = 1e-12, label = paste("unit", unit))
+    scaled <- d
+    scaled$time <- d$time * unit
+    refit <- ccforest(Surv(time, status) ~ ., data = scaled, n_tree = 30, seed = 9)
+    expect_identical(refit$predictions, fit$predictions)
+    expect_identical(refit$oob_c_index, fit$oob_c_index)
+    # The Brier score's times are quantiles: their rounding moves it in the
+    # last bits.
+    expect_equal(refit$oob_ibs, fit$oob_ibs, tolerance = 1e-12)
+    expect_equal(refit$oob_ibs_null, fit$oob_ibs_null, tolerance = 1e-12)
+  }
+  # Held-out importance goes through the same C.
+  train <- seq(1, nrow(d), by = 2)
+  held <- ccforest(Surv(time, status) ~ ., data = d[train, ], n_tree = 20, seed = 3)
+  tiny <- d
+  tiny$time <- d$time * 1e-9
+  expect_equal(importance(held, new_data = tiny[-train, ], type = "negation"),
+               importance(held, new_data = d[-train, ], type = "negation"), tolerance = 1e-12)
+  # Competing risks: other causes rank after every time, even where
+  # max(time) + 1 would equal max(time).
+  m <- mgus_data()
+  cr <- ccforest(Surv(time, event) ~ ., data = m, n_tree = 10, seed = 9)
+  ok <- stats::complete.cases(cr$predictions)
+  status <- as.integer(m$event) - 1L
+  expect_equal(ccforest:::harrell_c(cr$predictions[ok, 2], m$time[ok] * 1e20, status[ok], 2L),
+               brute_force_c(cr$predictions[ok, 2], m$time[ok], status[ok], 2L),
+               tolerance = 1e-12)
+})
+
+test_that("a cause without events, or times that compare no pair, give a stated answer (issue 36)", {
+  d <- withr::with_seed(1, data.frame(x1 = rnorm(200), x2 = rnorm(200), time = rexp(200)))
+  d$event <- factor(withr::with_seed(2, sample(c("cens", "a"), 200, TRUE, prob = c(0.3, 0.7))),
+                    levels = c("cens", "a", "b"))  # b: an unused level
+  for (type in c("permutation", "negation")) {
+    fit <- ccforest(Surv(time, event) ~ x1 + x2, data = d, n_tree = 20, seed = 1,
+                    importance = type)
+    expect_true(is.na(fit$oob_c_index[["b"]]))
+    expect_false(is.na(fit$oob_c_index[["a"]]))
+    # The error and the importance are those of the cause that has a C.
+    expect_equal(fit$oob_error, 1 - fit$oob_c_index[["a"]])
+    imp <- fit$variable.importance
+    expect_setequal(names(imp), c("x1", "x2"))
+    expect_true(all(is.finite(imp)))
+    expect_output(print(fit), "C-index a 0\\.[0-9]+, b NA.*C undefined for `b`: no out-of-bag events")
+  }
+  # Every event at the same time as every other row: no pair is comparable.
+  tied <- data.frame(x1 = rnorm(60), x2 = rnorm(60), time = 5, status = 1)
+  expect_warning(
+    fit <- ccforest(Surv(time, status) ~ x1 + x2, data = tied, n_tree = 10, seed = 1,
+                    importance = "negation"),
+    "Out-of-bag negation importance is NA for every variable: Harrell's C of the out-of-bag risk is undefined")
+  expect_true(is.na(fit$oob_error))
+  expect_identical(sort(names(fit$variable.importance)), c("x1", "x2"))
+  expect_true(all(is.na(fit$variable.importance)))
+  expect_output(print(fit), "C-index NA.*C undefined: no two out-of-bag rows with comparable times")
+  expect_error(importance(fit, new_data = tied, type = "negation"),
+               "negation importance needs held-out rows whose times can be compared")
+})
+
 test_that("out-of-bag risk averages the trees that left each row out", {
   d <- stats::na.omit(lung_data())
   fit <- ccforest(Surv(time, status) ~ ., data = d, n_tree = 8, seed = 10, sampling = "bagging")

@@ -24,10 +24,10 @@ test_that("check_count() names the argument, the rule and the value", {
   expect_error(ccforest:::check_count(NA_integer_, "n_tree"), "not NA.", fixed = TRUE)
   expect_error(
     ccforest:::check_count(c(1, 2, 3), "n_tree"),
-    "`n_tree` must be a single whole number >= 1, not a vector of length 3.",
+    "`n_tree` must be a single whole number >= 1, not a double vector of length 3 (c(1, 2, 3)).",
     fixed = TRUE
   )
-  expect_error(ccforest:::check_count(integer(0), "n_tree"), "not a vector of length 0.", fixed = TRUE)
+  expect_error(ccforest:::check_count(integer(0), "n_tree"), "not an integer vector of length 0.", fixed = TRUE)
   expect_error(ccforest:::check_count(2.5, "n_tree"), "not 2.5.", fixed = TRUE)
   expect_error(ccforest:::check_count(Inf, "n_tree"), "not Inf.", fixed = TRUE)
   expect_error(ccforest:::check_count(NaN, "n_tree"), "not NaN.", fixed = TRUE)
@@ -102,7 +102,8 @@ test_that("check_number() errors name the rule and the value", {
     "not a character vector of length 1 (\"0.5\").", fixed = TRUE
   )
   expect_error(ccforest:::check_number(NA, "frac"), "not NA.", fixed = TRUE)
-  expect_error(ccforest:::check_number(c(0.1, 0.2), "frac"), "not a vector of length 2.", fixed = TRUE)
+  expect_error(ccforest:::check_number(c(0.1, 0.2), "frac"),
+               "not a double vector of length 2 (c(0.1, 0.2)).", fixed = TRUE)
   expect_error(
     ccforest:::check_number(NULL, "frac", 0, 1, allow_null = FALSE),
     "`frac` must be a single finite number between 0 and 1, not NULL.", fixed = TRUE
@@ -127,7 +128,7 @@ test_that("check_flag() accepts only TRUE or FALSE", {
   )
   expect_error(
     ccforest:::check_flag(c(TRUE, FALSE), "verbose"),
-    "not a vector of length 2.", fixed = TRUE
+    "not a logical vector of length 2 (c(TRUE, FALSE)).", fixed = TRUE
   )
 })
 
@@ -149,7 +150,7 @@ test_that("check_string() accepts one non-missing string", {
   )
   expect_error(
     ccforest:::check_string(c("a", "b"), "name"),
-    "not a vector of length 2.", fixed = TRUE
+    "not a character vector of length 2 (c(\"a\", \"b\")).", fixed = TRUE
   )
 })
 
@@ -186,7 +187,7 @@ test_that("check_choice() needs an exact match", {
   )
   expect_error(
     ccforest:::check_choice(c("gini", "gini"), "split_rule", choices),
-    "not a vector of length 2.", fixed = TRUE
+    "not a character vector of length 2 (c(\"gini\", \"gini\")).", fixed = TRUE
   )
 })
 
@@ -327,4 +328,40 @@ test_that("resolve_seed() rejects values outside [0, 2^31 - 1]", {
   expect_error(ccforest:::resolve_seed(1.5), "not 1.5.", fixed = TRUE)
   expect_error(ccforest:::resolve_seed(NA), "not NA.", fixed = TRUE)
   expect_error(ccforest:::resolve_seed("1"), "not a character vector", fixed = TRUE)
+})
+
+test_that("a vector of the right length says what is wrong with it, not its length (issue 36)", {
+  describe <- ccforest:::describe_value
+  expect_identical(describe(c(0.1, NA, 0.9), TRUE), "a double vector of length 3 (c(0.1, NA, 0.9)), NA at element 2")
+  expect_identical(describe(c(1, NaN), TRUE), "a double vector of length 2 (c(1, NaN)), NaN at element 2")
+  expect_identical(describe(c("a", "b"), FALSE), "a character vector of length 2 (c(\"a\", \"b\"))")
+  expect_identical(describe(matrix(1, 3, 2), FALSE), "a double matrix with dimensions 3 x 2")
+  expect_identical(describe(factor(c("a", "b")), FALSE), "a <factor> of length 2 (c(\"a\", \"b\"))")
+  expect_identical(describe(integer(0), TRUE), "an integer vector of length 0")
+  # The hunt's cases, through the functions that take them.
+  x <- iris[1:4]
+  y <- iris$Species
+  expect_error(ccforest(x, y, n_tree = 2, sample_fraction = c(0.5, NA, 0.2)),
+               "not a double vector of length 3 (c(0.5, NA, 0.2)), NA at element 2.", fixed = TRUE)
+  expect_error(ccforest(x, y, n_tree = 2, case_weights = rep("a", 150)),
+               "not a character vector of length 150 (c(\"a\",", fixed = TRUE)
+  expect_error(ccforest(x, y, n_tree = 2, case_weights = rep(TRUE, 150)),
+               "not a logical vector of length 150 (c(TRUE,", fixed = TRUE)
+  expect_error(ccforest(x, y, n_tree = 2, case_weights = matrix(1, 150, 1)),
+               "not a double matrix with dimensions 150 x 1.", fixed = TRUE)
+  reg <- ccforest(mtcars[-1], mtcars$mpg, n_tree = 3, quantiles = TRUE, seed = 1)
+  expect_error(predict(reg, mtcars, type = "quantiles", quantiles = c(0.1, NA)),
+               "`quantiles` must be numbers between 0 and 1, not a double vector of length 2 (c(0.1, NA)), NA at element 2.",
+               fixed = TRUE)
+  expect_error(predict(reg, mtcars, type = "quantiles", quantiles = c(0.1, 1.5)),
+               "`quantiles` must be numbers between 0 and 1, but element 2 is 1.5.", fixed = TRUE)
+  expect_error(predict(reg, mtcars, type = "quantiles", quantiles = matrix(0.5, 2, 2)),
+               "not a double matrix with dimensions 2 x 2.", fixed = TRUE)
+  surv <- ccforest(survival::Surv(time, status) ~ age + karno, survival::veteran, n_tree = 3,
+                   seed = 1)
+  expect_error(predict(surv, survival::veteran, type = "survival", times = c("1", "2")),
+               "`times` must be a numeric vector of times >= 0, not a character vector of length 2 (c(\"1\", \"2\")).",
+               fixed = TRUE)
+  expect_error(predict(surv, survival::veteran, type = "survival", times = matrix(1:4, 2)),
+               "not an integer matrix with dimensions 2 x 2.", fixed = TRUE)
 })

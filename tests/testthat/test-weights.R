@@ -252,9 +252,11 @@ test_that("class weights multiply case weights", {
   rows <- ccforest(y ~ ., d, case_weights = ifelse(d$y == "a", 4, 1), n_tree = 10, seed = 1)
   expect_identical(both$forest$trees, rows$forest$trees)
   expect_identical(both$options$class_weights, c(a = 2, b = 0.5))
-  # A class of weight 0 is left out.
-  no_b <- ccforest(y ~ ., d, class_weights = c(b = 0), n_tree = 5, seed = 1, sampling = "bagging")
-  expect_true(all(predict(no_b, d) == "a"))
+  # A class of weight 0 is left out; with two classes that leaves one, which
+  # is refused (it grew single-leaf trees predicting `a` everywhere).
+  expect_error(ccforest(y ~ ., d, class_weights = c(b = 0), n_tree = 5, seed = 1,
+                        sampling = "bagging"),
+               "`class_weights` gives class `b` weight 0 leaves output `y` with rows of only one class")
 })
 
 test_that("bad weights are refused with the argument and the value", {
@@ -289,4 +291,30 @@ test_that("bad weights are refused with the argument and the value", {
   omitted <- ccforest(y ~ ., d, case_weights = w, na_action = "omit", n_tree = 5, seed = 1)
   expect_identical(omitted$forest$trees,
                    ccforest(y ~ ., d[-2, ], case_weights = w[-2], n_tree = 5, seed = 1)$forest$trees)
+})
+
+test_that("one class left by weights or sampling is refused as one class in the data is (issue 36)", {
+  d <- withr::with_seed(1, data.frame(x1 = rnorm(80), x2 = rnorm(80)))
+  d$y <- factor(ifelse(d$x1 > 0, "yes", "no"))
+  expect_error(ccforest(y ~ ., d[d$y == "no", ], n_tree = 2), "has only one class")
+  only <- "leaves output `y` with rows of only one class \\(`no`\\) to learn from"
+  expect_error(ccforest(y ~ ., d, n_tree = 2, case_weights = as.numeric(d$y == "no")),
+               paste0("`case_weights` are 0 for every row of class `yes` ", only))
+  expect_error(ccforest(y ~ ., d, n_tree = 2, class_weights = c(yes = 0)),
+               paste0("`class_weights` gives class `yes` weight 0 ", only))
+  expect_error(ccforest(y ~ ., d, n_tree = 2, sampling = "bagging",
+                        sample_fraction = c(no = 0.5, yes = 0)),
+               paste0("`sample_fraction` draws no row of class `yes` ", only))
+  # Two classes left of three are enough; so is one row of the second.
+  d$z <- factor(ifelse(d$x2 > 1, "c", as.character(d$y)))
+  fit <- ccforest(z ~ x1 + x2, d, n_tree = 2, class_weights = c(c = 0), seed = 1)
+  expect_identical(levels(predict(fit, d)), c("c", "no", "yes"))
+  w <- as.numeric(d$y == "no")
+  w[which(d$y == "yes")[1]] <- 1
+  expect_s3_class(ccforest(y ~ x1 + x2, d, n_tree = 2, case_weights = w, seed = 1), "ccforest")
+  # Each output of several.
+  d$w <- factor(ifelse(d$x2 > 0, "up", "down"))
+  expect_error(ccforest(cbind(y, w) ~ x1 + x2, d, n_tree = 2,
+                        case_weights = as.numeric(d$w == "up")),
+               "`case_weights` are 0 for every row of class `down` leaves output `w`")
 })
