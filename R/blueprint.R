@@ -585,11 +585,17 @@ apply_blueprint <- function(bp, data,
   valueless <- vector("list", length(bp$feature_names))
   plain <- vector("list", length(bp$feature_names))
 
-  for (d in seq_along(bp$feature_names)) {
+  # Numbers given as numbers, the usual case, need no check one by one:
+  # they are taken together here and encoded together after the loop.
+  kinds <- vapply(matched$columns, feature_kind, character(1))
+  numeric_like <- c("numeric", "integer", "logical")
+  as_numbers <- bp$feature_type %in% numeric_like & kinds %in% numeric_like
+  plain[as_numbers] <- lapply(matched$columns[as_numbers], as.double)
+  for (d in which(!as_numbers)) {
     name <- bp$feature_names[[d]]
     fitted_type <- bp$feature_type[[d]]
     col <- matched$columns[[d]]
-    kind <- feature_kind(col)
+    kind <- kinds[[d]]
     check_feature_kind(col, kind, name, arg)
     check_matching_type(kind, fitted_type, name, arg)
     first <- bp$feature_start[[d]]

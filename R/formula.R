@@ -343,6 +343,24 @@ term_environment <- function(exprs, columns, enclos) {
   kept
 }
 
+#' The features of a formula whose terms are all columns (`y ~ .`, `y ~ a +
+#' b`), taken in one step, or NULL when a term is an expression or a column
+#' that eval_term() would refuse (it then says why): what a served row of
+#' the usual formula costs is this, not one evaluation per term
+#' @noRd
+plain_terms <- function(terms_info, new_data, n) {
+  exprs <- terms_info$feature_exprs
+  if (!all(vapply(exprs, is.name, logical(1)))) {
+    return(NULL)
+  }
+  columns <- unclass(new_data)[terms_info$feature_names]
+  if (anyNA(names(columns)) || any(lengths(columns) != n) ||
+      any(vapply(columns, function(v) is.data.frame(v) || is.matrix(v), logical(1)))) {
+    return(NULL)
+  }
+  unname(columns)
+}
+
 #' A term must give one value per row
 #' @noRd
 check_term_value <- function(value, label, n, arg) {
@@ -408,12 +426,15 @@ formula_new_data <- function(terms_info, new_data, arg = "new_data") {
     enclos <- baseenv()
   }
   n <- nrow(new_data)
-  columns <- lapply(seq_along(terms_info$feature_exprs), function(j) {
-    eval_term(
-      terms_info$feature_exprs[[j]], terms_info$feature_names[[j]],
-      new_data, enclos, n, arg
-    )
-  })
+  columns <- plain_terms(terms_info, new_data, n)
+  if (is.null(columns)) {
+    columns <- lapply(seq_along(terms_info$feature_exprs), function(j) {
+      eval_term(
+        terms_info$feature_exprs[[j]], terms_info$feature_names[[j]],
+        new_data, enclos, n, arg
+      )
+    })
+  }
   x <- list2DF(columns, nrow = n)
   names(x) <- terms_info$feature_names
   x
