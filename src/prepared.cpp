@@ -35,7 +35,10 @@ struct Prepared {
   SEXP handle = nullptr;   // not protected: the entry lives no longer than it
   SEXP weakref = nullptr;  // keyed on the handle; its value is `holder`
   SEXP holder = nullptr;   // list(verified elements), the weak reference's value
-  /** The verified elements, one per name, R_NilValue for an absent one. */
+  /**
+   * The verified elements, one per name; nullptr for an absent one (an
+   * element may be present and NULL, and deleting it changes the fit).
+   */
   std::vector<SEXP> elements;
   std::vector<std::string> names;
   SEXP trees = nullptr;  // the verified forest's trees (object$forest$trees)
@@ -62,13 +65,13 @@ void finalize(SEXP handle) {
   delete entry;
 }
 
-/** The element `name` of a named list, or R_NilValue. */
+/** The element `name` of a named list, or nullptr if it has none. */
 SEXP element(SEXP object, SEXP object_names, const char* name) {
   const R_xlen_t n = XLENGTH(object);
   for (R_xlen_t i = 0; i < n; ++i) {
     if (std::strcmp(CHAR(STRING_ELT(object_names, i)), name) == 0) return VECTOR_ELT(object, i);
   }
-  return R_NilValue;
+  return nullptr;
 }
 
 /**
@@ -127,10 +130,10 @@ bool is_verified(SEXP handle, SEXP object, SEXP names) {
 }
 
 void mark_verified(SEXP handle, SEXP object, SEXP names, double memory_limit) {
-  if (TYPEOF(handle) != EXTPTRSXP) return;  // no handle (older fits): nothing kept
-  if (TYPEOF(object) != VECSXP || TYPEOF(names) != STRSXP) {
-    Rcpp::stop("internal error: a fit is verified as a named list");
-  }
+  // No handle, or no record of what the seal covers (older fits): nothing
+  // is kept, and the object is checked in full on every call.
+  if (TYPEOF(handle) != EXTPTRSXP || TYPEOF(names) != STRSXP) return;
+  if (TYPEOF(object) != VECSXP) Rcpp::stop("internal error: a fit is verified as a named list");
   SEXP object_names = Rf_getAttrib(object, R_NamesSymbol);
   if (TYPEOF(object_names) != STRSXP || XLENGTH(object_names) != XLENGTH(object)) {
     Rcpp::stop("internal error: a fit is verified as a named list");
@@ -158,8 +161,10 @@ void mark_verified(SEXP handle, SEXP object, SEXP names, double memory_limit) {
   for (R_xlen_t i = 0; i < n; ++i) {
     element_names[static_cast<size_t>(i)] = CHAR(STRING_ELT(names, i));
     SEXP value = element(object, object_names, element_names[static_cast<size_t>(i)].c_str());
-    freeze(value);
-    SET_VECTOR_ELT(kept, i, value);
+    if (value != nullptr) {
+      freeze(value);
+      SET_VECTOR_ELT(kept, i, value);
+    }
     elements[static_cast<size_t>(i)] = value;
   }
   SET_VECTOR_ELT(entry->holder, 0, kept);
@@ -167,16 +172,16 @@ void mark_verified(SEXP handle, SEXP object, SEXP names, double memory_limit) {
   entry->names.swap(element_names);
   entry->memory_limit = memory_limit;
   SEXP forest = element(object, object_names, "forest");
-  SEXP trees = R_NilValue;
-  if (TYPEOF(forest) == VECSXP) {
+  SEXP trees = nullptr;
+  if (forest != nullptr && TYPEOF(forest) == VECSXP) {
     SEXP forest_names = Rf_getAttrib(forest, R_NamesSymbol);
     if (TYPEOF(forest_names) == STRSXP) trees = element(forest, forest_names, "trees");
   }
   if (trees != entry->trees) entry->model.reset();
   // Only trees inside a verified element may be served from the entry.
   bool covered = false;
-  for (SEXP e : entry->elements) covered = covered || e == forest;
-  entry->trees = covered && TYPEOF(trees) == VECSXP ? trees : nullptr;
+  for (SEXP e : entry->elements) covered = covered || (e != nullptr && e == forest);
+  entry->trees = covered && trees != nullptr && TYPEOF(trees) == VECSXP ? trees : nullptr;
   if (entry->trees == nullptr) entry->model.reset();
 }
 

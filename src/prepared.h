@@ -22,8 +22,8 @@ namespace ccforest {
 bool is_verified(SEXP handle, SEXP object, SEXP names);
 
 /**
- * Records that `object` passed the full checks: its elements named in
- * `names` are made immutable (an edit then copies, so a changed element is
+ * Records that `object` passed the full checks (nothing, if `names` is not a
+ * character vector): its elements named in `names` are made immutable (an edit then copies, so a changed element is
  * another object) and kept alive with the handle (so no other object can
  * take an address compared later). `memory_limit` bounds the decoded model
  * kept for it. Any model decoded from other trees is dropped.

@@ -165,3 +165,24 @@ test_that("every prediction type is the same from a prepared fit as from a fresh
                      predict(cold_sv, survival::lung[1:9, ], type = type, n_tree = 9))
   }
 })
+
+test_that("copies stripped of their seal record are checked in full on every call", {
+  # Such a copy shares its original's handle; a verified copy without a
+  # record of what its seal covers must not let the next one through.
+  s <- prepared_fit()
+  strip <- function(f) {
+    f$version <- "0.2.0"
+    f$checksum <- NULL
+    f$sealed <- NULL
+    f
+  }
+  p <- predict(s$fit, s$data[1:3, ], type = "prob")
+  expect_identical(predict(strip(s$fit), s$data[1:3, ], type = "prob"), p)
+  bad <- strip(s$fit)
+  bad$seed <- NA_real_
+  expect_error(predict(bad, s$data[1:3, ]), "`object` is damaged: its seed is not a whole number")
+  bad$seed <- s$fit$seed
+  bad$blueprint$scale[[1]] <- 0
+  expect_error(predict(bad, s$data[1:3, ]), "`object` is damaged: its blueprint is inconsistent")
+  expect_identical(predict(s$fit, s$data[1:3, ], type = "prob"), p)
+})
