@@ -26,9 +26,9 @@
 #' as in R; its warning is sent in the response's `Warning` header.
 #'
 #' @section Answers:
-#' A JSON array with one object per row, numbers with full precision (15
-#' significant digits, not the four decimals of vetiver's default
-#' serializer, which would change probabilities and predicted values):
+#' A JSON array with one object per row, numbers to 15 significant digits
+#' (not the four decimals of vetiver's default serializer, which would
+#' change probabilities and predicted values):
 #'
 #' * classification: `.pred_class`, or with `type = "prob"` one column
 #'   `.pred_<level>` per class;
@@ -212,7 +212,7 @@ vetiver_handler_ccforest <- function(vetiver_model, ...) {
   args <- list(...)
   predict_rows <- function(new_data) stats::predict(model, new_data, ...)
   # vetiver's serializer writes four decimals; predictions are sent whole.
-  serializer <- plumber::serializer_unboxed_json(null = "null", digits = NA)
+  serializer <- plumber::serializer_content_type("application/json", answer_json)
   function(req, res) {
     res$serializer <- serializer
     warnings <- character()
@@ -235,6 +235,58 @@ vetiver_handler_ccforest <- function(vetiver_model, ...) {
     }
     answer
   }
+}
+
+#' The answer as JSON: a data.frame as an array of row objects, numbers to
+#' 15 significant digits, missing values as null
+#'
+#' Flat answers (numbers and text) are written here: jsonlite takes about
+#' 0.3 ms per value of a data.frame, 8 ms for the 26 probabilities of one
+#' row, more than the forest takes to predict it. Nested answers (survival
+#' curves), errors, and text jsonlite must escape go through jsonlite.
+#' @noRd
+answer_json <- function(value) {
+  flat <- if (is.data.frame(value)) flat_rows_json(value)
+  if (!is.null(flat)) {
+    return(flat)
+  }
+  jsonlite::toJSON(value, dataframe = "rows", auto_unbox = TRUE, digits = NA, null = "null",
+                   na = "null")
+}
+
+#' JSON text of a data.frame of plain numeric and character columns, or
+#' NULL if it holds anything else
+#' @noRd
+flat_rows_json <- function(df) {
+  safe_text <- function(x) !anyNA(iconv(x, "UTF-8", "UTF-8")) &&
+    !any(grepl("[\"\\\\[:cntrl:]]", x))
+  if (!safe_text(names(df))) {
+    return(NULL)
+  }
+  fields <- list()
+  for (name in names(df)) {
+    value <- df[[name]]
+    if (is.object(value) || !is.null(dim(value))) {
+      return(NULL)
+    }
+    if (is.numeric(value)) {
+      if (any(is.infinite(value))) {
+        return(NULL)
+      }
+      text <- sprintf("%.15g", as.double(value))
+    } else if (is.character(value) && safe_text(value[!is.na(value)])) {
+      text <- paste0("\"", value, "\"")
+    } else {
+      return(NULL)
+    }
+    text[is.na(value)] <- "null"
+    fields[[name]] <- paste0("\"", name, "\":", text)
+  }
+  if (length(fields) == 0L) {
+    return(NULL)
+  }
+  rows <- do.call(paste, c(unname(fields), sep = ","))
+  paste0("[", paste0("{", rows, "}", collapse = ","), "]")
 }
 
 #' An HTTP Warning header (RFC 7234, code 199) carrying R's warnings

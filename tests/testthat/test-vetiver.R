@@ -265,3 +265,15 @@ test_that("a workflow with the ccforest engine is served by vetiver's workflow m
   expect_identical(answer$status, 200L)
   expect_identical(answer$answer$.pred_class, as.character(predict(fitted, new)$.pred_class))
 })
+
+test_that("answers are JSON that reads back to the same values", {
+  answer_json <- ccforest:::answer_json
+  flat <- data.frame(.pred = c(1 / 3, NA, 1e-20, 123456789012), .pred_class = c("a", NA, "b", "c"))
+  expect_equal(jsonlite::fromJSON(answer_json(flat)), flat, tolerance = 1e-14)
+  # Text that must be escaped, and nested answers, go through jsonlite.
+  odd <- data.frame(.pred_class = c("say \"hi\"", "tab\there", "caf\u00e9"))
+  expect_identical(jsonlite::fromJSON(answer_json(odd)), odd)
+  nested <- list2DF(list(.pred = list(data.frame(.eval_time = c(1, 2), .pred_survival = c(0.9, 0.5)))))
+  expect_equal(jsonlite::fromJSON(answer_json(nested))$.pred[[1]], nested$.pred[[1]])
+  expect_identical(as.character(answer_json(list(error = "bad"))), "{\"error\":\"bad\"}")
+})
