@@ -57,8 +57,14 @@
 #' @section Latency:
 #' A request costs plumber's own work (reading the request, parsing JSON,
 #' writing the answer) plus one `predict()` call. The script
-#' `bench/serving-api.R` of the package's sources measures both; see
-#' `vignette("frameworks")`.
+#' [`bench/serving-api.R`](https://github.com/ccforest/ccforest/blob/main/bench/serving-api.R)
+#' measures both; see
+#' `vignette("frameworks")`. A client that keeps its connection to plumber
+#' open waits about 40 ms more per request on Linux: httpuv, plumber's
+#' server, sends a response in pieces without disabling Nagle's algorithm,
+#' so the last piece waits for the client's delayed acknowledgement. Open a
+#' new connection per request (behind a proxy: have the proxy open one per
+#' request to plumber, as nginx does by default).
 #'
 #' @name ccforest_vetiver
 #' @examples
