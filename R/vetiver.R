@@ -72,8 +72,8 @@
 #'     requireNamespace("plumber", quietly = TRUE)) {
 #'   fit <- ccforest(Species ~ ., data = iris, n_tree = 20, seed = 1)
 #'   v <- vetiver::vetiver_model(fit, "iris_forest")
-#'   v
-#'   v$prototype
+#'   print(v)
+#'   print(v$prototype)
 #'   router <- vetiver::vetiver_api(plumber::pr(), v, type = "prob")
 #'   # plumber::pr_run(router, host = "127.0.0.1", port = 8080) serves it
 #' }
