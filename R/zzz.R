@@ -20,6 +20,8 @@
 #'   function of the user's;
 #' * ggplot2: autoplot() methods for forests, importance, partial
 #'   dependence and intervals;
+#' * vetiver: the methods that make a forest a deployable vetiver_model()
+#'   served by vetiver_api() (vetiver.R);
 #' * ranger, randomForest: both export a generic importance() of their own,
 #'   which masks ours (or ours masks theirs) depending on the order the
 #'   packages are attached. Our method is registered on their generic and
@@ -43,7 +45,9 @@ package_registrations <- list(
   kernelshap = function() register_explainer("kernelshap"),
   hstats = function() register_explainer("hstats"),
   # autoplot() methods (see plots.R).
-  ggplot2 = function() register_ggplot2_methods()
+  ggplot2 = function() register_ggplot2_methods(),
+  # Deployment (see vetiver.R).
+  vetiver = function() register_vetiver_methods()
 )
 
 #' Run `fn` whenever package `pkg` is loaded

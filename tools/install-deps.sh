@@ -21,11 +21,14 @@ DRY_RUN=0
 export DEBIAN_FRONTEND=noninteractive
 
 # r-cran-pkgbuild: pkgload (used by roxygen2) needs it to compile src/.
+# libcurl4-openssl-dev: CRAN's curl, which pins (for vetiver) needs newer than
+# Debian's r-cran-curl, compiles against it.
 APT_PKGS=(
   r-cran-rcpp r-cran-rcppeigen r-cran-rcppparallel
   r-cran-roxygen2 r-cran-pkgbuild r-cran-testthat
   r-cran-knitr r-cran-rmarkdown r-cran-ranger r-cran-mlbench
   pandoc qpdf tidy
+  libcurl4-openssl-dev
 )
 
 is_installed() {
