@@ -13,8 +13,8 @@ ccf_leaf_samples_cpp <- function(trees, training, source, n_thread) {
     .Call(`_ccforest_ccf_leaf_samples_cpp`, trees, training, source, n_thread)
 }
 
-ccf_predict_quantiles_cpp <- function(trees, shape, samples, x, seed, first_tree, impute_random, y, weights, probs, n_tree, n_thread, cache = NULL) {
-    .Call(`_ccforest_ccf_predict_quantiles_cpp`, trees, shape, samples, x, seed, first_tree, impute_random, y, weights, probs, n_tree, n_thread, cache)
+ccf_predict_quantiles_cpp <- function(trees, shape, samples, x, seed, first_tree, impute_random, y, weights, probs, n_tree, n_thread, cache = NULL, quantile = NULL) {
+    .Call(`_ccforest_ccf_predict_quantiles_cpp`, trees, shape, samples, x, seed, first_tree, impute_random, y, weights, probs, n_tree, n_thread, cache, quantile)
 }
 
 ccf_predict_cpp <- function(trees, shape, x, seed, first_tree, impute_random, n_tree, n_thread, cache = NULL) {

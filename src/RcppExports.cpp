@@ -55,8 +55,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // ccf_predict_quantiles_cpp
-Rcpp::NumericMatrix ccf_predict_quantiles_cpp(const Rcpp::List& trees, const Rcpp::List& shape, const Rcpp::List& samples, const Rcpp::NumericMatrix& x, double seed, double first_tree, bool impute_random, const Rcpp::NumericVector& y, const Rcpp::NumericVector& weights, const Rcpp::NumericVector& probs, int n_tree, int n_thread, SEXP cache);
-RcppExport SEXP _ccforest_ccf_predict_quantiles_cpp(SEXP treesSEXP, SEXP shapeSEXP, SEXP samplesSEXP, SEXP xSEXP, SEXP seedSEXP, SEXP first_treeSEXP, SEXP impute_randomSEXP, SEXP ySEXP, SEXP weightsSEXP, SEXP probsSEXP, SEXP n_treeSEXP, SEXP n_threadSEXP, SEXP cacheSEXP) {
+Rcpp::NumericMatrix ccf_predict_quantiles_cpp(const Rcpp::List& trees, const Rcpp::List& shape, const Rcpp::List& samples, const Rcpp::NumericMatrix& x, double seed, double first_tree, bool impute_random, const Rcpp::NumericVector& y, const Rcpp::NumericVector& weights, const Rcpp::NumericVector& probs, int n_tree, int n_thread, SEXP cache, SEXP quantile);
+RcppExport SEXP _ccforest_ccf_predict_quantiles_cpp(SEXP treesSEXP, SEXP shapeSEXP, SEXP samplesSEXP, SEXP xSEXP, SEXP seedSEXP, SEXP first_treeSEXP, SEXP impute_randomSEXP, SEXP ySEXP, SEXP weightsSEXP, SEXP probsSEXP, SEXP n_treeSEXP, SEXP n_threadSEXP, SEXP cacheSEXP, SEXP quantileSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::traits::input_parameter< const Rcpp::List& >::type trees(treesSEXP);
@@ -72,7 +72,8 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< int >::type n_tree(n_treeSEXP);
     Rcpp::traits::input_parameter< int >::type n_thread(n_threadSEXP);
     Rcpp::traits::input_parameter< SEXP >::type cache(cacheSEXP);
-    rcpp_result_gen = Rcpp::wrap(ccf_predict_quantiles_cpp(trees, shape, samples, x, seed, first_tree, impute_random, y, weights, probs, n_tree, n_thread, cache));
+    Rcpp::traits::input_parameter< SEXP >::type quantile(quantileSEXP);
+    rcpp_result_gen = Rcpp::wrap(ccf_predict_quantiles_cpp(trees, shape, samples, x, seed, first_tree, impute_random, y, weights, probs, n_tree, n_thread, cache, quantile));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -481,7 +482,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_ccforest_ccf_grow_cpp", (DL_FUNC) &_ccforest_ccf_grow_cpp, 7},
     {"_ccforest_ccf_oob_cpp", (DL_FUNC) &_ccforest_ccf_oob_cpp, 5},
     {"_ccforest_ccf_leaf_samples_cpp", (DL_FUNC) &_ccforest_ccf_leaf_samples_cpp, 4},
-    {"_ccforest_ccf_predict_quantiles_cpp", (DL_FUNC) &_ccforest_ccf_predict_quantiles_cpp, 13},
+    {"_ccforest_ccf_predict_quantiles_cpp", (DL_FUNC) &_ccforest_ccf_predict_quantiles_cpp, 14},
     {"_ccforest_ccf_predict_cpp", (DL_FUNC) &_ccforest_ccf_predict_cpp, 9},
     {"_ccforest_ccf_mark_verified_cpp", (DL_FUNC) &_ccforest_ccf_mark_verified_cpp, 4},
     {"_ccforest_ccf_is_verified_cpp", (DL_FUNC) &_ccforest_ccf_is_verified_cpp, 3},

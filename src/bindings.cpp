@@ -232,7 +232,8 @@ Rcpp::NumericMatrix ccf_predict_quantiles_cpp(const Rcpp::List& trees, const Rcp
                                               const Rcpp::NumericVector& y,
                                               const Rcpp::NumericVector& weights,
                                               const Rcpp::NumericVector& probs, int n_tree,
-                                              int n_thread, SEXP cache = R_NilValue) {
+                                              int n_thread, SEXP cache = R_NilValue,
+                                              SEXP quantile = R_NilValue) {
   const ModelShape model_shape_ = model_shape(shape);
   if (x.ncol() != model_shape_.n_column) Rcpp::stop("internal error: data has the wrong width");
   if (n_tree < 1 || n_tree > trees.size()) Rcpp::stop("internal error: n_tree out of range");
@@ -250,14 +251,22 @@ Rcpp::NumericMatrix ccf_predict_quantiles_cpp(const Rcpp::List& trees, const Rcp
     const Runtime runtime = r_runtime(host, n_thread, ProgressStyle::kNone, "");
     const MatrixMap xm = map_matrix(x);
     const std::vector<uint64_t> hash = row_hashes(xm);
+    const std::vector<double> p = Rcpp::as<std::vector<double>>(probs);
     with_trees(cache, trees, model_shape_, static_cast<size_t>(n_tree), runtime, true,
                [&](const ForestModel& model, size_t, size_t count) {
       PredictOptions options = predict_options(seed, first_tree, impute_random);
       options.tree_count = count;
-      predict_quantiles(model, views, xm, hash, options, y.begin(),
-                        weights.size() == 0 ? nullptr : weights.begin(),
-                        static_cast<size_t>(y.size()), Rcpp::as<std::vector<double>>(probs),
-                        runtime, out.begin());
+      // The fit's own samples, checked once (`quantile` is its element), or
+      // these, checked now.
+      if (const QuantileSamples* ready =
+              prepared_quantiles(cache, trees, quantile, model_shape_, runtime)) {
+        predict_quantiles(model, *ready, xm, hash, options, p, runtime, out.begin());
+        return;
+      }
+      const QuantileSamples checked(model, views, y.begin(),
+                                    weights.size() == 0 ? nullptr : weights.begin(),
+                                    static_cast<size_t>(y.size()), runtime);
+      predict_quantiles(model, checked, xm, hash, options, p, runtime, out.begin());
     });
   }, "out of memory while predicting quantiles; predict `new_data` in smaller pieces");
   return out;

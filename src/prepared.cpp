@@ -44,6 +44,7 @@ struct Prepared {
   SEXP trees = nullptr;  // the verified forest's trees (object$forest$trees)
   double memory_limit = 0.0;
   std::unique_ptr<ForestModel> model;
+  std::unique_ptr<QuantileSamples> quantiles;
 };
 
 /** Live entries, so that unloading the package can release them all. */
@@ -178,11 +179,50 @@ void mark_verified(SEXP handle, SEXP object, SEXP names, double memory_limit) {
     if (TYPEOF(forest_names) == STRSXP) trees = element(forest, forest_names, "trees");
   }
   if (trees != entry->trees) entry->model.reset();
+  entry->quantiles.reset();  // views into elements that may have been replaced
   // Only trees inside a verified element may be served from the entry.
   bool covered = false;
   for (SEXP e : entry->elements) covered = covered || (e != nullptr && e == forest);
   entry->trees = covered && trees != nullptr && TYPEOF(trees) == VECSXP ? trees : nullptr;
   if (entry->trees == nullptr) entry->model.reset();
+}
+
+const QuantileSamples* prepared_quantiles(SEXP handle, SEXP trees, SEXP quantile,
+                                          const ModelShape& shape, const Runtime& runtime) {
+  Prepared* entry = entry_of(handle);
+  if (entry == nullptr) return nullptr;
+  // Only the verified element, whose parts are immutable and kept alive.
+  bool verified = false;
+  for (size_t i = 0; i < entry->names.size(); ++i) {
+    verified = verified || (entry->names[i] == "quantile" && entry->elements[i] == quantile);
+  }
+  if (!verified || TYPEOF(quantile) != VECSXP) return nullptr;
+  if (entry->quantiles) return entry->quantiles.get();
+  const ForestModel* model = prepared_model(handle, trees, shape, runtime);
+  if (model == nullptr) return nullptr;
+  SEXP names = Rf_getAttrib(quantile, R_NamesSymbol);
+  if (TYPEOF(names) != STRSXP) return nullptr;
+  SEXP samples = element(quantile, names, "samples");
+  SEXP y = element(quantile, names, "y");
+  SEXP weights = element(quantile, names, "weights");
+  // Anything unexpected is left to the caller's own checks and messages.
+  if (samples == nullptr || TYPEOF(samples) != VECSXP || XLENGTH(samples) != XLENGTH(trees) ||
+      y == nullptr || TYPEOF(y) != REALSXP ||
+      (weights != nullptr && weights != R_NilValue &&
+       (TYPEOF(weights) != REALSXP || XLENGTH(weights) != XLENGTH(y)))) {
+    return nullptr;
+  }
+  std::vector<LeafSample> views;
+  for (R_xlen_t t = 0; t < XLENGTH(samples); ++t) {
+    SEXP sample = VECTOR_ELT(samples, t);
+    if (TYPEOF(sample) != INTSXP) return nullptr;
+    views.emplace_back(INTEGER(sample), static_cast<size_t>(XLENGTH(sample)));
+  }
+  const bool weighted = weights != nullptr && weights != R_NilValue && XLENGTH(weights) > 0;
+  entry->quantiles = std::make_unique<QuantileSamples>(
+      *model, views, REAL(y), weighted ? REAL(weights) : nullptr,
+      static_cast<size_t>(XLENGTH(y)), runtime);
+  return entry->quantiles.get();
 }
 
 const ForestModel* prepared_model(SEXP handle, SEXP trees, const ModelShape& shape,

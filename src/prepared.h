@@ -10,6 +10,7 @@
 #include <cstddef>
 
 #include "core/Model.h"
+#include "core/Quantiles.h"
 #include "core/Runtime.h"
 
 namespace ccforest {
@@ -38,6 +39,15 @@ void mark_verified(SEXP handle, SEXP object, SEXP names, double memory_limit);
  */
 const ForestModel* prepared_model(SEXP handle, SEXP trees, const ModelShape& shape,
                                   const Runtime& runtime);
+
+/**
+ * The quantile samples of a quantile forest's trees (see QuantileSamples),
+ * checked and kept with the handle beside its prepared model: only when
+ * `quantile` is the verified object's own element `quantile`
+ * (list(samples, y, weights)) and the model is prepared; otherwise nullptr.
+ */
+const QuantileSamples* prepared_quantiles(SEXP handle, SEXP trees, SEXP quantile,
+                                          const ModelShape& shape, const Runtime& runtime);
 
 /** Bytes of decoded trees kept with `handle` (0 for none). */
 double prepared_bytes(SEXP handle);

@@ -230,20 +230,37 @@ double quantile_of(std::vector<LeafRange>& ranges, const double* y, double prob,
 
 }  // namespace
 
-void predict_quantiles(const ForestModel& model, const std::vector<LeafSample>& samples,
+struct QuantileSamples::Trees {
+  std::vector<TreeSample> each;
+};
+
+QuantileSamples::QuantileSamples(const ForestModel& model, const std::vector<LeafSample>& samples,
+                                 const double* y, const double* weight, size_t n_train,
+                                 const Runtime& runtime)
+    : trees_(std::make_unique<Trees>()), y_(y), weight_(weight) {
+  if (samples.size() > model.n_tree()) throw DamagedModel("its quantile data do not match its trees");
+  trees_->each.reserve(samples.size());
+  for (size_t t = 0; t < samples.size(); ++t) {
+    runtime.throw_if_cancelled();
+    trees_->each.emplace_back(samples[t], static_cast<size_t>(model.n_leaves[t]), y, weight,
+                              n_train);
+  }
+}
+
+QuantileSamples::~QuantileSamples() = default;
+
+size_t QuantileSamples::n_tree() const { return trees_->each.size(); }
+
+void predict_quantiles(const ForestModel& model, const QuantileSamples& samples,
                        const MatrixMap& x, const std::vector<uint64_t>& row_hash,
-                       const PredictOptions& options, const double* y, const double* weight,
-                       size_t n_train, const std::vector<double>& probs, const Runtime& runtime,
-                       double* out) {
+                       const PredictOptions& options, const std::vector<double>& probs,
+                       const Runtime& runtime, double* out) {
   const size_t n_tree = options.trees_of(model), n = static_cast<size_t>(x.rows());
   const size_t p = static_cast<size_t>(x.cols());
-  if (samples.size() != n_tree) throw DamagedModel("its quantile data do not match its trees");
-  std::vector<TreeSample> sample;
-  sample.reserve(n_tree);
-  for (size_t t = 0; t < n_tree; ++t) {
-    runtime.throw_if_cancelled();
-    sample.emplace_back(samples[t], static_cast<size_t>(model.n_leaves[t]), y, weight, n_train);
-  }
+  if (samples.n_tree() < n_tree) throw DamagedModel("its quantile data do not match its trees");
+  const std::vector<TreeSample>& sample = samples.trees().each;
+  const double* y = samples.y();
+  const double* weight = samples.weight();
   Runtime all_at_once = runtime;
   all_at_once.batch_size = n;
   run_rows(all_at_once, n, n, [&](size_t i) {

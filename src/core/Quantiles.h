@@ -2,6 +2,7 @@
 #define CCFOREST_QUANTILES_H_
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "Data.h"
@@ -36,18 +37,47 @@ std::vector<std::vector<int32_t>> leaf_samples(const EncodedTrees& trees, const 
 using LeafSample = std::pair<const int32_t*, size_t>;
 
 /**
- * Writes the `probs` quantiles (increasing, in [0, 1]) of each row of x into
- * out (column-major, x.rows() x probs.size()).
- *
- * @param samples one per tree of `model`, as leaf_samples() made them;
- *   checked against the tree's leaves and the n_train training rows.
- * @param y the training outputs; `weight` their case weights or null.
+ * The leaf samples of a forest's first trees, checked against the trees'
+ * leaves and the n_train training rows and each leaf's rows ordered by
+ * output: what every quantile prediction reads, made once per fit (it reads
+ * every stored row of every tree). Views: `samples`, `y` and `weight` must
+ * outlive it.
  */
-void predict_quantiles(const ForestModel& model, const std::vector<LeafSample>& samples,
+class QuantileSamples {
+ public:
+  /**
+   * @param samples one per tree of `model` from the first, as leaf_samples()
+   *   made them.
+   * @param y the training outputs; `weight` their case weights or null.
+   */
+  QuantileSamples(const ForestModel& model, const std::vector<LeafSample>& samples,
+                  const double* y, const double* weight, size_t n_train, const Runtime& runtime);
+  ~QuantileSamples();
+  QuantileSamples(const QuantileSamples&) = delete;
+  QuantileSamples& operator=(const QuantileSamples&) = delete;
+
+  size_t n_tree() const;
+
+  struct Trees;
+  const Trees& trees() const { return *trees_; }
+  const double* y() const { return y_; }
+  const double* weight() const { return weight_; }
+
+ private:
+  std::unique_ptr<Trees> trees_;
+  const double* y_;
+  const double* weight_;
+};
+
+/**
+ * Writes the `probs` quantiles (increasing, in [0, 1]) of each row of x into
+ * out (column-major, x.rows() x probs.size()), from the first
+ * options.trees_of(model) trees, which `samples` must cover.
+ */
+void predict_quantiles(const ForestModel& model, const QuantileSamples& samples,
                        const MatrixMap& x, const std::vector<uint64_t>& row_hash,
-                       const PredictOptions& options, const double* y, const double* weight,
-                       size_t n_train, const std::vector<double>& probs, const Runtime& runtime,
-                       double* out);
+                       const PredictOptions& options, const std::vector<double>& probs,
+                       const Runtime& runtime, double* out);
 
 }  // namespace ccforest
 
