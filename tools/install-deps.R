@@ -205,6 +205,35 @@ cran_install <- function(pkgs) {
   }
   say("installing from CRAN:", paste(todo, collapse = ", "))
   utils::install.packages(todo, repos = REPOS, Ncpus = NCPUS, dependencies = NA)
+
+  # A package can need a newer dependency than it declares (mlr3measures
+  # imports checkmate without a version, yet Debian 12's checkmate 2.1.0 lacks
+  # what it uses): its install then fails at the test load. For each package
+  # that did not end at CRAN's version, upgrade every dependency that is
+  # older than CRAN's, and try once more.
+  failed <- todo[!vapply(todo, function(p) identical(installed_version(p), ap[p, "Version"]),
+                         logical(1))]
+  if (!length(failed)) return(invisible())
+  their_deps <- unlist(tools::package_dependencies(failed, db = ap, which = fields,
+                                                   recursive = TRUE))
+  their_deps <- setdiff(intersect(unique(their_deps), rownames(ap)), BASE)
+  stale <- their_deps[vapply(their_deps, function(p) {
+    have <- installed_version(p)
+    !is.na(have) && package_version(have) < package_version(ap[p, "Version"])
+  }, logical(1))]
+  if (!length(stale)) return(invisible())
+  say("did not install:", paste(failed, collapse = ", "), "- upgrading their older",
+      "dependencies from CRAN and retrying:", paste(stale, collapse = ", "))
+  utils::install.packages(unique(c(stale, failed)), repos = REPOS, Ncpus = NCPUS,
+                          dependencies = NA)
+}
+
+# The version of `p` that a new R process would load (NA if none), read from
+# disk so that a namespace loaded here does not hide an upgrade.
+installed_version <- function(p) {
+  dir <- find.package(p, lib.loc = .libPaths(), quiet = TRUE)
+  if (!length(dir)) return(NA_character_)
+  unname(read.dcf(file.path(dir[[1L]], "DESCRIPTION"), fields = "Version")[1L, 1L])
 }
 
 if (nrow(miss)) cran_install(miss$name)
