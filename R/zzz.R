@@ -20,6 +20,7 @@
 #'   function of the user's;
 #' * ggplot2: autoplot() methods for forests, importance, partial
 #'   dependence and intervals;
+#' * mlr3: the learners "classif.ccforest" and "regr.ccforest" (mlr3.R);
 #' * ranger, randomForest: both export a generic importance() of their own,
 #'   which masks ours (or ours masks theirs) depending on the order the
 #'   packages are attached. Our method is registered on their generic and
@@ -43,8 +44,14 @@ package_registrations <- list(
   kernelshap = function() register_explainer("kernelshap"),
   hstats = function() register_explainer("hstats"),
   # autoplot() methods (see plots.R).
-  ggplot2 = function() register_ggplot2_methods()
+  ggplot2 = function() register_ggplot2_methods(),
+  mlr3 = function() register_mlr3_learners()
 )
+
+.onUnload <- function(libpath) {
+  unregister_mlr3_learners()
+  invisible()
+}
 
 #' Run `fn` whenever package `pkg` is loaded
 #'
