@@ -169,8 +169,11 @@ mlr3_learner_class <- function(task_type) {
         new_data <- as.data.frame(task$data(cols = task$feature_names))
         mlr3_predict(self$model, new_data, self$predict_type, values)
       },
+      # mlr3 asks after every fit and keeps the answer in $state: NULL where
+      # the forest has none (projection bootstrapping), so that fit succeeds.
       .extract_oob_error = function() {
-        mlr3_oob_error(self$model)
+        error <- self$model$oob_error
+        if (is.null(error) || is.na(error)) NULL else error
       }
     ),
     parent_env = environment()
