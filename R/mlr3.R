@@ -161,7 +161,16 @@ mlr3_learner_class <- function(task_type) {
         }
         x <- as.data.frame(task$data(cols = task$feature_names))
         args <- c(list(x = x, y = task$truth(), case_weights = weights), values)
-        do.call(ccforest, args)
+        # The learner declares character features: saying that they are
+        # treated as factors would only add noise to every resampling.
+        withCallingHandlers(
+          do.call(ccforest, args),
+          message = function(m) {
+            if (startsWith(conditionMessage(m), "Treating character column")) {
+              invokeRestart("muffleMessage")
+            }
+          }
+        )
       },
       .predict = function(task) {
         values <- self$param_set$get_values(tags = "predict")

@@ -8,12 +8,13 @@ skip_if_not_installed("paradox")
 
 sonar_task <- function() mlr3::tsk("sonar")
 
-# mlr3 and bbotk log every resampling and tuning step at level "info".
+# mlr3 and bbotk log every resampling and tuning step, and the warnings they
+# catch (the standard errors of 20 trees are clamped, with a warning).
 for (logger_name in c("mlr3", "bbotk")) {
   local({
     logger <- lgr::get_logger(logger_name)
     old <- logger$threshold
-    logger$set_threshold("warn")
+    logger$set_threshold("error")
     withr::defer(logger$set_threshold(old), envir = testthat::teardown_env())
   })
 }
@@ -64,6 +65,23 @@ test_that("every argument of ccforest() is a parameter, with ccforest()'s defaul
     }
     expect_identical(params$ids(tags = "threads"), "n_thread")
     expect_identical(params$values$n_thread, 1L)
+  }
+})
+
+test_that("the learners pass mlr3's own conformance tests (expect_learner, run_autotest)", {
+  skip_on_cran()  # dozens of small fits on mlr3's generated tasks
+  helpers <- list.files(system.file("testthat", package = "mlr3"), pattern = "^helper.*[.]R$",
+                        full.names = TRUE)
+  skip_if(length(helpers) == 0L, "this mlr3 does not install its test helpers")
+  env <- new.env(parent = asNamespace("mlr3"))
+  for (file in helpers) sys.source(file, envir = env)
+  for (type in c("classif", "regr")) {
+    # Bagging, so that the forests have the out-of-bag error the autotest
+    # asks of learners with the property "oob_error".
+    learner <- mlr3::lrn(paste0(type, ".ccforest"), n_tree = 20, sampling = "bagging")
+    env$expect_learner(learner, check_man = TRUE)
+    result <- suppressWarnings(env$run_autotest(learner))  # se of 20 trees: clamped, warned
+    expect_true(isTRUE(result), info = paste(type, format(result$error)))
   }
 })
 
