@@ -1,9 +1,11 @@
 # Developer and CI entry points for ccforest.
 #   make deps      install system + R dependencies (tools/install-deps.sh)
+#   make deps-demo only those of the package and tools/demo.R (--demo)
 #   make document  Rcpp::compileAttributes() + roxygen2 (man/, NAMESPACE)
 #   make build     R CMD build -> ccforest_<version>.tar.gz
 #   make install   deps + document + build + R CMD INSTALL of the tarball
-#   make demo      install, then Rscript tools/demo.R
+#   make demo      only what the demonstration needs (deps-demo), the
+#                  package without vignettes, then Rscript tools/demo.R
 #   make test      install, testthat suite on the installed package, the
 #                  documentation's file references (check-docs), then
 #                  R CMD check --as-cran (fails on ERROR or WARNING)
@@ -38,12 +40,15 @@ NO_MANUAL := $(if $(shell command -v pdflatex 2>/dev/null),,--no-manual)
 
 # Prerequisites are run in the order written (install before tests, ...).
 .NOTPARALLEL:
-.PHONY: all deps document build install demo test run-tests check-docs check core-test sanitize valgrind readme clean
+.PHONY: all deps deps-demo document build install demo test run-tests check-docs check core-test sanitize valgrind readme clean
 
 all: install
 
 deps:
 	bash tools/install-deps.sh
+
+deps-demo:
+	bash tools/install-deps.sh --demo
 
 # compileAttributes() needs a NAMESPACE (it reads useDynLib's .registration);
 # bootstrap one from the roxygen tags if there is none yet.
@@ -65,7 +70,15 @@ build:
 install: deps document build
 	$(PAR) $(R) CMD INSTALL $(TARBALL)
 
-demo: install
+# A first command should show something in a few minutes: no tidymodels,
+# no roxygen (man/ and NAMESPACE are committed), no vignettes (knitr,
+# rmarkdown and what they run). `make test` then installs the rest and
+# rebuilds the tarball with its vignettes.
+demo: deps-demo
+	rm -f $(TARBALL)
+	find src \( -name '*.o' -o -name '*.so' -o -name '*.dll' \) -delete
+	$(R) CMD build --no-build-vignettes --no-manual .
+	$(PAR) $(R) CMD INSTALL $(TARBALL)
 	$(RSCRIPT) tools/demo.R
 
 # The test summary line is repeated last so it closes the output.

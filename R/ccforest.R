@@ -94,7 +94,8 @@
 #' repository (<https://github.com/ccforest/ccforest>), which the installed
 #' package does not contain; their results are the files linked, such as
 #' [`bench/results/max-directions.md`](https://github.com/ccforest/ccforest/blob/main/bench/results/max-directions.md), with the command, machine
-#' and package versions (ranger 0.14.1) of each run.
+#' and package versions of each run (ranger is Debian 12's 0.14.1 in runs up
+#' to 2026-11-26, CRAN's release, 0.18.0, since).
 #'
 #' @section Sampling and weights:
 #' Each tree is grown on a set of rows: with projection bootstrapping (the

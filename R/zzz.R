@@ -22,6 +22,7 @@
 #'   dependence and intervals;
 #' * vetiver: the methods that make a forest a deployable vetiver_model()
 #'   served by vetiver_api() (vetiver.R);
+#' * mlr3: the learners "classif.ccforest" and "regr.ccforest" (mlr3.R);
 #' * ranger, randomForest: both export a generic importance() of their own,
 #'   which masks ours (or ours masks theirs) depending on the order the
 #'   packages are attached. Our method is registered on their generic and
@@ -47,8 +48,14 @@ package_registrations <- list(
   # autoplot() methods (see plots.R).
   ggplot2 = function() register_ggplot2_methods(),
   # Deployment (see vetiver.R).
-  vetiver = function() register_vetiver_methods()
+  vetiver = function() register_vetiver_methods(),
+  mlr3 = function() register_mlr3_learners()
 )
+
+.onUnload <- function(libpath) {
+  unregister_mlr3_learners()
+  invisible()
+}
 
 #' Run `fn` whenever package `pkg` is loaded
 #'

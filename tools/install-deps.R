@@ -8,11 +8,15 @@
 # a missing Suggests package is only reported.
 #
 # Options: --dry-run  report only;  --verify  check only (used internally,
-# in a fresh R process, after installing).
+# in a fresh R process, after installing);  --demo  only the required
+# packages and the suggested ones tools/demo.R uses (`make demo`: a first
+# command should not compile the tidymodels for a demonstration that needs
+# none of them; `make test` installs the rest).
 
 args <- commandArgs(trailingOnly = TRUE)
 dry_run <- "--dry-run" %in% args
 verify_only <- "--verify" %in% args
+demo_only <- "--demo" %in% args
 REPOS <- "https://cloud.r-project.org"
 NCPUS <- 2
 BASE <- c("R", "base", "compiler", "datasets", "graphics", "grDevices", "grid",
@@ -56,6 +60,25 @@ wanted <- wanted[!wanted$name %in% BASE, ]
 # A package in both lists: keep one row, required if either says so.
 wanted$required <- ave(wanted$required, wanted$name, FUN = any)
 wanted <- wanted[!duplicated(wanted$name), ]
+
+# The packages a script names as pkg::fun, requireNamespace("pkg") or
+# library(pkg): read from the script, so the demo's list cannot go stale.
+packages_used_by <- function(file) {
+  code <- paste(readLines(file, warn = FALSE), collapse = "\n")
+  code <- gsub("#[^\n]*", "", code)  # comments may name packages it does not use
+  grab <- function(pattern) {
+    hits <- regmatches(code, gregexpr(pattern, code, perl = TRUE))[[1L]]
+    sub(pattern, "\\1", hits, perl = TRUE)
+  }
+  unique(c(grab("([A-Za-z][A-Za-z0-9.]*):::?"),
+           grab("requireNamespace\\(\\s*[\"']([A-Za-z][A-Za-z0-9.]*)[\"']"),
+           grab("(?:library|require)\\(\\s*[\"']?([A-Za-z][A-Za-z0-9.]*)")))
+}
+if (demo_only) {
+  demo_uses <- packages_used_by("tools/demo.R")
+  wanted <- wanted[wanted$required | wanted$name %in% demo_uses, ]
+  wanted$required <- TRUE  # the demo is the point of this mode
+}
 
 missing_pkgs <- function() {
   ok <- vapply(seq_len(nrow(wanted)), function(i)
@@ -182,6 +205,35 @@ cran_install <- function(pkgs) {
   }
   say("installing from CRAN:", paste(todo, collapse = ", "))
   utils::install.packages(todo, repos = REPOS, Ncpus = NCPUS, dependencies = NA)
+
+  # A package can need a newer dependency than it declares (mlr3measures
+  # imports checkmate without a version, yet Debian 12's checkmate 2.1.0 lacks
+  # what it uses): its install then fails at the test load. For each package
+  # that did not end at CRAN's version, upgrade every dependency that is
+  # older than CRAN's, and try once more.
+  failed <- todo[!vapply(todo, function(p) identical(installed_version(p), ap[p, "Version"]),
+                         logical(1))]
+  if (!length(failed)) return(invisible())
+  their_deps <- unlist(tools::package_dependencies(failed, db = ap, which = fields,
+                                                   recursive = TRUE))
+  their_deps <- setdiff(intersect(unique(their_deps), rownames(ap)), BASE)
+  stale <- their_deps[vapply(their_deps, function(p) {
+    have <- installed_version(p)
+    !is.na(have) && package_version(have) < package_version(ap[p, "Version"])
+  }, logical(1))]
+  if (!length(stale)) return(invisible())
+  say("did not install:", paste(failed, collapse = ", "), "- upgrading their older",
+      "dependencies from CRAN and retrying:", paste(stale, collapse = ", "))
+  utils::install.packages(unique(c(stale, failed)), repos = REPOS, Ncpus = NCPUS,
+                          dependencies = NA)
+}
+
+# The version of `p` that a new R process would load (NA if none), read from
+# disk so that a namespace loaded here does not hide an upgrade.
+installed_version <- function(p) {
+  dir <- find.package(p, lib.loc = .libPaths(), quiet = TRUE)
+  if (!length(dir)) return(NA_character_)
+  unname(read.dcf(file.path(dir[[1L]], "DESCRIPTION"), fields = "Version")[1L, 1L])
 }
 
 if (nrow(miss)) cran_install(miss$name)
@@ -189,4 +241,5 @@ if (dry_run) quit(status = 0)
 
 # Re-check in a fresh R process: namespaces loaded above may be stale.
 rscript <- file.path(R.home("bin"), "Rscript")
-quit(status = system2(rscript, c("tools/install-deps.R", "--verify")))
+quit(status = system2(rscript, c("tools/install-deps.R", "--verify",
+                                 if (demo_only) "--demo")))

@@ -9,27 +9,42 @@
 #      (Imports, LinkingTo, Suggests), via apt r-cran-* if Debian has it,
 #      else from CRAN; fails if a required package cannot be loaded.
 #
-# Usage: bash tools/install-deps.sh [--dry-run]
+# Usage: bash tools/install-deps.sh [--dry-run] [--demo]
 #   --dry-run  only report what is missing, install nothing.
+#   --demo     only what installing ccforest and running tools/demo.R need
+#              (`make demo`): the required packages and those the demo
+#              uses, no documentation or check tools, no other Suggests.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
 
 DRY_RUN=0
-[[ "${1:-}" == "--dry-run" ]] && DRY_RUN=1
+DEMO=0
+for arg in "$@"; do
+  case "$arg" in
+    --dry-run) DRY_RUN=1 ;;
+    --demo) DEMO=1 ;;
+    *) echo "install-deps: unknown option $arg" >&2; exit 2 ;;
+  esac
+done
 
 export DEBIAN_FRONTEND=noninteractive
 
-# r-cran-pkgbuild: pkgload (used by roxygen2) needs it to compile src/.
-# libcurl4-openssl-dev: CRAN's curl, which pins (for vetiver) needs newer than
-# Debian's r-cran-curl, compiles against it.
-APT_PKGS=(
-  r-cran-rcpp r-cran-rcppeigen r-cran-rcppparallel
-  r-cran-roxygen2 r-cran-pkgbuild r-cran-testthat
-  r-cran-knitr r-cran-rmarkdown r-cran-ranger r-cran-mlbench
-  pandoc qpdf tidy
-  libcurl4-openssl-dev
-)
+if ((DEMO)); then
+  # Prebuilt, so the demo compiles nothing but ccforest itself.
+  APT_PKGS=(r-cran-rcpp r-cran-rcppeigen r-cran-rcppparallel r-cran-ranger)
+else
+  # r-cran-pkgbuild: pkgload (used by roxygen2) needs it to compile src/.
+  # libcurl4-openssl-dev: CRAN's curl, which pins (for vetiver) needs newer
+  # than Debian's r-cran-curl, compiles against it.
+  APT_PKGS=(
+    r-cran-rcpp r-cran-rcppeigen r-cran-rcppparallel
+    r-cran-roxygen2 r-cran-pkgbuild r-cran-testthat
+    r-cran-knitr r-cran-rmarkdown r-cran-ranger r-cran-mlbench
+    pandoc qpdf tidy
+    libcurl4-openssl-dev
+  )
+fi
 
 is_installed() {
   [[ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null)" == "install ok installed" ]]
@@ -66,7 +81,7 @@ else
   fi
 fi
 
-if ((DRY_RUN)); then
-  exec Rscript tools/install-deps.R --dry-run
-fi
-exec Rscript tools/install-deps.R
+R_ARGS=()
+((DRY_RUN)) && R_ARGS+=(--dry-run)
+((DEMO)) && R_ARGS+=(--demo)
+exec Rscript tools/install-deps.R "${R_ARGS[@]}"
