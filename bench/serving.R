@@ -3,8 +3,9 @@
 # answers one row at a time, as a web service or a Shiny app calls it, next
 # to ranger (CRAN's current version, bench/lib) in the same process.
 #
-#   Rscript bench/serving.R [--calls 300] [--quick]
-#   CCFOREST_LIB=/tmp/lib-before Rscript bench/serving.R   # another build
+#   Rscript bench/serving.R [--calls 300] [--soak 10000] [--quick]
+#   CCFOREST_LIB=/tmp/lib-before CCFOREST_BENCH_NAME=serving-0.3.0 \
+#     Rscript bench/serving.R --calls 40 --soak 0   # another build, its own report
 #
 # Four models, each predicting on one thread (n_thread = 1, num.threads = 1):
 #   letter      500 trees on 15,000 LetterRecognition rows, type = "prob"
@@ -186,7 +187,7 @@ batch <- data.frame(
                                          n_thread = 1))[["elapsed"]])),
     min(replicate(3, system.time(predict(models$binary$rg, batch_rows,
                                          num.threads = 1))[["elapsed"]]))))
-n_soak <- if (quick) 1000L else 10000L
+n_soak <- integer_option(args, "--soak", if (quick) 1000L else 10000L)
 letter_rows <- lapply(seq_len(nrow(letter_test)), function(i) letter_test[i, , drop = FALSE])
 row_of <- function(i) letter_rows[[i]]
 invisible(gc())
@@ -203,7 +204,9 @@ ratio <- function(model, column) {
   r[[column]][r$learner == "ccforest"] / r[[column]][r$learner == "ranger"]
 }
 fmt <- function(x, digits = 3) ifelse(is.na(x), "-", formatC(x, format = "f", digits = digits))
-out_file <- file.path(bench_dir(), "results", paste0("serving.md", if (quick) ".tmp" else ""))
+out_file <- file.path(bench_dir(), "results",
+                      paste0(Sys.getenv("CCFOREST_BENCH_NAME", "serving"), ".md",
+                             if (quick) ".tmp" else ""))
 csv_file <- sub("\\.md", ".csv", out_file)
 utils::write.csv(results, csv_file, row.names = FALSE)
 lines <- c(
