@@ -10,6 +10,10 @@
 #                  documentation's file references (check-docs), then
 #                  R CMD check --as-cran (fails on ERROR or WARNING)
 #   make check-docs  every file the docs refer to exists (tools/check-doc-references.R)
+#   make test-file FILE=tests/testthat/test-x.R
+#                  one test file against this checkout's sources, installed
+#                  without vignettes or manual into check/lib (objects kept
+#                  between runs, so only changed sources recompile)
 #   make core-test the C++ core alone (no R), with ASan + UBSan
 #   make sanitize  install, then the test suite under ASan + UBSan
 #   make valgrind  install, then a small fit/predict under valgrind memcheck
@@ -40,7 +44,7 @@ NO_MANUAL := $(if $(shell command -v pdflatex 2>/dev/null),,--no-manual)
 
 # Prerequisites are run in the order written (install before tests, ...).
 .NOTPARALLEL:
-.PHONY: all deps deps-demo document build install demo test run-tests check-docs check core-test sanitize valgrind readme clean
+.PHONY: all deps deps-demo document build install demo test test-file run-tests check-docs check core-test sanitize valgrind readme clean
 
 all: install
 
@@ -85,6 +89,19 @@ demo: deps-demo
 test: install run-tests check-docs check
 	@echo
 	@cat $(CHECK_DIR)/test-summary.txt
+
+# The inner loop: no dependency set-up, tarball or vignettes; `make deps`
+# (or `make test`) once first.
+TEST_LIB := $(CHECK_DIR)/lib
+test-file:
+	@test -n "$(FILE)" || { echo 'usage: make test-file FILE=tests/testthat/test-<name>.R'; exit 2; }
+	@test -f "$(FILE)" || { echo 'test-file: no file $(FILE)'; exit 2; }
+	@mkdir -p $(TEST_LIB)
+	$(PAR) $(R) CMD INSTALL --no-test-load --no-docs --no-html --no-multiarch \
+		--library=$(TEST_LIB) .
+	R_LIBS=$(abspath $(TEST_LIB)) NOT_CRAN=true $(RSCRIPT) -e \
+		'r <- as.data.frame(testthat::test_file("$(FILE)", package = "$(PKG)", load_package = "installed")); \
+		 if (sum(r$$failed) + sum(r$$error) > 0) quit(status = 1)'
 
 run-tests:
 	@mkdir -p $(CHECK_DIR)

@@ -13,12 +13,12 @@ ccf_leaf_samples_cpp <- function(trees, training, source, n_thread) {
     .Call(`_ccforest_ccf_leaf_samples_cpp`, trees, training, source, n_thread)
 }
 
-ccf_predict_quantiles_cpp <- function(trees, shape, samples, x, seed, first_tree, impute_random, y, weights, probs, n_tree, n_thread, cache = NULL, quantile = NULL) {
-    .Call(`_ccforest_ccf_predict_quantiles_cpp`, trees, shape, samples, x, seed, first_tree, impute_random, y, weights, probs, n_tree, n_thread, cache, quantile)
+ccf_predict_quantiles_cpp <- function(request, x, samples, y, weights, probs, quantile = NULL) {
+    .Call(`_ccforest_ccf_predict_quantiles_cpp`, request, x, samples, y, weights, probs, quantile)
 }
 
-ccf_predict_cpp <- function(trees, shape, x, seed, first_tree, impute_random, n_tree, n_thread, cache = NULL) {
-    .Call(`_ccforest_ccf_predict_cpp`, trees, shape, x, seed, first_tree, impute_random, n_tree, n_thread, cache)
+ccf_predict_cpp <- function(request, x) {
+    .Call(`_ccforest_ccf_predict_cpp`, request, x)
 }
 
 ccf_mark_verified_cpp <- function(cache, object, names, memory_limit) {
@@ -57,12 +57,8 @@ ccf_fingerprint_cpp <- function(parts) {
     .Call(`_ccforest_ccf_fingerprint_cpp`, parts)
 }
 
-ccf_predict_trees_cpp <- function(trees, shape, x, seed, first_tree, impute_random, n_tree, n_thread, nodes, cache = NULL) {
-    .Call(`_ccforest_ccf_predict_trees_cpp`, trees, shape, x, seed, first_tree, impute_random, n_tree, n_thread, nodes, cache)
-}
-
-ccf_predict_negated_cpp <- function(trees, shape, x, seed, first_tree, impute_random, n_tree, n_thread, negate_begin, negate_end, cache = NULL) {
-    .Call(`_ccforest_ccf_predict_negated_cpp`, trees, shape, x, seed, first_tree, impute_random, n_tree, n_thread, negate_begin, negate_end, cache)
+ccf_predict_trees_cpp <- function(request, x, nodes) {
+    .Call(`_ccforest_ccf_predict_trees_cpp`, request, x, nodes)
 }
 
 ccf_oob_negation_cpp <- function(trees, training, source, n_thread) {
@@ -81,8 +77,8 @@ ccf_jackknife_plus_cpp <- function(values, residual, record, seed, first_tree, r
     .Call(`_ccforest_ccf_jackknife_plus_cpp`, values, residual, record, seed, first_tree, rank_lower, rank_upper, n_thread)
 }
 
-ccf_predict_survival_cpp <- function(trees, shape, x, seed, first_tree, impute_random, n_tree, n_thread, request, negate_begin = 0L, negate_end = 0L, cache = NULL) {
-    .Call(`_ccforest_ccf_predict_survival_cpp`, trees, shape, x, seed, first_tree, impute_random, n_tree, n_thread, request, negate_begin, negate_end, cache)
+ccf_predict_survival_cpp <- function(request, x, asked) {
+    .Call(`_ccforest_ccf_predict_survival_cpp`, request, x, asked)
 }
 
 ccf_oob_survival_cpp <- function(trees, training, source, n_thread, request, feature, negate) {

@@ -658,18 +658,7 @@ apply_blueprint <- function(bp, data,
     }
     has_missing[numbers] <- colSums(is.na(values)) > 0
     j <- bp$feature_start[numbers] + 1L
-    # zscore() and encode_values() on every column at once, value for value
-    # the same arithmetic.
-    center <- rep(bp$center[j], each = n)
-    scale <- rep(bp$scale[j], each = n)
-    z <- (values - center) / scale
-    rearrange <- which(!is.finite(z) & is.finite(values))
-    if (length(rearrange) > 0L) {
-      z[rearrange] <- values[rearrange] / scale[rearrange] - center[rearrange] / scale[rearrange]
-    }
-    # NaN input counts as missing too; the core gets a single marker.
-    z[is.na(z)] <- if (na_action == "impute_mean") 0 else NA_real_
-    out[, j] <- z
+    out[, j] <- zscore_columns(values, bp, j, na_action)
   }
 
   no_value <- lengths(unseen) + lengths(valueless) > 0L
@@ -705,6 +694,65 @@ apply_blueprint <- function(bp, data,
     )
   }
   out
+}
+
+#' zscore() and encode_values() on the columns `j` of a matrix of numbers at
+#' once, value for value the same arithmetic
+#' @noRd
+zscore_columns <- function(values, bp, j, na_action) {
+  n <- nrow(values)
+  center <- rep(bp$center[j], each = n)
+  scale <- rep(bp$scale[j], each = n)
+  z <- (values - center) / scale
+  rearrange <- which(!is.finite(z) & is.finite(values))
+  if (length(rearrange) > 0L) {
+    z[rearrange] <- values[rearrange] / scale[rearrange] - center[rearrange] / scale[rearrange]
+  }
+  # NaN input counts as missing too; the core gets a single marker.
+  z[is.na(z)] <- if (na_action == "impute_mean") 0 else NA_real_
+  z
+}
+
+#' The encoded rows of a data.frame whose every feature is a plain column of
+#' numbers, for a forest of numeric features only given by name (the usual
+#' request to a served model), without building the data.frame of features
+#' and checking each column as apply_blueprint() does; NULL for anything
+#' else (factors, dates, terms of a formula, infinite values, missing values
+#' with na_action = "fail", ...), which apply_blueprint() then encodes or
+#' refuses with its messages. The same matrix as apply_blueprint()'s.
+#' @noRd
+plain_numeric_matrix <- function(object, data, na_action) {
+  bp <- .subset2(object, "blueprint")
+  names <- .subset2(bp, "feature_names")
+  if (!is.data.frame(data) ||
+      !all(.subset2(bp, "feature_type") %in% c("numeric", "integer", "logical")) ||
+      !plain_formula(.subset2(object, "formula"))) {
+    return(NULL)
+  }
+  n <- .row_names_info(data, 2L)
+  columns <- .subset(data, names)
+  if (n < 1L || anyNA(names(columns)) || anyDuplicated(names(data)) > 0L ||
+      any(lengths(columns) != n) || any(vapply(columns, is.object, NA)) ||
+      !all(vapply(columns, typeof, "") %in% c("double", "integer", "logical")) ||
+      !all(vapply(columns, function(v) is.null(attr(v, "dim")), NA))) {
+    return(NULL)
+  }
+  values <- matrix(as.double(unlist(columns, use.names = FALSE)), nrow = n)
+  if (any(is.infinite(values)) || (na_action == "fail" && anyNA(values))) {
+    return(NULL)
+  }
+  out <- matrix(NA_real_, nrow = n, ncol = length(bp$column_names),
+                dimnames = list(NULL, bp$column_names))
+  j <- bp$feature_start[seq_along(names)] + 1L
+  out[, j] <- zscore_columns(values, bp, j, na_action)
+  out
+}
+
+#' Whether a fit's formula takes every feature as a column by its name (or
+#' there is no formula)
+#' @noRd
+plain_formula <- function(terms_info) {
+  is.null(terms_info) || all(vapply(terms_info$feature_exprs, is.name, NA))
 }
 
 #' Reject a column whose type cannot stand in for the fitted one

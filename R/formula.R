@@ -349,8 +349,7 @@ term_environment <- function(exprs, columns, enclos) {
 #' the usual formula costs is this, not one evaluation per term
 #' @noRd
 plain_terms <- function(terms_info, new_data, n) {
-  exprs <- terms_info$feature_exprs
-  if (!all(vapply(exprs, is.name, logical(1)))) {
+  if (!plain_formula(terms_info)) {
     return(NULL)
   }
   columns <- unclass(new_data)[terms_info$feature_names]

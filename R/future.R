@@ -222,11 +222,7 @@ predict_in_chunks <- function(object, new_data, na_action, n_tree, n_thread, imp
       keep(j, predict_values(object, encode(rows), n_tree, n_thread, impute_random))
     }
   } else {
-    shared <- list(
-      trees = object$forest$trees[seq_len(n_tree)], shape = model_shape(object),
-      seed = object$seed, first_tree = object$forest$first_tree - 1,
-      impute_random = impute_random, n_thread = n_thread
-    )
+    shared <- predict_request(object, n_tree, n_thread, impute_random, for_workers = TRUE)
     next_task <- function() {
       rows <- next_chunk()
       if (is.null(rows)) NULL else list(x = encode(rows))
@@ -243,9 +239,7 @@ predict_in_chunks <- function(object, new_data, na_action, n_tree, n_thread, imp
 #' On a worker: predict one chunk of encoded rows
 #' @noRd
 predict_chunk <- function(shared, task, progress) {
-  ccf_predict_cpp(shared$trees, shared$shape, task$x, seed = shared$seed,
-                  first_tree = shared$first_tree, impute_random = shared$impute_random,
-                  n_tree = length(shared$trees), n_thread = shared$n_thread)
+  ccf_predict_cpp(shared, task$x)
 }
 
 #' A function returning the next chunk of rows of `new_data`, NULL at the end

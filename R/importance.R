@@ -289,10 +289,8 @@ held_out_importance <- function(object, new_data, y, type, n_repeat, n_thread, s
   if (type == "negation") {
     start <- bp$feature_start
     for (d in seq_len(n_feature)) {
-      values <- core_call(object, ccf_predict_negated_cpp(
-        object$forest$trees, model_shape(object), matrix_x, object$seed,
-        object$forest$first_tree - 1, imputes_at_random(object), n_tree, n_thread,
-        as.integer(start[[d]]), as.integer(start[[d + 1L]]), cache = object$cache))
+      negated <- predict_request(object, n_tree, n_thread, negate = start[c(d, d + 1L)])
+      values <- core_call(object, ccf_predict_cpp(negated, matrix_x))
       increase[, d] <- losses(values) - baseline
     }
   } else {

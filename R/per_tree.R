@@ -6,9 +6,7 @@
 #' @noRd
 per_tree_raw <- function(object, matrix_x, n_tree, n_thread, impute_random) {
   core_call(object, ccf_predict_trees_cpp(
-    object$forest$trees, model_shape(object), matrix_x, object$seed,
-    object$forest$first_tree - 1, impute_random || imputes_at_random(object),
-    as.integer(n_tree), as.integer(n_thread), FALSE, cache = object$cache
+    predict_request(object, n_tree, n_thread, impute_random), matrix_x, nodes = FALSE
   ))
 }
 
@@ -71,9 +69,7 @@ predict_terminal_nodes <- function(object, matrix_x, n_tree, n_thread, impute_ra
   n <- nrow(matrix_x)
   check_result_memory(4 * n * n_tree, "Terminal node numbers", n, n_tree)
   core_call(object, ccf_predict_trees_cpp(
-    object$forest$trees, model_shape(object), matrix_x, object$seed,
-    object$forest$first_tree - 1, impute_random || imputes_at_random(object),
-    as.integer(n_tree), as.integer(n_thread), TRUE, cache = object$cache
+    predict_request(object, n_tree, n_thread, impute_random), matrix_x, nodes = TRUE
   ))
 }
 

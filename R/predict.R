@@ -315,29 +315,24 @@ predict.ccforest <- function(object, new_data, ..., type = NULL, n_tree = NULL,
 #' The forest's averaged leaf values for the rows of an encoded matrix
 #' @noRd
 predict_values <- function(object, matrix_x, n_tree, n_thread, impute_random = FALSE) {
-  core_call(object, ccf_predict_cpp(
-    object$forest$trees, model_shape(object), matrix_x, seed = object$seed,
-    first_tree = object$forest$first_tree - 1,
-    impute_random = impute_random || imputes_at_random(object),
-    n_tree = n_tree, n_thread = n_thread, cache = object$cache
-  ))
-}
-
-#' @noRd
-imputes_at_random <- function(object) {
-  object$options$na_action %in% c("impute_random", "omit")
+  core_call(object, ccf_predict_cpp(predict_request(object, n_tree, n_thread, impute_random),
+                                     matrix_x))
 }
 
 #' The z-scored feature matrix of new data, through the stored blueprint
 #' @noRd
 predictor_matrix <- function(object, new_data, na_action = NULL, arg = "new_data") {
-  if (!is.null(object$formula)) {
-    new_data <- formula_new_data(object$formula, new_data, arg = arg)
-  }
   na_action <- na_action %||% switch(object$options$na_action,
     omit = "impute_random",
     object$options$na_action
   )
+  plain <- plain_numeric_matrix(object, new_data, na_action)
+  if (!is.null(plain)) {
+    return(plain)
+  }
+  if (!is.null(object$formula)) {
+    new_data <- formula_new_data(object$formula, new_data, arg = arg)
+  }
   apply_blueprint(object$blueprint, new_data, na_action = na_action, arg = arg)
 }
 

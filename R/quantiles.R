@@ -48,10 +48,8 @@ predict_quantile_values <- function(object, matrix_x, quantiles, n_tree, n_threa
   }
   order <- order(quantiles)
   values <- core_call(object, ccf_predict_quantiles_cpp(
-    object$forest$trees, model_shape(object), q$samples, matrix_x, object$seed,
-    object$forest$first_tree - 1, impute_random || imputes_at_random(object),
-    q$y, q$weights %||% numeric(0), quantiles[order], n_tree, n_thread, cache = object$cache,
-    quantile = q
+    predict_request(object, n_tree, n_thread, impute_random), matrix_x, q$samples, q$y,
+    q$weights %||% numeric(0), quantiles[order], quantile = q
   ))
   values[, order] <- values
   colnames(values) <- paste("quantile=", quantiles)

@@ -314,12 +314,10 @@ survival_held_out_importance <- function(object, new_data, y, type, n_repeat, n_
   status <- truth$status[keep]
   causes <- object$response$survival$causes
   n_tree <- n_trees(object)
-  request <- survival_request(object$response$survival, numeric(0), "risk")
+  asked <- survival_request(object$response$survival, numeric(0), "risk")
   concordance_of <- function(negate = c(0L, 0L), x = matrix_x) {
-    risk <- core_call(object, ccf_predict_survival_cpp(
-      object$forest$trees, model_shape(object), x, object$seed, object$forest$first_tree - 1,
-      imputes_at_random(object), n_tree, n_thread, request, negate[[1L]], negate[[2L]],
-      cache = object$cache))$risk
+    request <- predict_request(object, n_tree, n_thread, negate = negate)
+    risk <- core_call(object, ccf_predict_survival_cpp(request, x, asked))$risk
     mean(vapply(seq_along(causes), function(k) {
       harrell_c(risk[, k], time, status, k)
     }, numeric(1)), na.rm = TRUE)

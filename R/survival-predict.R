@@ -104,15 +104,12 @@ predict_survival_forest <- function(object, new_data, type, times, horizon, n_tr
   times <- if (type %in% c("survival", "chf", "cif")) check_times(times, survival) else numeric(0)
   horizon <- if (type == "time") check_horizon(horizon, survival)
   output <- switch(type, time = "rmst", risk = "risk", type)
-  request <- survival_request(survival, times, output, horizon)
   # Futures get only the trees they use; this session uses the fit's own
   # trees and what it has prepared for them.
-  in_session <- backend == "threads"
   shared <- list(
-    trees = if (in_session) object$forest$trees else object$forest$trees[seq_len(n_tree)],
-    n_tree = n_tree, cache = if (in_session) object$cache, shape = model_shape(object),
-    seed = object$seed, first_tree = object$forest$first_tree - 1,
-    impute_random = impute_random, n_thread = n_thread, request = request
+    request = predict_request(object, n_tree, n_thread, impute_random,
+                              for_workers = backend != "threads"),
+    asked = survival_request(survival, times, output, horizon)
   )
   values <- if (whole) {
     core_call(object, predict_survival_chunk(
@@ -126,10 +123,7 @@ predict_survival_forest <- function(object, new_data, type, times, horizon, n_tr
 #' On a worker (or here): survival predictions for one chunk of encoded rows
 #' @noRd
 predict_survival_chunk <- function(shared, task, progress) {
-  ccf_predict_survival_cpp(shared$trees, shared$shape, task$x, seed = shared$seed,
-                           first_tree = shared$first_tree, impute_random = shared$impute_random,
-                           n_tree = shared$n_tree, n_thread = shared$n_thread,
-                           request = shared$request, cache = shared$cache)
+  ccf_predict_survival_cpp(shared$request, task$x, shared$asked)
 }
 
 #' Survival predictions chunk by chunk: in this process, or as futures
@@ -156,7 +150,7 @@ survival_in_chunks <- function(object, shared, new_data, na_action, backend, chu
     core_call(object, run_futures(shared, next_task, predict_survival_chunk, keep,
                                   progress = NULL, label = "ccforest-predict"))
   })
-  bind_rows_of(values, output, length(shared$request$time_count), shared$shape$n_cause)
+  bind_rows_of(values, output, length(shared$asked$time_count), shared$request$shape$n_cause)
 }
 
 #' Chunks' results, rows after rows (arrays along their first dimension)
@@ -251,10 +245,7 @@ survival_pd_spec <- function(object, type, times) {
 #' @noRd
 survival_pd_predict <- function(object, matrix_x, spec, n_tree, n_thread) {
   values <- core_call(object, ccf_predict_survival_cpp(
-    object$forest$trees, model_shape(object), matrix_x, seed = object$seed,
-    first_tree = object$forest$first_tree - 1, impute_random = imputes_at_random(object),
-    n_tree = n_tree, n_thread = n_thread, request = spec$request,
-    cache = object$cache))[[spec$output]]
+    predict_request(object, n_tree, n_thread), matrix_x, spec$request))[[spec$output]]
   matrix(values, nrow(matrix_x))
 }
 

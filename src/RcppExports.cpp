@@ -55,43 +55,29 @@ BEGIN_RCPP
 END_RCPP
 }
 // ccf_predict_quantiles_cpp
-Rcpp::NumericMatrix ccf_predict_quantiles_cpp(const Rcpp::List& trees, const Rcpp::List& shape, const Rcpp::List& samples, const Rcpp::NumericMatrix& x, double seed, double first_tree, bool impute_random, const Rcpp::NumericVector& y, const Rcpp::NumericVector& weights, const Rcpp::NumericVector& probs, int n_tree, int n_thread, SEXP cache, SEXP quantile);
-RcppExport SEXP _ccforest_ccf_predict_quantiles_cpp(SEXP treesSEXP, SEXP shapeSEXP, SEXP samplesSEXP, SEXP xSEXP, SEXP seedSEXP, SEXP first_treeSEXP, SEXP impute_randomSEXP, SEXP ySEXP, SEXP weightsSEXP, SEXP probsSEXP, SEXP n_treeSEXP, SEXP n_threadSEXP, SEXP cacheSEXP, SEXP quantileSEXP) {
+Rcpp::NumericMatrix ccf_predict_quantiles_cpp(const Rcpp::List& request, const Rcpp::NumericMatrix& x, const Rcpp::List& samples, const Rcpp::NumericVector& y, const Rcpp::NumericVector& weights, const Rcpp::NumericVector& probs, SEXP quantile);
+RcppExport SEXP _ccforest_ccf_predict_quantiles_cpp(SEXP requestSEXP, SEXP xSEXP, SEXP samplesSEXP, SEXP ySEXP, SEXP weightsSEXP, SEXP probsSEXP, SEXP quantileSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< const Rcpp::List& >::type trees(treesSEXP);
-    Rcpp::traits::input_parameter< const Rcpp::List& >::type shape(shapeSEXP);
-    Rcpp::traits::input_parameter< const Rcpp::List& >::type samples(samplesSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type request(requestSEXP);
     Rcpp::traits::input_parameter< const Rcpp::NumericMatrix& >::type x(xSEXP);
-    Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
-    Rcpp::traits::input_parameter< double >::type first_tree(first_treeSEXP);
-    Rcpp::traits::input_parameter< bool >::type impute_random(impute_randomSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type samples(samplesSEXP);
     Rcpp::traits::input_parameter< const Rcpp::NumericVector& >::type y(ySEXP);
     Rcpp::traits::input_parameter< const Rcpp::NumericVector& >::type weights(weightsSEXP);
     Rcpp::traits::input_parameter< const Rcpp::NumericVector& >::type probs(probsSEXP);
-    Rcpp::traits::input_parameter< int >::type n_tree(n_treeSEXP);
-    Rcpp::traits::input_parameter< int >::type n_thread(n_threadSEXP);
-    Rcpp::traits::input_parameter< SEXP >::type cache(cacheSEXP);
     Rcpp::traits::input_parameter< SEXP >::type quantile(quantileSEXP);
-    rcpp_result_gen = Rcpp::wrap(ccf_predict_quantiles_cpp(trees, shape, samples, x, seed, first_tree, impute_random, y, weights, probs, n_tree, n_thread, cache, quantile));
+    rcpp_result_gen = Rcpp::wrap(ccf_predict_quantiles_cpp(request, x, samples, y, weights, probs, quantile));
     return rcpp_result_gen;
 END_RCPP
 }
 // ccf_predict_cpp
-Rcpp::NumericMatrix ccf_predict_cpp(const Rcpp::List& trees, const Rcpp::List& shape, const Rcpp::NumericMatrix& x, double seed, double first_tree, bool impute_random, int n_tree, int n_thread, SEXP cache);
-RcppExport SEXP _ccforest_ccf_predict_cpp(SEXP treesSEXP, SEXP shapeSEXP, SEXP xSEXP, SEXP seedSEXP, SEXP first_treeSEXP, SEXP impute_randomSEXP, SEXP n_treeSEXP, SEXP n_threadSEXP, SEXP cacheSEXP) {
+Rcpp::NumericMatrix ccf_predict_cpp(const Rcpp::List& request, const Rcpp::NumericMatrix& x);
+RcppExport SEXP _ccforest_ccf_predict_cpp(SEXP requestSEXP, SEXP xSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< const Rcpp::List& >::type trees(treesSEXP);
-    Rcpp::traits::input_parameter< const Rcpp::List& >::type shape(shapeSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type request(requestSEXP);
     Rcpp::traits::input_parameter< const Rcpp::NumericMatrix& >::type x(xSEXP);
-    Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
-    Rcpp::traits::input_parameter< double >::type first_tree(first_treeSEXP);
-    Rcpp::traits::input_parameter< bool >::type impute_random(impute_randomSEXP);
-    Rcpp::traits::input_parameter< int >::type n_tree(n_treeSEXP);
-    Rcpp::traits::input_parameter< int >::type n_thread(n_threadSEXP);
-    Rcpp::traits::input_parameter< SEXP >::type cache(cacheSEXP);
-    rcpp_result_gen = Rcpp::wrap(ccf_predict_cpp(trees, shape, x, seed, first_tree, impute_random, n_tree, n_thread, cache));
+    rcpp_result_gen = Rcpp::wrap(ccf_predict_cpp(request, x));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -194,41 +180,14 @@ BEGIN_RCPP
 END_RCPP
 }
 // ccf_predict_trees_cpp
-SEXP ccf_predict_trees_cpp(const Rcpp::List& trees, const Rcpp::List& shape, const Rcpp::NumericMatrix& x, double seed, double first_tree, bool impute_random, int n_tree, int n_thread, bool nodes, SEXP cache);
-RcppExport SEXP _ccforest_ccf_predict_trees_cpp(SEXP treesSEXP, SEXP shapeSEXP, SEXP xSEXP, SEXP seedSEXP, SEXP first_treeSEXP, SEXP impute_randomSEXP, SEXP n_treeSEXP, SEXP n_threadSEXP, SEXP nodesSEXP, SEXP cacheSEXP) {
+SEXP ccf_predict_trees_cpp(const Rcpp::List& request, const Rcpp::NumericMatrix& x, bool nodes);
+RcppExport SEXP _ccforest_ccf_predict_trees_cpp(SEXP requestSEXP, SEXP xSEXP, SEXP nodesSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< const Rcpp::List& >::type trees(treesSEXP);
-    Rcpp::traits::input_parameter< const Rcpp::List& >::type shape(shapeSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type request(requestSEXP);
     Rcpp::traits::input_parameter< const Rcpp::NumericMatrix& >::type x(xSEXP);
-    Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
-    Rcpp::traits::input_parameter< double >::type first_tree(first_treeSEXP);
-    Rcpp::traits::input_parameter< bool >::type impute_random(impute_randomSEXP);
-    Rcpp::traits::input_parameter< int >::type n_tree(n_treeSEXP);
-    Rcpp::traits::input_parameter< int >::type n_thread(n_threadSEXP);
     Rcpp::traits::input_parameter< bool >::type nodes(nodesSEXP);
-    Rcpp::traits::input_parameter< SEXP >::type cache(cacheSEXP);
-    rcpp_result_gen = Rcpp::wrap(ccf_predict_trees_cpp(trees, shape, x, seed, first_tree, impute_random, n_tree, n_thread, nodes, cache));
-    return rcpp_result_gen;
-END_RCPP
-}
-// ccf_predict_negated_cpp
-Rcpp::NumericMatrix ccf_predict_negated_cpp(const Rcpp::List& trees, const Rcpp::List& shape, const Rcpp::NumericMatrix& x, double seed, double first_tree, bool impute_random, int n_tree, int n_thread, int negate_begin, int negate_end, SEXP cache);
-RcppExport SEXP _ccforest_ccf_predict_negated_cpp(SEXP treesSEXP, SEXP shapeSEXP, SEXP xSEXP, SEXP seedSEXP, SEXP first_treeSEXP, SEXP impute_randomSEXP, SEXP n_treeSEXP, SEXP n_threadSEXP, SEXP negate_beginSEXP, SEXP negate_endSEXP, SEXP cacheSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< const Rcpp::List& >::type trees(treesSEXP);
-    Rcpp::traits::input_parameter< const Rcpp::List& >::type shape(shapeSEXP);
-    Rcpp::traits::input_parameter< const Rcpp::NumericMatrix& >::type x(xSEXP);
-    Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
-    Rcpp::traits::input_parameter< double >::type first_tree(first_treeSEXP);
-    Rcpp::traits::input_parameter< bool >::type impute_random(impute_randomSEXP);
-    Rcpp::traits::input_parameter< int >::type n_tree(n_treeSEXP);
-    Rcpp::traits::input_parameter< int >::type n_thread(n_threadSEXP);
-    Rcpp::traits::input_parameter< int >::type negate_begin(negate_beginSEXP);
-    Rcpp::traits::input_parameter< int >::type negate_end(negate_endSEXP);
-    Rcpp::traits::input_parameter< SEXP >::type cache(cacheSEXP);
-    rcpp_result_gen = Rcpp::wrap(ccf_predict_negated_cpp(trees, shape, x, seed, first_tree, impute_random, n_tree, n_thread, negate_begin, negate_end, cache));
+    rcpp_result_gen = Rcpp::wrap(ccf_predict_trees_cpp(request, x, nodes));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -291,23 +250,14 @@ BEGIN_RCPP
 END_RCPP
 }
 // ccf_predict_survival_cpp
-Rcpp::List ccf_predict_survival_cpp(const Rcpp::List& trees, const Rcpp::List& shape, const Rcpp::NumericMatrix& x, double seed, double first_tree, bool impute_random, int n_tree, int n_thread, const Rcpp::List& request, int negate_begin, int negate_end, SEXP cache);
-RcppExport SEXP _ccforest_ccf_predict_survival_cpp(SEXP treesSEXP, SEXP shapeSEXP, SEXP xSEXP, SEXP seedSEXP, SEXP first_treeSEXP, SEXP impute_randomSEXP, SEXP n_treeSEXP, SEXP n_threadSEXP, SEXP requestSEXP, SEXP negate_beginSEXP, SEXP negate_endSEXP, SEXP cacheSEXP) {
+Rcpp::List ccf_predict_survival_cpp(const Rcpp::List& request, const Rcpp::NumericMatrix& x, const Rcpp::List& asked);
+RcppExport SEXP _ccforest_ccf_predict_survival_cpp(SEXP requestSEXP, SEXP xSEXP, SEXP askedSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< const Rcpp::List& >::type trees(treesSEXP);
-    Rcpp::traits::input_parameter< const Rcpp::List& >::type shape(shapeSEXP);
-    Rcpp::traits::input_parameter< const Rcpp::NumericMatrix& >::type x(xSEXP);
-    Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
-    Rcpp::traits::input_parameter< double >::type first_tree(first_treeSEXP);
-    Rcpp::traits::input_parameter< bool >::type impute_random(impute_randomSEXP);
-    Rcpp::traits::input_parameter< int >::type n_tree(n_treeSEXP);
-    Rcpp::traits::input_parameter< int >::type n_thread(n_threadSEXP);
     Rcpp::traits::input_parameter< const Rcpp::List& >::type request(requestSEXP);
-    Rcpp::traits::input_parameter< int >::type negate_begin(negate_beginSEXP);
-    Rcpp::traits::input_parameter< int >::type negate_end(negate_endSEXP);
-    Rcpp::traits::input_parameter< SEXP >::type cache(cacheSEXP);
-    rcpp_result_gen = Rcpp::wrap(ccf_predict_survival_cpp(trees, shape, x, seed, first_tree, impute_random, n_tree, n_thread, request, negate_begin, negate_end, cache));
+    Rcpp::traits::input_parameter< const Rcpp::NumericMatrix& >::type x(xSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type asked(askedSEXP);
+    rcpp_result_gen = Rcpp::wrap(ccf_predict_survival_cpp(request, x, asked));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -482,8 +432,8 @@ static const R_CallMethodDef CallEntries[] = {
     {"_ccforest_ccf_grow_cpp", (DL_FUNC) &_ccforest_ccf_grow_cpp, 7},
     {"_ccforest_ccf_oob_cpp", (DL_FUNC) &_ccforest_ccf_oob_cpp, 5},
     {"_ccforest_ccf_leaf_samples_cpp", (DL_FUNC) &_ccforest_ccf_leaf_samples_cpp, 4},
-    {"_ccforest_ccf_predict_quantiles_cpp", (DL_FUNC) &_ccforest_ccf_predict_quantiles_cpp, 14},
-    {"_ccforest_ccf_predict_cpp", (DL_FUNC) &_ccforest_ccf_predict_cpp, 9},
+    {"_ccforest_ccf_predict_quantiles_cpp", (DL_FUNC) &_ccforest_ccf_predict_quantiles_cpp, 7},
+    {"_ccforest_ccf_predict_cpp", (DL_FUNC) &_ccforest_ccf_predict_cpp, 2},
     {"_ccforest_ccf_mark_verified_cpp", (DL_FUNC) &_ccforest_ccf_mark_verified_cpp, 4},
     {"_ccforest_ccf_is_verified_cpp", (DL_FUNC) &_ccforest_ccf_is_verified_cpp, 3},
     {"_ccforest_ccf_new_cache_cpp", (DL_FUNC) &_ccforest_ccf_new_cache_cpp, 0},
@@ -493,13 +443,12 @@ static const R_CallMethodDef CallEntries[] = {
     {"_ccforest_ccf_cache_bytes_cpp", (DL_FUNC) &_ccforest_ccf_cache_bytes_cpp, 1},
     {"_ccforest_ccf_exact_row_sums_cpp", (DL_FUNC) &_ccforest_ccf_exact_row_sums_cpp, 1},
     {"_ccforest_ccf_fingerprint_cpp", (DL_FUNC) &_ccforest_ccf_fingerprint_cpp, 1},
-    {"_ccforest_ccf_predict_trees_cpp", (DL_FUNC) &_ccforest_ccf_predict_trees_cpp, 10},
-    {"_ccforest_ccf_predict_negated_cpp", (DL_FUNC) &_ccforest_ccf_predict_negated_cpp, 11},
+    {"_ccforest_ccf_predict_trees_cpp", (DL_FUNC) &_ccforest_ccf_predict_trees_cpp, 3},
     {"_ccforest_ccf_oob_negation_cpp", (DL_FUNC) &_ccforest_ccf_oob_negation_cpp, 4},
     {"_ccforest_ccf_in_bag_cpp", (DL_FUNC) &_ccforest_ccf_in_bag_cpp, 5},
     {"_ccforest_ccf_infjack_cpp", (DL_FUNC) &_ccforest_ccf_infjack_cpp, 5},
     {"_ccforest_ccf_jackknife_plus_cpp", (DL_FUNC) &_ccforest_ccf_jackknife_plus_cpp, 8},
-    {"_ccforest_ccf_predict_survival_cpp", (DL_FUNC) &_ccforest_ccf_predict_survival_cpp, 12},
+    {"_ccforest_ccf_predict_survival_cpp", (DL_FUNC) &_ccforest_ccf_predict_survival_cpp, 3},
     {"_ccforest_ccf_oob_survival_cpp", (DL_FUNC) &_ccforest_ccf_oob_survival_cpp, 7},
     {"_ccforest_ccf_martingale_residuals_cpp", (DL_FUNC) &_ccforest_ccf_martingale_residuals_cpp, 5},
     {"_ccforest_ccf_checksum_cpp", (DL_FUNC) &_ccforest_ccf_checksum_cpp, 2},

@@ -29,6 +29,7 @@
 #include "parallel.h"
 #include "prepared.h"
 #include "r_convert.h"
+#include "with_trees.h"
 
 using namespace ccforest;
 
@@ -67,34 +68,6 @@ Rcpp::NumericMatrix expansions_to_r(const std::vector<ExactSum>& sums) {
     }
   }
   return out;
-}
-
-/**
- * Calls work(model, begin, count) so that it sees the first n_tree trees
- * once each, in order: all at once from the fit's prepared model (see
- * prepared.h) when it has one, else decoded here about 64 MB of stored
- * trees at a time (decoded trees take a few times that), or, where the
- * work needs every tree at once (`whole`), in one piece.
- */
-template <typename Work>
-void with_trees(SEXP handle, const Rcpp::List& trees, const ModelShape& shape, size_t n_tree,
-                const Runtime& runtime, bool whole, Work work) {
-  if (const ForestModel* model = prepared_model(handle, trees, shape, runtime)) {
-    work(*model, size_t{0}, n_tree);
-    return;
-  }
-  const EncodedTrees encoded = encoded_trees(trees);
-  const size_t budget = whole ? SIZE_MAX : size_t{64} << 20;
-  for (size_t begin = 0; begin < n_tree;) {
-    size_t end = begin, bytes = 0;
-    while (end < n_tree && (end == begin || bytes + encoded[end].second <= budget)) {
-      bytes += encoded[end].second;
-      ++end;
-    }
-    const ForestModel batch = decode_forest(encoded, shape, begin, end, runtime);
-    work(batch, begin, end - begin);
-    begin = end;
-  }
 }
 
 }  // namespace
@@ -222,44 +195,40 @@ Rcpp::List ccf_leaf_samples_cpp(const Rcpp::List& trees, const Rcpp::List& train
   return out;
 }
 
-// Quantiles of the outputs for each row of x, from the first n_tree trees and
-// their leaf samples (quantile regression forests).
+// Quantiles of the outputs for each row of x, from the request's trees and
+// their leaf samples (quantile regression forests): the fit's own element
+// `quantile` (list(samples, y, weights)) checked once with its prepared
+// model, or `samples`, `y` and `weights` checked now.
 // [[Rcpp::export(rng = false)]]
-Rcpp::NumericMatrix ccf_predict_quantiles_cpp(const Rcpp::List& trees, const Rcpp::List& shape,
+Rcpp::NumericMatrix ccf_predict_quantiles_cpp(const Rcpp::List& request,
+                                              const Rcpp::NumericMatrix& x,
                                               const Rcpp::List& samples,
-                                              const Rcpp::NumericMatrix& x, double seed,
-                                              double first_tree, bool impute_random,
                                               const Rcpp::NumericVector& y,
                                               const Rcpp::NumericVector& weights,
-                                              const Rcpp::NumericVector& probs, int n_tree,
-                                              int n_thread, SEXP cache = R_NilValue,
+                                              const Rcpp::NumericVector& probs,
                                               SEXP quantile = R_NilValue) {
-  const ModelShape model_shape_ = model_shape(shape);
-  if (x.ncol() != model_shape_.n_column) Rcpp::stop("internal error: data has the wrong width");
-  if (n_tree < 1 || n_tree > trees.size()) Rcpp::stop("internal error: n_tree out of range");
+  const PredictRequest asked = predict_request(request, x);
   if (weights.size() != 0 && weights.size() != y.size()) Rcpp::stop("internal error: weights");
   Rcpp::NumericMatrix out(Rcpp::Shield<SEXP>(alloc_matrix(REALSXP, x.nrow(), probs.size())));
   guarded([&] {
-    if (samples.size() < n_tree) throw DamagedModel("its quantile data do not match its trees");
+    if (static_cast<size_t>(samples.size()) < asked.n_tree) {
+      throw DamagedModel("its quantile data do not match its trees");
+    }
     std::vector<LeafSample> views;
-    for (int t = 0; t < n_tree; ++t) {
-      SEXP sample = samples[t];
+    for (size_t t = 0; t < asked.n_tree; ++t) {
+      SEXP sample = samples[static_cast<R_xlen_t>(t)];
       if (TYPEOF(sample) != INTSXP) throw DamagedModel("its quantile data are not integers");
       views.emplace_back(INTEGER(sample), static_cast<size_t>(XLENGTH(sample)));
     }
     RHost host;
-    const Runtime runtime = r_runtime(host, n_thread, ProgressStyle::kNone, "");
+    const Runtime runtime = r_runtime(host, asked.n_thread, ProgressStyle::kNone, "");
     const MatrixMap xm = map_matrix(x);
     const std::vector<uint64_t> hash = row_hashes(xm);
     const std::vector<double> p = Rcpp::as<std::vector<double>>(probs);
-    with_trees(cache, trees, model_shape_, static_cast<size_t>(n_tree), runtime, true,
-               [&](const ForestModel& model, size_t, size_t count) {
-      PredictOptions options = predict_options(seed, first_tree, impute_random);
-      options.tree_count = count;
-      // The fit's own samples, checked once (`quantile` is its element), or
-      // these, checked now.
+    with_trees(asked, runtime, true,
+               [&](const ForestModel& model, const PredictOptions& options, size_t) {
       if (const QuantileSamples* ready =
-              prepared_quantiles(cache, trees, quantile, model_shape_, runtime)) {
+              prepared_quantiles(asked.cache, asked.trees, quantile, asked.shape, runtime)) {
         predict_quantiles(model, *ready, xm, hash, options, p, runtime, out.begin());
         return;
       }
@@ -272,36 +241,27 @@ Rcpp::NumericMatrix ccf_predict_quantiles_cpp(const Rcpp::List& trees, const Rcp
   return out;
 }
 
-// Averages the leaf values of the first n_tree stored trees for each row of x.
-// The result is allocated before any C++ work, so nothing C++ holds can be
-// stranded by a failed allocation. `cache` is the fit's handle (see
-// prepared.h), or NULL.
+// Averages the leaf values of the request's trees for each row of x, with
+// the request's negated columns read with their signs flipped (negation
+// importance on new data). The result is allocated before any C++ work, so
+// nothing C++ holds can be stranded by a failed allocation.
 // [[Rcpp::export(rng = false)]]
-Rcpp::NumericMatrix ccf_predict_cpp(const Rcpp::List& trees, const Rcpp::List& shape,
-                                    const Rcpp::NumericMatrix& x, double seed, double first_tree,
-                                    bool impute_random, int n_tree, int n_thread,
-                                    SEXP cache = R_NilValue) {
-  const ModelShape model_shape_ = model_shape(shape);
-  if (x.ncol() != model_shape_.n_column) Rcpp::stop("internal error: data has the wrong width");
-  if (n_tree < 1 || n_tree > trees.size()) Rcpp::stop("internal error: n_tree out of range");
-  const R_xlen_t n = x.nrow();
-  const int n_value = model_shape_.n_value();
-  Rcpp::NumericMatrix out(Rcpp::Shield<SEXP>(alloc_matrix(REALSXP, n, n_value)));
+Rcpp::NumericMatrix ccf_predict_cpp(const Rcpp::List& request, const Rcpp::NumericMatrix& x) {
+  const PredictRequest asked = predict_request(request, x);
+  Rcpp::NumericMatrix out(
+      Rcpp::Shield<SEXP>(alloc_matrix(REALSXP, x.nrow(), asked.shape.n_value())));
   std::fill(out.begin(), out.end(), 0.0);
   guarded([&] {
     const MatrixMap xm = map_matrix(x);
     const std::vector<uint64_t> hash = row_hashes(xm);
     RHost host;
-    const Runtime runtime = r_runtime(host, n_thread, ProgressStyle::kNone, "");
-    with_trees(cache, trees, model_shape_, static_cast<size_t>(n_tree), runtime, false,
-               [&](const ForestModel& model, size_t begin, size_t count) {
-      PredictOptions options = predict_options(seed, first_tree + static_cast<double>(begin),
-                                               impute_random);
-      options.tree_count = count;
+    const Runtime runtime = r_runtime(host, asked.n_thread, ProgressStyle::kNone, "");
+    with_trees(asked, runtime, false,
+               [&](const ForestModel& model, const PredictOptions& options, size_t) {
       add_tree_predictions(model, xm, hash, options, runtime, out.begin());
     });
   }, "out of memory while predicting; predict `new_data` in smaller pieces");
-  for (double& v : out) v /= static_cast<double>(n_tree);
+  for (double& v : out) v /= static_cast<double>(asked.n_tree);
   return out;
 }
 
@@ -563,20 +523,16 @@ BagSource bag_source(const Rcpp::List& record, double seed, double first_tree) {
 
 }  // namespace
 
-// Each of the first n_tree trees' prediction for each row of x: an
+// Each of the request's trees' prediction for each row of x: an
 // n x n_value x n_tree array of leaf values, or with `nodes` an n x n_tree
 // matrix of terminal node numbers (breadth first from 0, as tree_info()).
 // The result is allocated before any C++ work.
 // [[Rcpp::export(rng = false)]]
-SEXP ccf_predict_trees_cpp(const Rcpp::List& trees, const Rcpp::List& shape,
-                           const Rcpp::NumericMatrix& x, double seed, double first_tree,
-                           bool impute_random, int n_tree, int n_thread, bool nodes,
-                           SEXP cache = R_NilValue) {
-  const ModelShape model = model_shape(shape);
-  if (x.ncol() != model.n_column) Rcpp::stop("internal error: data has the wrong width");
-  if (n_tree < 1 || n_tree > trees.size()) Rcpp::stop("internal error: n_tree out of range");
+SEXP ccf_predict_trees_cpp(const Rcpp::List& request, const Rcpp::NumericMatrix& x, bool nodes) {
+  const PredictRequest asked = predict_request(request, x);
   const R_xlen_t n = x.nrow();
-  const R_xlen_t n_value = model.n_value();
+  const R_xlen_t n_value = asked.shape.n_value();
+  const int n_tree = static_cast<int>(asked.n_tree);
   Rcpp::RObject out;
   if (nodes) {
     out = Rcpp::Shield<SEXP>(alloc_matrix(INTSXP, n, n_tree));
@@ -590,11 +546,9 @@ SEXP ccf_predict_trees_cpp(const Rcpp::List& trees, const Rcpp::List& shape,
     const MatrixMap xm = map_matrix(x);
     const std::vector<uint64_t> hash = row_hashes(xm);
     RHost host;
-    const Runtime runtime = r_runtime(host, n_thread, ProgressStyle::kNone, "");
-    with_trees(cache, trees, model, static_cast<size_t>(n_tree), runtime, false,
-               [&](const ForestModel& batch, size_t begin, size_t count) {
-      PredictOptions options = predict_options(seed, first_tree + begin, impute_random);
-      options.tree_count = count;
+    const Runtime runtime = r_runtime(host, asked.n_thread, ProgressStyle::kNone, "");
+    with_trees(asked, runtime, false,
+               [&](const ForestModel& batch, const PredictOptions& options, size_t begin) {
       if (nodes) {
         terminal_nodes(batch, xm, hash, options, runtime,
                        INTEGER(out) + static_cast<size_t>(n) * begin);
@@ -604,40 +558,6 @@ SEXP ccf_predict_trees_cpp(const Rcpp::List& trees, const Rcpp::List& shape,
       }
     });
   }, "out of memory while predicting with each tree; predict fewer rows at a time");
-  return out;
-}
-
-// The forest's averaged predictions with columns [negate_begin, negate_end)
-// (0-based) read with their sign flipped: negation importance on new data.
-// [[Rcpp::export(rng = false)]]
-Rcpp::NumericMatrix ccf_predict_negated_cpp(const Rcpp::List& trees, const Rcpp::List& shape,
-                                            const Rcpp::NumericMatrix& x, double seed,
-                                            double first_tree, bool impute_random, int n_tree,
-                                            int n_thread, int negate_begin, int negate_end,
-                                            SEXP cache = R_NilValue) {
-  const ModelShape model = model_shape(shape);
-  if (x.ncol() != model.n_column) Rcpp::stop("internal error: data has the wrong width");
-  if (n_tree < 1 || n_tree > trees.size()) Rcpp::stop("internal error: n_tree out of range");
-  if (negate_begin < 0 || negate_end > model.n_column || negate_begin > negate_end) {
-    Rcpp::stop("internal error: negated columns out of range");
-  }
-  Rcpp::NumericMatrix out(Rcpp::Shield<SEXP>(alloc_matrix(REALSXP, x.nrow(), model.n_value())));
-  std::fill(out.begin(), out.end(), 0.0);
-  guarded([&] {
-    const MatrixMap xm = map_matrix(x);
-    const std::vector<uint64_t> hash = row_hashes(xm);
-    RHost host;
-    const Runtime runtime = r_runtime(host, n_thread, ProgressStyle::kNone, "");
-    with_trees(cache, trees, model, static_cast<size_t>(n_tree), runtime, false,
-               [&](const ForestModel& batch, size_t begin, size_t count) {
-      PredictOptions options = predict_options(seed, first_tree + begin, impute_random);
-      options.negate_begin = negate_begin;
-      options.negate_end = negate_end;
-      options.tree_count = count;
-      add_tree_predictions(batch, xm, hash, options, runtime, out.begin());
-    });
-  }, "out of memory while predicting; predict `new_data` in smaller pieces");
-  for (double& v : out) v /= static_cast<double>(n_tree);
   return out;
 }
 

@@ -18,6 +18,7 @@
 #include "parallel.h"
 #include "prepared.h"
 #include "r_convert.h"
+#include "with_trees.h"
 
 using namespace ccforest;
 
@@ -95,43 +96,27 @@ Rcpp::List survival_results(const SurvivalRequest& request, R_xlen_t n, int n_ca
 
 }  // namespace
 
-// Survival predictions of the first n_tree stored trees for the rows of x:
-// a list of what the request names (see core/SurvivalPredictor.h) and the
-// trees used per row. Columns [negate_begin, negate_end) (0-based) are read
-// with their signs flipped (negation importance).
+// Survival predictions of the request's trees for the rows of x: a list of
+// what `asked` names (see core/SurvivalPredictor.h) and the trees used per
+// row.
 // [[Rcpp::export(rng = false)]]
-Rcpp::List ccf_predict_survival_cpp(const Rcpp::List& trees, const Rcpp::List& shape,
-                                    const Rcpp::NumericMatrix& x, double seed, double first_tree,
-                                    bool impute_random, int n_tree, int n_thread,
-                                    const Rcpp::List& request, int negate_begin = 0,
-                                    int negate_end = 0, SEXP cache = R_NilValue) {
-  const ModelShape model = model_shape(shape);
-  if (!model.is_survival()) Rcpp::stop("internal error: not a survival forest");
-  if (x.ncol() != model.n_column) Rcpp::stop("internal error: data has the wrong width");
-  if (n_tree < 1 || n_tree > trees.size()) Rcpp::stop("internal error: n_tree out of range");
-  if (negate_begin < 0 || negate_end > model.n_column || negate_begin > negate_end) {
-    Rcpp::stop("internal error: negated columns out of range");
-  }
-  const SurvivalRequest asked = survival_request(request, model);
+Rcpp::List ccf_predict_survival_cpp(const Rcpp::List& request, const Rcpp::NumericMatrix& x,
+                                    const Rcpp::List& asked) {
+  const PredictRequest predict = predict_request(request, x);
+  if (!predict.shape.is_survival()) Rcpp::stop("internal error: not a survival forest");
+  const SurvivalRequest wanted = survival_request(asked, predict.shape);
   SurvivalOutput out;
-  Rcpp::List result = survival_results(asked, x.nrow(), model.n_cause, out);
+  Rcpp::List result = survival_results(wanted, x.nrow(), predict.shape.n_cause, out);
   guarded([&] {
     RHost host;
-    const Runtime runtime = r_runtime(host, n_thread, ProgressStyle::kNone, "");
+    const Runtime runtime = r_runtime(host, predict.n_thread, ProgressStyle::kNone, "");
     const MatrixMap xm = map_matrix(x);
-    PredictOptions options = predict_options(seed, first_tree, impute_random);
-    options.negate_begin = negate_begin;
-    options.negate_end = negate_end;
-    options.tree_count = static_cast<size_t>(n_tree);
     const std::vector<uint64_t> hash = row_hashes(xm);
-    if (const ForestModel* prepared = prepared_model(cache, trees, model, runtime)) {
-      predict_survival(*prepared, xm, hash, options, asked, nullptr, ColumnSwap(), runtime, out);
-      return;
-    }
     // Each row's curves gather every tree: decoded in one piece.
-    const ForestModel decoded =
-        decode_forest(encoded_trees(trees), model, 0, static_cast<size_t>(n_tree), runtime);
-    predict_survival(decoded, xm, hash, options, asked, nullptr, ColumnSwap(), runtime, out);
+    with_trees(predict, runtime, true,
+               [&](const ForestModel& model, const PredictOptions& options, size_t) {
+      predict_survival(model, xm, hash, options, wanted, nullptr, ColumnSwap(), runtime, out);
+    });
   }, "out of memory while predicting; predict `new_data` in smaller pieces");
   return result;
 }

@@ -165,6 +165,47 @@ inline ModelShape model_shape(const Rcpp::List& shape) {
   return out;
 }
 
+/**
+ * A prediction as every prediction export reads it, from R's
+ * predict_request() (R/predict-request.R): the stored trees and their shape,
+ * the fit's handle for its prepared state (see prepared.h; NULL for none),
+ * the walk's options (seed, first tree, imputation, columns read negated;
+ * tree_count = n_tree) and the threads. Read and checked once here, against
+ * the rows to predict, so that the exports differ only in what they compute.
+ */
+struct PredictRequest {
+  Rcpp::List trees;
+  ModelShape shape;
+  SEXP cache = R_NilValue;
+  PredictOptions options;
+  size_t n_tree = 0;
+  int n_thread = 1;
+};
+
+inline PredictRequest predict_request(const Rcpp::List& request, const Rcpp::NumericMatrix& x) {
+  PredictRequest out;
+  out.trees = list_value<Rcpp::List>(request, "trees");
+  out.shape = model_shape(list_value<Rcpp::List>(request, "shape"));
+  out.cache = list_value<SEXP>(request, "cache");
+  out.options = predict_options(list_value<double>(request, "seed"),
+                                list_value<double>(request, "first_tree"),
+                                list_value<bool>(request, "impute_random"));
+  const int n_tree = list_value<int>(request, "n_tree");
+  const std::vector<int> negate = list_value<std::vector<int>>(request, "negate");
+  out.n_thread = list_value<int>(request, "n_thread");
+  if (x.ncol() != out.shape.n_column) Rcpp::stop("internal error: data has the wrong width");
+  if (n_tree < 1 || n_tree > out.trees.size()) Rcpp::stop("internal error: n_tree out of range");
+  if (negate.size() != 2 || negate[0] < 0 || negate[1] > out.shape.n_column ||
+      negate[0] > negate[1]) {
+    Rcpp::stop("internal error: negated columns out of range");
+  }
+  out.n_tree = static_cast<size_t>(n_tree);
+  out.options.tree_count = out.n_tree;
+  out.options.negate_begin = negate[0];
+  out.options.negate_end = negate[1];
+  return out;
+}
+
 /** Views of a list of raw vectors (the stored trees); the list must outlive them. */
 inline EncodedTrees encoded_trees(const Rcpp::List& trees) {
   EncodedTrees out;

@@ -533,3 +533,80 @@ test_that("a larger data.frame with several column kinds is encoded column by co
   expect_equal(unname(out[, "V3"]), z_score(df$V3))
   expect_equal(unname(out[, "g=w"]), z_score(as.double(df$g == "w")))
 })
+
+# predictor_matrix()'s short path for rows of plain numbers (issue 35): the
+# general path is the reference, value for value.
+general_matrix <- function(fit, rows, na_action) {
+  if (!is.null(fit$formula)) rows <- ccforest:::formula_new_data(fit$formula, rows)
+  ccforest:::apply_blueprint(fit$blueprint, rows, na_action = na_action)
+}
+
+test_that("rows of plain numbers take a short path to the general path's matrix", {
+  withr::local_seed(35)
+  df <- data.frame(a = stats::rnorm(60), b = stats::rnorm(60) * 1e3,
+                   c = sample(1:5, 60, replace = TRUE), d = stats::rnorm(60) > 0)
+  y <- factor(df$a + df$c > 3)
+  fits <- list(
+    formula = ccforest(y ~ ., data = cbind(df, y = y), n_tree = 3, seed = 1, verbose = FALSE),
+    x_y = ccforest(df, y, n_tree = 3, seed = 1, verbose = FALSE)
+  )
+  rows <- df[c(3, 1, 7, 9), c("d", "c", "b", "a")]  # another order, and more
+  rows$extra <- "not a feature"
+  rows$b[2] <- NA
+  rows$a[3] <- NaN
+  rows$b[4] <- -1e308  # its z-score overflows: computed the general path's way
+  rows$c <- as.double(rows$c)   # integer fitted, double given
+  rows$d <- as.integer(rows$d)  # logical fitted, integer given
+  for (fit in fits) {
+    for (na_action in c("impute_random", "impute_mean")) {
+      short <- ccforest:::plain_numeric_matrix(fit, rows, na_action)
+      expect_false(is.null(short))
+      expect_identical(short, general_matrix(fit, rows, na_action))
+      expect_identical(ccforest:::predictor_matrix(fit, rows, na_action), short)
+      expect_identical(ccforest:::plain_numeric_matrix(fit, tibble::as_tibble(rows), na_action),
+                       short)
+    }
+    expect_identical(ccforest:::plain_numeric_matrix(fit, rows[4, ], "fail"),
+                     general_matrix(fit, rows[4, ], "fail"))
+    expect_identical(predict(fit, rows, type = "prob"),
+                     predict(fit, rows[c(1, 2, 3, 4), names(df)], type = "prob"))
+  }
+})
+
+test_that("anything but plain numbers by name leaves the short path to the general one", {
+  withr::local_seed(36)
+  df <- data.frame(a = stats::rnorm(40), b = stats::rnorm(40))
+  y <- df$a + df$b
+  fit <- ccforest(y ~ ., data = cbind(df, y = y), n_tree = 3, seed = 1, verbose = FALSE)
+  short <- function(rows, na_action = "impute_random") {
+    ccforest:::plain_numeric_matrix(fit, rows, na_action)
+  }
+  expect_false(is.null(short(df[1:2, ])))
+  expect_null(short(as.matrix(df[1:2, ])))
+  expect_null(short(df[0, ]))
+  expect_null(short(df[1:2, "a", drop = FALSE]))
+  expect_null(short(transform(df[1:2, ], b = as.character(b))))
+  expect_null(short(transform(df[1:2, ], b = factor(b))))
+  expect_null(short(transform(df[1:2, ], b = as.Date("2024-01-01"))))
+  expect_null(short(transform(df[1:2, ], b = c(1, Inf))))
+  expect_null(short(transform(df[1:2, ], b = c(1, NA)), "fail"))
+  dup <- cbind(df[1:2, ], df[1:2, "a", drop = FALSE])
+  expect_null(short(dup))
+  one_column <- df[1:2, ]
+  one_column$b <- matrix(df$b[1:2], 2, 1)
+  expect_null(short(one_column))
+  # ... and the general path still refuses what it refuses, with its messages.
+  expect_error(predict(fit, transform(df[1:2, ], b = c(1, Inf))), "infinite", fixed = TRUE)
+  expect_error(predict(fit, transform(df[1:2, ], b = c(1, NA)), na_action = "fail"),
+               "has missing values in column(s) `b`", fixed = TRUE)
+  expect_error(predict(fit, df[1:2, "a", drop = FALSE]), "is missing column(s) `b`",
+               fixed = TRUE)
+
+  logged <- ccforest(y ~ a + log(abs(b)), data = cbind(df, y = y), n_tree = 3, seed = 1,
+                     verbose = FALSE)
+  expect_null(ccforest:::plain_numeric_matrix(logged, df[1:2, ], "impute_random"))
+  with_factor <- ccforest(y ~ ., data = cbind(df, g = factor(rep(c("u", "v"), 20)), y = y),
+                          n_tree = 3, seed = 1, verbose = FALSE)
+  expect_null(ccforest:::plain_numeric_matrix(with_factor, cbind(df, g = "u")[1:2, ],
+                                              "impute_random"))
+})
