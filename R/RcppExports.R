@@ -77,6 +77,10 @@ ccf_jackknife_plus_cpp <- function(values, residual, record, seed, first_tree, r
     .Call(`_ccforest_ccf_jackknife_plus_cpp`, values, residual, record, seed, first_tree, rank_lower, rank_upper, n_thread)
 }
 
+ccf_plain_rows_cpp <- function(data, position, n, exprs, bp, na_action) {
+    .Call(`_ccforest_ccf_plain_rows_cpp`, data, position, n, exprs, bp, na_action)
+}
+
 ccf_predict_survival_cpp <- function(request, x, asked) {
     .Call(`_ccforest_ccf_predict_survival_cpp`, request, x, asked)
 }

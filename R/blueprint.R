@@ -722,37 +722,17 @@ zscore_columns <- function(values, bp, j, na_action) {
 #' refuses with its messages. The same matrix as apply_blueprint()'s.
 #' @noRd
 plain_numeric_matrix <- function(object, data, na_action) {
+  if (!is.data.frame(data)) {
+    return(NULL)
+  }
   bp <- .subset2(object, "blueprint")
-  names <- .subset2(bp, "feature_names")
-  if (!is.data.frame(data) ||
-      !all(.subset2(bp, "feature_type") %in% c("numeric", "integer", "logical")) ||
-      !plain_formula(.subset2(object, "formula"))) {
+  available <- names(data)
+  position <- match(.subset2(bp, "feature_names"), available)
+  if (anyNA(position) || anyDuplicated(available) > 0L) {
     return(NULL)
   }
-  n <- .row_names_info(data, 2L)
-  columns <- .subset(data, names)
-  if (n < 1L || anyNA(names(columns)) || anyDuplicated(names(data)) > 0L ||
-      any(lengths(columns) != n) || any(vapply(columns, is.object, NA)) ||
-      !all(vapply(columns, typeof, "") %in% c("double", "integer", "logical")) ||
-      !all(vapply(columns, function(v) is.null(attr(v, "dim")), NA))) {
-    return(NULL)
-  }
-  values <- matrix(as.double(unlist(columns, use.names = FALSE)), nrow = n)
-  if (any(is.infinite(values)) || (na_action == "fail" && anyNA(values))) {
-    return(NULL)
-  }
-  out <- matrix(NA_real_, nrow = n, ncol = length(bp$column_names),
-                dimnames = list(NULL, bp$column_names))
-  j <- bp$feature_start[seq_along(names)] + 1L
-  out[, j] <- zscore_columns(values, bp, j, na_action)
-  out
-}
-
-#' Whether a fit's formula takes every feature as a column by its name (or
-#' there is no formula)
-#' @noRd
-plain_formula <- function(terms_info) {
-  is.null(terms_info) || all(vapply(terms_info$feature_exprs, is.name, NA))
+  ccf_plain_rows_cpp(data, position, .row_names_info(data, 2L),
+                     .subset2(.subset2(object, "formula"), "feature_exprs"), bp, na_action)
 }
 
 #' Reject a column whose type cannot stand in for the fitted one

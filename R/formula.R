@@ -343,6 +343,13 @@ term_environment <- function(exprs, columns, enclos) {
   kept
 }
 
+#' Whether a fit's formula takes every feature as a column by its name (or
+#' there is no formula)
+#' @noRd
+plain_formula <- function(terms_info) {
+  is.null(terms_info) || all(vapply(terms_info$feature_exprs, is.name, NA))
+}
+
 #' The features of a formula whose terms are all columns (`y ~ .`, `y ~ a +
 #' b`), taken in one step, or NULL when a term is an expression or a column
 #' that eval_term() would refuse (it then says why): what a served row of

@@ -557,6 +557,10 @@ test_that("rows of plain numbers take a short path to the general path's matrix"
   rows$b[4] <- -1e308  # its z-score overflows: computed the general path's way
   rows$c <- as.double(rows$c)   # integer fitted, double given
   rows$d <- as.integer(rows$d)  # logical fitted, integer given
+  rows$d[2] <- NA
+  as_given <- df[c(5, 6), ]
+  as_given$d[1] <- NA           # logical NA
+  as_given$c[2] <- NA           # integer NA
   for (fit in fits) {
     for (na_action in c("impute_random", "impute_mean")) {
       short <- ccforest:::plain_numeric_matrix(fit, rows, na_action)
@@ -565,6 +569,8 @@ test_that("rows of plain numbers take a short path to the general path's matrix"
       expect_identical(ccforest:::predictor_matrix(fit, rows, na_action), short)
       expect_identical(ccforest:::plain_numeric_matrix(fit, tibble::as_tibble(rows), na_action),
                        short)
+      expect_identical(ccforest:::plain_numeric_matrix(fit, as_given, na_action),
+                       general_matrix(fit, as_given, na_action))
     }
     expect_identical(ccforest:::plain_numeric_matrix(fit, rows[4, ], "fail"),
                      general_matrix(fit, rows[4, ], "fail"))
