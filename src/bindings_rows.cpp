@@ -1,11 +1,12 @@
 // Rows of new data to the z-scored matrix the core reads, for the usual
-// served request: a data.frame of plain numbers for a forest of numeric
-// features given by name. R's apply_blueprint() is the general path and the
+// served request: a data.frame of plain numbers and factors (or strings) for
+// a forest of numeric features and one-hot factors, given by name. R's apply_blueprint() is the general path and the
 // reference; this one gives its matrix, value for value, in one pass.
 #include <Rcpp.h>
 
 #include <cmath>
 #include <cstring>
+#include <vector>
 
 #include "r_convert.h"
 
@@ -13,10 +14,15 @@ using namespace ccforest;
 
 namespace {
 
-bool numeric_type(SEXP type) {
+enum class Kind { kNumber, kFactor, kOther };
+
+Kind kind_of(SEXP type) {
   const char* name = CHAR(type);
-  return std::strcmp(name, "numeric") == 0 || std::strcmp(name, "integer") == 0 ||
-         std::strcmp(name, "logical") == 0;
+  if (std::strcmp(name, "numeric") == 0 || std::strcmp(name, "integer") == 0 ||
+      std::strcmp(name, "logical") == 0) {
+    return Kind::kNumber;
+  }
+  return std::strcmp(name, "factor") == 0 ? Kind::kFactor : Kind::kOther;
 }
 
 bool plain_numbers(SEXP column, R_xlen_t n) {
@@ -25,13 +31,78 @@ bool plain_numbers(SEXP column, R_xlen_t n) {
          Rf_getAttrib(column, R_DimSymbol) == R_NilValue && XLENGTH(column) == n;
 }
 
+/** A factor, or plain strings, of n values. */
+bool plain_labels(SEXP column, R_xlen_t n) {
+  if (XLENGTH(column) != n || Rf_getAttrib(column, R_DimSymbol) != R_NilValue) return false;
+  if (TYPEOF(column) == STRSXP) return !OBJECT(column);
+  return Rf_isFactor(column) && TYPEOF(Rf_getAttrib(column, R_LevelsSymbol)) == STRSXP;
+}
+
+/** The 1-based position of `label` among `known`, or 0. */
+int level_of(SEXP label, SEXP known) {
+  // As match(): NA matches no label (a level NA is left to the general path).
+  if (label == NA_STRING) return 0;
+  const char* text = Rf_translateCharUTF8(label);
+  for (R_xlen_t k = 0; k < XLENGTH(known); ++k) {
+    const SEXP level = STRING_ELT(known, k);
+    if (level != NA_STRING && std::strcmp(text, Rf_translateCharUTF8(level)) == 0) {
+      return static_cast<int>(k) + 1;
+    }
+  }
+  return 0;
+}
+
+/**
+ * Each row's level among the fitted `known` ones (1-based), NA_INTEGER for a
+ * missing value, or an empty vector if a row has a level the forest has not
+ * seen (the general path warns about it).
+ */
+std::vector<int> level_codes(SEXP column, SEXP known) {
+  const R_xlen_t n = XLENGTH(column);
+  std::vector<int> codes(static_cast<size_t>(n));
+  if (TYPEOF(column) == STRSXP) {
+    for (R_xlen_t i = 0; i < n; ++i) {
+      const SEXP label = STRING_ELT(column, i);
+      const int code = label == NA_STRING ? NA_INTEGER : level_of(label, known);
+      if (code == 0) return {};
+      codes[static_cast<size_t>(i)] = code;
+    }
+    return codes;
+  }
+  const SEXP given = Rf_getAttrib(column, R_LevelsSymbol);
+  std::vector<int> to_known(static_cast<size_t>(XLENGTH(given)));
+  for (R_xlen_t k = 0; k < XLENGTH(given); ++k) {
+    to_known[static_cast<size_t>(k)] = level_of(STRING_ELT(given, k), known);
+  }
+  for (R_xlen_t i = 0; i < n; ++i) {
+    const int g = INTEGER(column)[i];
+    if (g == NA_INTEGER) {
+      codes[static_cast<size_t>(i)] = NA_INTEGER;
+      continue;
+    }
+    if (g < 1 || g > static_cast<int>(to_known.size()) || to_known[static_cast<size_t>(g - 1)] == 0) {
+      return {};
+    }
+    codes[static_cast<size_t>(i)] = to_known[static_cast<size_t>(g - 1)];
+  }
+  return codes;
+}
+
+/** zscore() and encode_values() of one value, as zscore_columns() in R. */
+inline double encoded(double v, double center, double scale, bool impute_mean) {
+  double value = (v - center) / scale;
+  if (!std::isfinite(value) && std::isfinite(v)) value = v / scale - center / scale;
+  return std::isnan(value) ? (impute_mean ? 0.0 : NA_REAL) : value;
+}
+
 }  // namespace
 
 // The encoded matrix of `n` rows of `data`, whose features are its columns
 // at `position` (1-based, matched by name in R), or NULL where the general
 // path must decide (a formula term other than a name, a feature that is not
-// a number, a column that is not plain numbers of n values, an infinite
-// value, or a missing one with na_action = "fail").
+// a number or a one-hot factor, a column that is not plain numbers, or a
+// factor or strings, of n values, a level not seen when fitting, an
+// infinite value, or a missing one with na_action = "fail").
 // [[Rcpp::export(rng = false)]]
 SEXP ccf_plain_rows_cpp(SEXP data, const Rcpp::IntegerVector& position, int n, SEXP exprs,
                         const Rcpp::List& bp, const std::string& na_action) {
@@ -44,30 +115,55 @@ SEXP ccf_plain_rows_cpp(SEXP data, const Rcpp::IntegerVector& position, int n, S
   }
   const SEXP types = list_value<SEXP>(bp, "feature_type");
   const SEXP start = list_value<SEXP>(bp, "feature_start");
+  const SEXP levels = list_value<SEXP>(bp, "levels");
   const SEXP center = list_value<SEXP>(bp, "center"), scale = list_value<SEXP>(bp, "scale");
   const SEXP column_names = list_value<SEXP>(bp, "column_names");
   const R_xlen_t p = position.size(), width = XLENGTH(column_names);
   if (TYPEOF(types) != STRSXP || XLENGTH(types) != p || TYPEOF(start) != INTSXP ||
       XLENGTH(start) != p + 1 || TYPEOF(center) != REALSXP || TYPEOF(scale) != REALSXP ||
-      XLENGTH(center) != width || XLENGTH(scale) != width) {
+      XLENGTH(center) != width || XLENGTH(scale) != width || TYPEOF(levels) != VECSXP ||
+      XLENGTH(levels) != p || INTEGER(start)[0] != 0 || INTEGER(start)[p] != width) {
     return R_NilValue;
   }
+  std::vector<Kind> kinds(static_cast<size_t>(p));
   for (R_xlen_t d = 0; d < p; ++d) {
     const int at = position[d];
-    const int j = INTEGER(start)[d];
-    if (!numeric_type(STRING_ELT(types, d)) || at < 1 || at > XLENGTH(data) || j < 0 ||
-        j >= width || !plain_numbers(VECTOR_ELT(data, at - 1), n)) {
-      return R_NilValue;
-    }
+    if (at < 1 || at > XLENGTH(data)) return R_NilValue;
+    const SEXP column = VECTOR_ELT(data, at - 1);
+    const int width_d = INTEGER(start)[d + 1] - INTEGER(start)[d];
+    const Kind kind = kind_of(STRING_ELT(types, d));
+    const bool fits =
+        kind == Kind::kNumber
+            ? width_d == 1 && plain_numbers(column, n)
+            : kind == Kind::kFactor && TYPEOF(VECTOR_ELT(levels, d)) == STRSXP &&
+                  XLENGTH(VECTOR_ELT(levels, d)) == width_d && plain_labels(column, n);
+    if (!fits) return R_NilValue;
+    kinds[static_cast<size_t>(d)] = kind;
   }
   const bool fail = na_action == "fail", impute_mean = na_action == "impute_mean";
   Rcpp::NumericMatrix out(Rcpp::Shield<SEXP>(alloc_matrix(REALSXP, n, width)));
-  std::fill(out.begin(), out.end(), NA_REAL);
   for (R_xlen_t d = 0; d < p; ++d) {
     const SEXP column = VECTOR_ELT(data, position[d] - 1);
-    const int j = INTEGER(start)[d];
-    const double c = REAL(center)[j], s = REAL(scale)[j];
-    double* z = out.begin() + static_cast<R_xlen_t>(j) * n;
+    const int first = INTEGER(start)[d];
+    if (kinds[static_cast<size_t>(d)] == Kind::kFactor) {
+      const SEXP known = VECTOR_ELT(levels, d);
+      const std::vector<int> codes = level_codes(column, known);
+      if (codes.empty()) return R_NilValue;
+      for (R_xlen_t k = 1; k <= XLENGTH(known); ++k) {
+        const R_xlen_t j = first + k - 1;
+        const double c = REAL(center)[j], s = REAL(scale)[j];
+        double* z = out.begin() + j * n;
+        for (R_xlen_t i = 0; i < n; ++i) {
+          const int code = codes[static_cast<size_t>(i)];
+          if (code == NA_INTEGER && fail) return R_NilValue;
+          z[i] = encoded(code == NA_INTEGER ? NA_REAL : (code == k ? 1.0 : 0.0), c, s,
+                         impute_mean);
+        }
+      }
+      continue;
+    }
+    const double c = REAL(center)[first], s = REAL(scale)[first];
+    double* z = out.begin() + static_cast<R_xlen_t>(first) * n;
     for (R_xlen_t i = 0; i < n; ++i) {
       double v;
       if (TYPEOF(column) == REALSXP) {
@@ -77,10 +173,7 @@ SEXP ccf_plain_rows_cpp(SEXP data, const Rcpp::IntegerVector& position, int n, S
         v = k == NA_INTEGER ? NA_REAL : static_cast<double>(k);
       }
       if (std::isinf(v) || (fail && std::isnan(v))) return R_NilValue;
-      // zscore() and encode_values(): as zscore_columns() in R.
-      double value = (v - c) / s;
-      if (!std::isfinite(value) && std::isfinite(v)) value = v / s - c / s;
-      z[i] = std::isnan(value) ? (impute_mean ? 0.0 : NA_REAL) : value;
+      z[i] = encoded(v, c, s, impute_mean);
     }
   }
   out.attr("dimnames") = Rcpp::List::create(R_NilValue, column_names);

@@ -611,8 +611,52 @@ test_that("anything but plain numbers by name leaves the short path to the gener
   logged <- ccforest(y ~ a + log(abs(b)), data = cbind(df, y = y), n_tree = 3, seed = 1,
                      verbose = FALSE)
   expect_null(ccforest:::plain_numeric_matrix(logged, df[1:2, ], "impute_random"))
-  with_factor <- ccforest(y ~ ., data = cbind(df, g = factor(rep(c("u", "v"), 20)), y = y),
-                          n_tree = 3, seed = 1, verbose = FALSE)
-  expect_null(ccforest:::plain_numeric_matrix(with_factor, cbind(df, g = "u")[1:2, ],
+  dated <- ccforest(y ~ ., data = cbind(df, when = as.Date("2024-01-01") + 1:40, y = y),
+                    n_tree = 3, seed = 1, verbose = FALSE)
+  expect_null(ccforest:::plain_numeric_matrix(dated, cbind(df, when = as.Date("2024-01-01"))[1:2, ],
                                               "impute_random"))
+})
+
+test_that("factors and strings for one-hot factors take the short path too", {
+  withr::local_seed(37)
+  n <- 80
+  df <- data.frame(a = stats::rnorm(n), g = factor(sample(c("u", "v", "w"), n, replace = TRUE)),
+                   h = sample(c("p", "q"), n, replace = TRUE), stringsAsFactors = FALSE)
+  y <- df$a + (df$g == "v") + (df$h == "q")
+  # (character columns are treated as factors, with a message tested elsewhere)
+  fit <- suppressMessages(ccforest(y ~ ., data = cbind(df, y = y), n_tree = 3, seed = 1,
+                                   verbose = FALSE))
+  expect_identical(fit$blueprint$feature_type, c("numeric", "factor", "factor"))
+  rows <- df[c(2, 9, 4, 7), ]
+  rows$g <- factor(as.character(rows$g), levels = c("w", "v", "u", "unused"))  # other levels
+  rows$h[3] <- NA
+  rows$g[2] <- NA
+  as_strings <- transform(rows, g = as.character(g))
+  as_factor <- transform(rows, h = factor(h))
+  for (na_action in c("impute_random", "impute_mean")) {
+    for (given in list(rows, as_strings, as_factor)) {
+      short <- ccforest:::plain_numeric_matrix(fit, given, na_action)
+      expect_false(is.null(short))
+      expect_identical(short, general_matrix(fit, given, na_action))
+    }
+  }
+  expect_identical(predict(fit, rows), predict(fit, as_strings))
+  # A level not seen when fitting, a missing level with na_action = "fail", a
+  # factor of many levels (valued by the outputs) or an ordered one: the
+  # general path, with its warnings and messages.
+  unseen <- transform(rows, h = c("p", "q", "z", "p"))
+  expect_null(ccforest:::plain_numeric_matrix(fit, unseen, "impute_random"))
+  expect_warning(predict(fit, unseen), "level(s) `z` not seen when fitting", fixed = TRUE)
+  expect_null(ccforest:::plain_numeric_matrix(fit, rows, "fail"))
+  expect_error(predict(fit, rows, na_action = "fail"), "has missing values", fixed = TRUE)
+  expect_null(ccforest:::plain_numeric_matrix(fit, transform(rows, g = as.integer(g)),
+                                              "impute_random"))
+  many <- suppressMessages(ccforest(y ~ ., data = cbind(df, y = y), n_tree = 3, seed = 1,
+                                    verbose = FALSE, onehot_max_levels = 2))
+  expect_identical(many$blueprint$feature_type[[2]], "scored")
+  expect_null(ccforest:::plain_numeric_matrix(many, rows, "impute_random"))
+  ordered_fit <- suppressMessages(ccforest(
+    y ~ ., data = cbind(transform(df, g = factor(g, ordered = TRUE)), y = y), n_tree = 3,
+    seed = 1, verbose = FALSE))
+  expect_null(ccforest:::plain_numeric_matrix(ordered_fit, rows, "impute_random"))
 })
