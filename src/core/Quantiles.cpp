@@ -111,6 +111,7 @@ class TreeSample {
   size_t begin(size_t leaf) const { return begin_[leaf]; }
   size_t end(size_t leaf) const { return begin_[leaf + 1]; }
   double output(const double* y, size_t k) const { return y[rows_[k]]; }
+  double weight(size_t k) const { return weight_ == nullptr ? 1.0 : weight_[rows_[k]]; }
 
   /**
    * The weight of the leaf's entries before position k (its first entry at
@@ -140,12 +141,11 @@ class TreeSample {
   std::vector<double> block_;  // running totals at every kBlock-th position
 };
 
-/** A row's leaf in one tree: its entries [begin, end), of which [lo, hi) are still candidates. */
+/** A row's leaf in one tree: its entries [begin, end) and their total weight. */
 struct LeafRange {
   const TreeSample* sample;
-  size_t begin, end, lo, hi;
+  size_t begin, end;
   double total;
-  size_t above;  // scratch: the first candidate above the pivot
 };
 
 /** The first position in [lo, hi) whose output exceeds v (or, if `or_equal`, reaches it). */
@@ -164,68 +164,182 @@ size_t search(const TreeSample& s, const double* y, size_t lo, size_t hi, double
 }
 
 /**
- * The smallest output v of the row's leaves at which the forest's
- * cumulative distribution F(v) = sum over trees of (weight of the tree's
- * leaf at or below v) / (weight of the leaf) reaches prob times the number
- * of trees: the quantile of the weighted distribution Quantiles.h
- * describes. F is summed in tree order, so that whether a value reaches the
- * target does not depend on how it was reached; totals within `slack` (the
- * rounding of F) below the target count as reaching it, as they would in
- * exact arithmetic when equal. Found by bisecting the candidates around
- * pivots, which never sorts the leaves' outputs together: each step costs a
- * binary search per tree.
+ * The forest's cumulative distribution at v: the sum over trees, in tree
+ * order, of the share of the tree's leaf weight at or below v. Summed in
+ * tree order, so that whether it reaches a target does not depend on how v
+ * was found; it never decreases as v grows (each share never does, and a
+ * correctly rounded sum of non-decreasing terms in a fixed order never
+ * does either).
  */
-double quantile_of(std::vector<LeafRange>& ranges, const double* y, double prob, double slack,
-                   uint64_t stream) {
-  const double target = prob * static_cast<double>(ranges.size()) - slack;
-  size_t remaining = 0;
-  for (LeafRange& r : ranges) {
-    r.lo = r.begin;
-    r.hi = r.end;
-    remaining += r.end - r.begin;
+double share_at_or_below(const std::vector<LeafRange>& ranges, const double* y, double v) {
+  double below = 0.0;
+  for (const LeafRange& r : ranges) {
+    const size_t above = search(*r.sample, y, r.begin, r.end, v, false);
+    below += r.sample->weight_before(r.begin, above) / r.total;
   }
-  bool found = false;
-  double best = 0.0;
-  while (remaining > 0) {
-    // A pseudo-random candidate (xorshift): any pivots give the same answer.
+  return below;
+}
+
+/** One entry of a row's leaves: its output and its share of its tree's leaf weight. */
+struct Entry {
+  double value, share;
+};
+
+/** The entries of the row's leaves, in no particular order. */
+std::vector<Entry> row_entries(const std::vector<LeafRange>& ranges, const double* y) {
+  size_t size = 0;
+  for (const LeafRange& r : ranges) size += r.end - r.begin;
+  std::vector<Entry> entries;
+  entries.reserve(size);
+  for (const LeafRange& r : ranges) {
+    for (size_t k = r.begin; k < r.end; ++k) {
+      entries.push_back({r.sample->output(y, k), r.sample->weight(k) / r.total});
+    }
+  }
+  return entries;
+}
+
+/**
+ * A guess at the quantile: the smallest value at which the entries' shares,
+ * summed in whatever order selection leaves them, reach the target (the
+ * largest value if they never do), by weighted quickselect: expected time
+ * linear in the entries, which it reorders. The sums may differ from F's
+ * tree order in the last bits, so quantile_of() confirms the guess.
+ */
+double guess_quantile(std::vector<Entry>& e, double target, uint64_t stream) {
+  size_t lo = 0, hi = e.size();
+  double below = 0.0;  // the shares of the entries left of the window
+  double largest = -std::numeric_limits<double>::infinity();
+  for (const Entry& x : e) largest = std::max(largest, x.value);
+  while (lo < hi) {
+    // A pseudo-random pivot (xorshift): any pivots give the same answer.
     stream ^= stream << 13;
     stream ^= stream >> 7;
     stream ^= stream << 17;
-    size_t pick = static_cast<size_t>(stream % remaining);
-    double pivot = 0.0;
-    for (const LeafRange& r : ranges) {
-      if (pick < r.hi - r.lo) {
-        pivot = r.sample->output(y, r.lo + pick);
-        break;
+    const double pivot = e[lo + static_cast<size_t>(stream % (hi - lo))].value;
+    // [lo, less) below the pivot, [less, i) at it, [greater, hi) above.
+    size_t less = lo, i = lo, greater = hi;
+    double less_share = 0.0, equal_share = 0.0;
+    while (i < greater) {
+      if (e[i].value < pivot) {
+        less_share += e[i].share;
+        std::swap(e[less++], e[i++]);
+      } else if (e[i].value > pivot) {
+        std::swap(e[i], e[--greater]);
+      } else {
+        equal_share += e[i++].share;
       }
-      pick -= r.hi - r.lo;
     }
-    double below = 0.0;
-    for (LeafRange& r : ranges) {
-      r.above = search(*r.sample, y, r.lo, r.hi, pivot, false);
-      below += r.sample->weight_before(r.begin, r.above) / r.total;
-    }
-    remaining = 0;
-    if (below >= target) {
-      // The pivot qualifies: the answer is it or a smaller candidate.
-      found = true;
-      best = pivot;
-      for (LeafRange& r : ranges) {
-        r.hi = search(*r.sample, y, r.lo, r.above, pivot, true);
-        remaining += r.hi - r.lo;
-      }
+    if (below + less_share >= target) {
+      hi = less;
+    } else if (below + less_share + equal_share >= target) {
+      return pivot;
     } else {
-      for (LeafRange& r : ranges) {
-        r.lo = r.above;
-        remaining += r.hi - r.lo;
+      below += less_share + equal_share;
+      lo = greater;
+    }
+  }
+  return largest;
+}
+
+/**
+ * The row's candidate outputs, distinct and in increasing order, each with
+ * the shares summed in that order up to it: for bisecting on F when a guess
+ * was not confirmed.
+ */
+struct Candidates {
+  std::vector<double> value, estimate;
+
+  explicit Candidates(std::vector<Entry> entries) {
+    std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
+      return a.value < b.value || (a.value == b.value && a.share < b.share);
+    });
+    double sum = 0.0;
+    for (size_t i = 0; i < entries.size(); ++i) {
+      sum += entries[i].share;
+      if (i + 1 == entries.size() || entries[i + 1].value != entries[i].value) {
+        value.push_back(entries[i].value);
+        estimate.push_back(sum);
       }
     }
   }
-  if (found) return best;
-  // Only rounding can leave the target unreached: the largest output.
-  double largest = -std::numeric_limits<double>::infinity();
-  for (const LeafRange& r : ranges) largest = std::max(largest, r.sample->output(y, r.end - 1));
-  return largest;
+};
+
+/**
+ * The smallest candidate k whose value qualifies (the distribution there
+ * reaches the target), or the number of candidates if none does; since
+ * qualifying never stops as values grow, found by bisection, first outwards
+ * from `guess` in doubling steps.
+ */
+template <typename Qualifies>
+size_t first_qualifying(size_t m, size_t guess, Qualifies qualifies) {
+  size_t lo = 0, hi = m;  // the answer lies in [lo, hi]; hi qualifies or is m
+  if (guess < m && qualifies(guess)) {
+    hi = guess;
+    for (size_t step = 1; hi > 0; step *= 2) {
+      const size_t probe = hi > step ? hi - step : 0;
+      if (!qualifies(probe)) {
+        lo = probe + 1;
+        break;
+      }
+      hi = probe;
+    }
+  } else if (guess < m) {
+    lo = guess + 1;
+    for (size_t step = 1; lo < m; step *= 2) {
+      const size_t probe = std::min(m - 1, guess + step);
+      if (qualifies(probe)) {
+        hi = probe;
+        break;
+      }
+      lo = probe + 1;
+    }
+  }
+  while (lo < hi) {
+    const size_t mid = lo + (hi - lo) / 2;
+    if (qualifies(mid)) {
+      hi = mid;
+    } else {
+      lo = mid + 1;
+    }
+  }
+  return lo;
+}
+
+/**
+ * The smallest output v of the row's leaves at which the forest's
+ * cumulative distribution F(v) (share_at_or_below()) reaches prob times the
+ * number of trees: the quantile of the weighted distribution Quantiles.h
+ * describes, or the largest output if F never does (only rounding can leave
+ * it short). Totals within `slack` (the rounding of F) below the target
+ * count as reaching it, as they would in exact arithmetic when equal. The
+ * answer is F's own: a guess from the entries is kept only if F confirms it
+ * (it qualifies and the next smaller output does not); otherwise F is
+ * bisected over the sorted candidates.
+ */
+double quantile_of(const std::vector<LeafRange>& ranges, std::vector<Entry>& entries,
+                   const double* y, double prob, double slack, uint64_t stream) {
+  const double target = prob * static_cast<double>(ranges.size()) - slack;
+  const auto qualifies = [&](double v) { return share_at_or_below(ranges, y, v) >= target; };
+  const double guess = guess_quantile(entries, target, stream);
+  double before = -std::numeric_limits<double>::infinity(), largest = before;
+  for (const Entry& e : entries) {
+    if (e.value < guess) before = std::max(before, e.value);
+    largest = std::max(largest, e.value);
+  }
+  const bool guess_qualifies = qualifies(guess);
+  if ((guess_qualifies || guess == largest) &&
+      (before == -std::numeric_limits<double>::infinity() || !qualifies(before))) {
+    return guess;
+  }
+  const Candidates candidates(entries);
+  const std::vector<double>& value = candidates.value;
+  const size_t m = value.size();
+  const size_t start = static_cast<size_t>(
+      std::lower_bound(candidates.estimate.begin(), candidates.estimate.end(), target) -
+      candidates.estimate.begin());
+  const size_t k = first_qualifying(m, start, [&](size_t at) { return qualifies(value[at]); });
+  return k < m ? value[k] : value[m - 1];
 }
 
 }  // namespace
@@ -314,7 +428,7 @@ void predict_quantiles(const ForestModel& model, const QuantileSamples& samples,
     size_t largest_leaf = 0;
     for (size_t t = 0; t < n_tree; ++t) {
       const size_t leaf = static_cast<size_t>(model.leaf(t, leaf_at[t]).number);
-      LeafRange r{&sample[t], sample[t].begin(leaf), sample[t].end(leaf), 0, 0, 0.0, 0};
+      LeafRange r{&sample[t], sample[t].begin(leaf), sample[t].end(leaf), 0.0};
       r.total = sample[t].weight_before(r.begin, r.end);
       if (!(r.total > 0.0)) continue;  // a leaf no sample row reached
       largest_leaf = std::max(largest_leaf, r.end - r.begin);
@@ -324,11 +438,16 @@ void predict_quantiles(const ForestModel& model, const QuantileSamples& samples,
     // its running totals add a rounding per entry.
     const double rounding = std::ldexp(1.0, -52) * static_cast<double>(ranges.size()) *
                             static_cast<double>(ranges.size() + 2 + (weight ? largest_leaf : 0));
+    if (ranges.empty()) {
+      for (size_t q = 0; q < probs.size(); ++q) {
+        out[q * n + i] = std::numeric_limits<double>::quiet_NaN();
+      }
+      return;
+    }
+    std::vector<Entry> entries = row_entries(ranges, y);
     for (size_t q = 0; q < probs.size(); ++q) {
-      out[q * n + i] = ranges.empty()
-                           ? std::numeric_limits<double>::quiet_NaN()
-                           : quantile_of(ranges, y, probs[q], rounding,
-                                         0x9e3779b97f4a7c15ULL ^ (i * 0xbf58476d1ce4e5b9ULL + q + 1));
+      out[q * n + i] = quantile_of(ranges, entries, y, probs[q], rounding,
+                                   0x9e3779b97f4a7c15ULL ^ (i * 0xbf58476d1ce4e5b9ULL + q + 1));
     }
   });
 }
