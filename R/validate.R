@@ -427,7 +427,8 @@ resolve_n_thread <- function(n_thread = NULL) {
   }
   if (is.null(n_thread)) {
     from_env <- Sys.getenv("CCFOREST_N_THREAD", unset = "")
-    if (nzchar(trimws(from_env))) {
+    # nzchar() first: trimws() costs a regular expression on every predict().
+    if (nzchar(from_env) && nzchar(trimws(from_env))) {
       parsed <- suppressWarnings(as.numeric(trimws(from_env)))
       if (is.na(parsed) || !is.finite(parsed) || parsed != trunc(parsed) ||
           parsed < 0) {

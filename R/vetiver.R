@@ -264,14 +264,14 @@ answer_json <- function(value) {
 #' NULL if it holds anything else
 #' @noRd
 flat_rows_json <- function(df) {
-  safe_text <- function(x) !anyNA(iconv(x, "UTF-8", "UTF-8")) &&
-    !any(grepl("[\"\\\\[:cntrl:]]", x))
-  if (!safe_text(names(df))) {
+  keys <- names(df)
+  if (length(keys) == 0L || !json_safe_text(keys)) {
     return(NULL)
   }
-  fields <- list()
-  for (name in names(df)) {
-    value <- df[[name]]
+  fields <- vector("list", length(keys))
+  for (j in seq_along(keys)) {
+    # .subset2(): `[[` on a data.frame dispatches to R code, per column.
+    value <- .subset2(df, j)
     if (is.object(value) || !is.null(dim(value))) {
       return(NULL)
     }
@@ -280,19 +280,23 @@ flat_rows_json <- function(df) {
         return(NULL)
       }
       text <- sprintf("%.15g", as.double(value))
-    } else if (is.character(value) && safe_text(value[!is.na(value)])) {
+    } else if (is.character(value) && json_safe_text(value[!is.na(value)])) {
       text <- paste0("\"", value, "\"")
     } else {
       return(NULL)
     }
     text[is.na(value)] <- "null"
-    fields[[name]] <- paste0("\"", name, "\":", text)
+    fields[[j]] <- paste0("\"", keys[[j]], "\":", text)
   }
-  if (length(fields) == 0L) {
-    return(NULL)
-  }
-  rows <- do.call(paste, c(unname(fields), sep = ","))
+  rows <- do.call(paste, c(fields, sep = ","))
   paste0("[", paste0("{", rows, "}", collapse = ","), "]")
+}
+
+#' Strings that JSON can carry between quotes as they are (valid UTF-8,
+#' no quote, backslash or control character)
+#' @noRd
+json_safe_text <- function(x) {
+  !anyNA(iconv(x, "UTF-8", "UTF-8")) && !any(grepl("[\"\\\\[:cntrl:]]", x))
 }
 
 #' An HTTP Warning header (RFC 7234, code 199) carrying R's warnings
@@ -332,9 +336,16 @@ request_rows <- function(body, model) {
   } else {
     model$formula$feature_names[vapply(model$formula$feature_exprs, is.name, logical(1))]
   }
+  # JSON carries numbers as numbers: only the other columns may need turning
+  # back, and a data.frame is assigned to only where one does (`[[<-` on a
+  # data.frame costs more than a one-row prediction).
+  numeric_like <- bp$feature_type %in% c("numeric", "integer", "logical")
   for (name in intersect(plain, names(rows))) {
     d <- match(name, bp$feature_names)
-    rows[[name]] <- json_column(rows[[name]], bp$feature_type[[d]], bp$units[[d]])
+    if (numeric_like[[d]]) next
+    column <- rows[[name]]
+    turned <- json_column(column, bp$feature_type[[d]], bp$units[[d]])
+    if (!identical(turned, column)) rows[[name]] <- turned
   }
   rows
 }
@@ -392,10 +403,14 @@ prediction_frame <- function(pred, model, args) {
   if (is.data.frame(pred) || is.matrix(pred)) {
     labels <- colnames(pred)
     if (type == "quantiles") labels <- sub("^quantile= *", "", labels)
-    columns <- lapply(seq_len(ncol(pred)), function(j) {
-      value <- pred[, j]
-      if (is.factor(value)) as.character(value) else unname(value)
-    })
+    columns <- if (is.matrix(pred)) {
+      values <- unname(pred)
+      lapply(seq_len(ncol(values)), function(j) values[, j])
+    } else {
+      lapply(unname(as.list(pred)), function(value) {
+        if (is.factor(value)) as.character(value) else unname(value)
+      })
+    }
     return(stats::setNames(list2DF(columns, nrow = n), paste(stem, labels, sep = "_")))
   }
   stats::setNames(list2DF(list(unname(pred)), nrow = n), stem)
