@@ -62,12 +62,28 @@ report_header <- function(title, script, raw_args, started_at, csv_file, machine
     "| | |", "|---|---|",
     sprintf("| command | `Rscript bench/%s%s` |", script,
             if (length(raw_args)) paste0(" ", paste(raw_args, collapse = " ")) else ""),
+    sprintf("| commit | %s |", bench_commit()),
     sprintf("| CCFOREST_LIB | %s |", if (nzchar(lib)) paste0("`", lib, "`") else "(unset)"),
     sprintf("| machine | %s cores (nproc), %s; load average at start: %s |",
             machine$nproc, machine$cpu, machine$load),
     sprintf("| R | %s |", R.version.string),
     sprintf("| versions | %s |", paste(versions_text(packages), collapse = "; "))
   )
+}
+
+# The checkout's commit, with "+ changes" when its files differ from it:
+# every report says which code it measured (of the scripts; CCFOREST_LIB
+# says which build of ccforest).
+bench_commit <- function() {
+  dir <- bench_dir()
+  git <- function(...) {
+    tryCatch(suppressWarnings(system2("git", c("-C", dir, ...), stdout = TRUE, stderr = FALSE)),
+             error = function(e) character(0))
+  }
+  sha <- git("rev-parse", "--short", "HEAD")
+  if (length(sha) != 1L) return("unknown (not a git checkout)")
+  changed <- git("status", "--porcelain", "--untracked-files=no")
+  paste0(sha, if (length(changed) > 0L) " + changes")
 }
 
 # ---------------------------------------------------------------------------
