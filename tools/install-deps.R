@@ -170,11 +170,22 @@ miss <- if (dry_run) miss[!deb_name(miss$name) %in% from_apt, ] else missing_pkg
 # tree ourselves: take what Debian has, then add every installed package
 # whose version violates a requirement to the CRAN install list.
 cran_install <- function(pkgs) {
-  # (suppressWarnings: it warns while probing for optional index formats)
-  ap <- tryCatch(suppressWarnings(utils::available.packages(repos = REPOS)),
-                 error = function(e) NULL)
+  # It warns while probing for optional index formats: the warnings are kept
+  # quiet, and said only if no index could be read.
+  problems <- character()
+  ap <- tryCatch(withCallingHandlers(utils::available.packages(repos = REPOS),
+                                     warning = function(w) {
+                                       problems <<- c(problems, conditionMessage(w))
+                                       invokeRestart("muffleWarning")
+                                     }),
+                 error = function(e) {
+                   problems <<- c(problems, conditionMessage(e))
+                   NULL
+                 })
   if (is.null(ap) || !nrow(ap)) {
-    say("WARNING: cannot read the CRAN package index")
+    say("WARNING: cannot read the CRAN package index at", paste(REPOS, collapse = " "),
+        paste0("(", paste(unique(gsub("\\s+", " ", problems)), collapse = "; "), ");"),
+        "not installed from CRAN:", paste(pkgs, collapse = ", "))
     return(invisible())
   }
   gone <- setdiff(pkgs, rownames(ap))
