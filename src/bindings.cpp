@@ -214,12 +214,6 @@ Rcpp::NumericMatrix ccf_predict_quantiles_cpp(const Rcpp::List& request,
     if (static_cast<size_t>(samples.size()) < asked.n_tree) {
       throw DamagedModel("its quantile data do not match its trees");
     }
-    std::vector<LeafSample> views;
-    for (size_t t = 0; t < asked.n_tree; ++t) {
-      SEXP sample = samples[static_cast<R_xlen_t>(t)];
-      if (TYPEOF(sample) != INTSXP) throw DamagedModel("its quantile data are not integers");
-      views.emplace_back(INTEGER(sample), static_cast<size_t>(XLENGTH(sample)));
-    }
     RHost host;
     const Runtime runtime = r_runtime(host, asked.n_thread, ProgressStyle::kNone, "");
     const MatrixMap xm = map_matrix(x);
@@ -231,6 +225,12 @@ Rcpp::NumericMatrix ccf_predict_quantiles_cpp(const Rcpp::List& request,
               prepared_quantiles(asked.cache, asked.trees, quantile, asked.shape, runtime)) {
         predict_quantiles(model, *ready, xm, hash, options, p, runtime, out.begin());
         return;
+      }
+      std::vector<LeafSample> views;
+      for (size_t t = 0; t < asked.n_tree; ++t) {
+        SEXP sample = samples[static_cast<R_xlen_t>(t)];
+        if (TYPEOF(sample) != INTSXP) throw DamagedModel("its quantile data are not integers");
+        views.emplace_back(INTEGER(sample), static_cast<size_t>(XLENGTH(sample)));
       }
       const QuantileSamples checked(model, views, y.begin(),
                                     weights.size() == 0 ? nullptr : weights.begin(),
