@@ -80,8 +80,6 @@ core_options <- function(options, seed, training) {
   )
   # Survival forests only: the least rows with an event in a leaf.
   if (!is.null(options$min_events)) core$min_events <- options$min_events
-  if (!is.null(options$min_statistic)) core$min_statistic <- options$min_statistic
-  if (!is.null(options$cut_samples)) core$cut_samples <- options$cut_samples
   core
 }
 

@@ -214,10 +214,6 @@ default_node_size <- function(task, what, n) {
 survival_options <- function(options, response, min_events) {
   options$min_events <- min_events
   options$survival_intervals <- survival_intervals(response$survival$n_cause)
-  min_statistic <- getOption("ccforest.survival_min_statistic")
-  if (!is.null(min_statistic)) options$min_statistic <- as.double(min_statistic)
-  cut_samples <- getOption("ccforest.survival_cut_samples")
-  if (!is.null(cut_samples)) options$cut_samples <- as.integer(cut_samples)
   options
 }
 

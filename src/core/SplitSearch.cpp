@@ -68,19 +68,6 @@ void value_range(const double* u, size_t n, double& lo, double& hi) {
 
 }  // namespace
 
-void SplitSearch::keep_random_cuts(size_t first, size_t last, Rng& rng) {
-  eligible_.clear();
-  for (size_t pos = first; pos < last; ++pos) {
-    if (bar_[pos] == 0.0) eligible_.push_back(pos);
-  }
-  if (eligible_.size() <= cut_samples_) return;
-  // A partial Fisher-Yates shuffle draws the kept cuts; the others are barred.
-  for (size_t k = 0; k < cut_samples_; ++k) {
-    std::swap(eligible_[k], eligible_[k + rng.index(eligible_.size() - k)]);
-  }
-  for (size_t k = cut_samples_; k < eligible_.size(); ++k) bar_[eligible_[k]] = kInfinity;
-}
-
 void SplitSearch::sweep(const double* u, size_t min_leaf, int direction, Rng& rng,
                         BestSplit& best) {
   if (exact_max_rows_ > 0 && n_ > exact_max_rows_ && binned_sweep(u, min_leaf, direction, rng, best)) {
@@ -90,7 +77,6 @@ void SplitSearch::sweep(const double* u, size_t min_leaf, int direction, Rng& rn
   const double* sorted = sorter_.values();
   mark_ties(sorted, n_);
   const auto [first, last] = allowed_cuts(n_, min_leaf);
-  if (cut_samples_ > 0) keep_random_cuts(first, last, rng);
   CutOffers offers(sorted, direction, tolerance(), rng, best);
   criterion_->sweep(sorter_.positions(), bar_.data(), first, last, offers);
 }

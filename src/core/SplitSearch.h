@@ -5,7 +5,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <vector>
 
 #include "Buffer.h"
 #include "Options.h"
@@ -20,7 +19,6 @@ struct SearchSettings {
   Variant variant = Variant::kCcforest;
   size_t exact_max_rows = 0;  // larger nodes are searched binned; 0: none (the paper)
   size_t min_events = 1;      // the log-rank rule's least rows with an event in a child
-  size_t cut_samples = 0;     // cuts drawn per direction (see TreeOptions); 0: all
 };
 
 /**
@@ -57,7 +55,7 @@ class SplitSearch {
   SplitSearch(SplitRule rule, size_t n_value, const EntropyTable* entropy,
               const SearchSettings& settings = SearchSettings())
       : rule_(rule), paper_(settings.variant == Variant::kPaper),
-        exact_max_rows_(paper_ ? 0 : settings.exact_max_rows), cut_samples_(settings.cut_samples),
+        exact_max_rows_(paper_ ? 0 : settings.exact_max_rows),
         criterion_(make_criterion(rule, n_value, entropy, settings.min_events)) {}
 
   /** Bins of the binned search (see the class comment): a byte per row. */
@@ -100,8 +98,6 @@ class SplitSearch {
   double gain_at(const double* u, double threshold);
 
  private:
-  /** Bars every allowed cut in [first, last) but cut_samples_ drawn at random. */
-  void keep_random_cuts(size_t first, size_t last, Rng& rng);
   /**
    * bar_[pos]: +inf when the value at sorted position pos ties the next one,
    * where no cut is possible, else 0. A gain is offered when gain - bar_[pos]
@@ -117,8 +113,6 @@ class SplitSearch {
   SplitRule rule_;
   bool paper_;
   size_t exact_max_rows_;
-  size_t cut_samples_ = 0;
-  std::vector<size_t> eligible_;
   std::unique_ptr<SplitCriterion> criterion_;
   size_t n_ = 0;
   double base_ = 0.0;

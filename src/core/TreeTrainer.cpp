@@ -21,7 +21,6 @@ SearchSettings search_settings(const TreeOptions& options) {
   settings.variant = options.variant;
   settings.exact_max_rows = static_cast<size_t>(options.exact_split_max_rows);
   settings.min_events = static_cast<size_t>(options.min_events);
-  if (options.split_rule == SplitRule::kLogRank) settings.cut_samples = static_cast<size_t>(options.cut_samples);
   return settings;
 }
 
@@ -491,7 +490,7 @@ void TreeTrainer::grow_node(const NodeTask& task, std::vector<NodeTask>& next) {
   search_.set_node(targets);
   const Cut cut = options_.paper() && finder_.two_rows().first >= 0 ? two_point_cut(task)
                                                                     : best_cut(n, n_direction);
-  if (cut.direction < 0 || (data_.is_survival() && cut.gain < options_.min_statistic)) {
+  if (cut.direction < 0) {
     make_leaf(task.begin, task.end);
     return;
   }
