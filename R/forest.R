@@ -80,7 +80,6 @@ core_options <- function(options, seed, training) {
   )
   # Survival forests only: the least rows with an event in a leaf.
   if (!is.null(options$min_events)) core$min_events <- options$min_events
-  if (!is.null(options$survival_newton)) core$survival_newton <- options$survival_newton
   core
 }
 

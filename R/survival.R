@@ -214,8 +214,6 @@ default_node_size <- function(task, what, n) {
 survival_options <- function(options, response, min_events) {
   options$min_events <- min_events
   options$survival_intervals <- survival_intervals(response$survival$n_cause)
-  newton <- getOption("ccforest.survival_newton")
-  if (!is.null(newton)) options$survival_newton <- as.integer(newton)
   options
 }
 

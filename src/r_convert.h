@@ -293,9 +293,6 @@ inline TreeOptions tree_options(const Rcpp::List& options) {
   out.min_leaf = list_value<int>(options, "min_leaf");
   out.max_depth = list_value<int>(options, "max_depth");
   if (options.containsElementNamed("min_events")) out.min_events = list_value<int>(options, "min_events");
-  if (options.containsElementNamed("survival_newton")) {
-    out.survival_newton = list_value<int>(options, "survival_newton");
-  }
   out.split_rule = list_enum<SplitRule>(options, "split_rule", kSplitRuleNames);
   out.projection = list_enum<Projection>(options, "projection", kProjectionNames);
   out.projection_bootstrap = list_value<bool>(options, "projection_bootstrap");

@@ -122,54 +122,8 @@ MatrixXd DirectionFinder::directions_on(const ConstMatrixRef& x, const size_t* r
   // Strengths only for classes: direction_ratio was measured there; for
   // several numeric outputs or a survival node's residual periods a weaker
   // direction may carry what the first misses.
-  if (data_.is_survival() && options_.survival_newton > 0) {
-    const Eigen::VectorXd newton = newton_direction(x, rows, n);
-    if (options_.survival_newton == 1) return newton;
-    const MatrixXd canonical = cca(x, rows, y, tol, cca_work_).directions;
-    MatrixXd both(p, canonical.cols() + 1);
-    both.col(0) = newton;
-    both.rightCols(canonical.cols()) = canonical;
-    return both;
-  }
   if (!data_.is_classification()) return cca(x, rows, y, tol, cca_work_).directions;
   return kept_strengths(cca(x, rows, y, tol, cca_work_));
-}
-
-Eigen::VectorXd DirectionFinder::newton_direction(const ConstMatrixRef& x, const size_t* rows,
-                                                  Eigen::Index n) const {
-  // A Cox model's information at beta = 0 is about sum_i Lambda_i (x_i -
-  // xbar)(x_i - xbar)' (risk-set means replaced by the Lambda-weighted mean),
-  // its score X'M: the step is a weighted least-squares fit of M / Lambda.
-  const Eigen::Index p = x.cols();
-  const size_t width = data_.n_output();
-  Eigen::VectorXd lambda(n), m(n);
-  double total = 0.0;
-  for (Eigen::Index i = 0; i < n; ++i) {
-    const size_t row = rows ? rows[i] : static_cast<size_t>(i);
-    double residual = 0.0;
-    for (size_t k = 0; k < width; ++k) residual += block_.values[row * width + k];
-    m(i) = residual;
-    lambda(i) = std::max(0.0, (block_.event[row] > 0 ? 1.0 : 0.0) - residual);
-    total += lambda(i);
-  }
-  Eigen::VectorXd mean = Eigen::VectorXd::Zero(p);
-  if (total > 0.0) {
-    for (Eigen::Index i = 0; i < n; ++i) {
-      mean += lambda(i) * x.row(static_cast<Eigen::Index>(rows ? rows[i] : static_cast<size_t>(i))).transpose();
-    }
-    mean /= total;
-  }
-  MatrixXd information = MatrixXd::Zero(p, p);
-  Eigen::VectorXd score = Eigen::VectorXd::Zero(p);
-  for (Eigen::Index i = 0; i < n; ++i) {
-    const Eigen::VectorXd d =
-        x.row(static_cast<Eigen::Index>(rows ? rows[i] : static_cast<size_t>(i))).transpose() - mean;
-    information.noalias() += lambda(i) * d * d.transpose();
-    score += m(i) * d;
-  }
-  Eigen::CompleteOrthogonalDecomposition<MatrixXd> solver(information);
-  solver.setThreshold(options_.rank_tolerance);
-  return solver.solve(score);
 }
 
 MatrixXd DirectionFinder::kept_strengths(CcaResult&& found) {

@@ -29,7 +29,6 @@ struct NodeBlock {
   const int* classes = nullptr;       // classification: row-major, `width` per row
   const double* values = nullptr;     // regression: row-major, centred at the node
   const double* weights = nullptr;    // case weights in node order, or null
-  const int* event = nullptr;         // survival: each row's cause (0 censored), node order
   /** Regression, the authors' rules: each output's variance over the tree's rows. */
   const double* root_variance = nullptr;
 };
@@ -109,8 +108,6 @@ class DirectionFinder {
                           size_t limit);
   /** The CCA's directions; their canonical correlations go to strengths_. */
   Eigen::MatrixXd kept_strengths(CcaResult&& found);
-  /** Survival: one Newton step of a Cox model at beta = 0 (see TreeOptions::survival_newton). */
-  Eigen::VectorXd newton_direction(const ConstMatrixRef& x, const size_t* rows, Eigen::Index n) const;
   template <typename NodeRow>
   bool quantile_bins(Eigen::Index n, NodeRow node_row);
   /** Stores `direction` at `precision`: its terms and their rounding error. */

@@ -84,13 +84,6 @@ struct TreeOptions {
   int max_depth = 0;  // 0 means unlimited
   /** Survival (the log-rank rule): the least rows with an event in each child. */
   int min_events = 1;
-  /**
-   * Survival, for measurements: 1 replaces a node's canonical directions by
-   * one Newton step of a Cox model at beta = 0 on its sampled features
-   * (X'WX)^-1 X'M, W the rows' cumulative hazards, M their martingale
-   * residuals; 2 puts that direction before the canonical ones; 0 none.
-   */
-  int survival_newton = 0;
   SplitRule split_rule = SplitRule::kEntropy;
   Projection projection = Projection::kCca;
   bool projection_bootstrap = true;

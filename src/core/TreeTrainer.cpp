@@ -473,7 +473,6 @@ void TreeTrainer::grow_node(const NodeTask& task, std::vector<NodeTask>& next) {
   block.classes = classes_.data();
   block.values = values_.data();
   block.weights = weighted_ ? weights_.data() : nullptr;
-  block.event = data_.is_survival() ? node_event_.data() : nullptr;
   block.root_variance = root_variance_.data();
   const size_t n_direction = finder_.find(block, rng_);
   if (n_direction == 0) {
