@@ -14,8 +14,13 @@
 # fit>); the options ccforest.survival_min_statistic and
 # ccforest.survival_cut_samples of rounds 1 and 2
 # (bench/survival-defaults/round*.R) are read by the package at commit
-# f8fee39 only: they lost and were removed (bench/results/
-# survival-defaults.md). `sets`: comma-separated names, "dev" (the ten development sets) or
+# f8fee39 only, and ccforest.survival_newton of round 5 at 2edb35f only:
+# they lost and were removed (bench/results/survival-defaults.md).
+# Results go to an .rds file (out.rds); bench/results/survival-defaults.csv
+# holds every round's, and report.R reads either, e.g.
+#   Rscript bench/survival-defaults/report.R out.rds default
+#   Rscript bench/survival-defaults/report.R bench/results/survival-defaults.csv aorsf holdout
+# `sets`: comma-separated names, "dev" (the ten development sets) or
 # "holdout" (the five held-out ones); default "dev".
 #
 # Everything runs in this one process, one thread per fit, so that the

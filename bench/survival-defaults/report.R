@@ -4,9 +4,19 @@
 # Nadeau-Bengio corrected standard error; then the CPU seconds of training
 # summed over the splits, as a ratio to aorsf's.
 #
-#   Rscript bench/survival-defaults/report.R results.rds [reference]
+#   Rscript bench/survival-defaults/report.R results.rds[,more.rds] [reference]
+#   Rscript bench/survival-defaults/report.R survival-defaults.csv [reference] [round,round]
 args <- commandArgs(TRUE)
-r <- do.call(rbind, lapply(strsplit(args[1], ",")[[1]], readRDS))
+read_one <- function(f) if (grepl("[.]csv$", f)) utils::read.csv(f) else readRDS(f)
+r <- do.call(rbind, lapply(strsplit(args[1], ",")[[1]], function(f) {
+  x <- read_one(f)
+  x[setdiff(names(x), "round")]
+}))
+if (length(args) >= 3) {
+  rounds <- strsplit(args[3], ",")[[1]]
+  all <- read_one(args[1])
+  r <- all[all$round %in% rounds, setdiff(names(all), "round")]
+}
 reference <- if (length(args) >= 2) args[2] else "aorsf"
 sets <- unique(r$dataset)
 configs <- unique(r$config)
