@@ -210,7 +210,9 @@ ipcw_brier <- function(surv, time, status, times, G) {
   stopifnot(nrow(surv) == length(time), ncol(surv) == length(times))
   g_event <- eval_G(G, time, left = TRUE)
   g_times <- eval_G(G, times)
-  if (any(g_times <= 0) || any(g_event[status == 1] <= 0)) {
+  # Only events up to the last time are weighted by G(T-): a held-out event
+  # after the training split's last (censored) time has G(T-) = 0 and no term.
+  if (any(g_times <= 0) || any(g_event[status == 1 & time <= max(times)] <= 0)) {
     stop("the censoring survival reaches 0 inside the Brier score's times")
   }
   vapply(seq_along(times), function(k) {

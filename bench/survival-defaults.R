@@ -1,0 +1,198 @@
+#!/usr/bin/env Rscript
+# Issue 38: can ccforest's survival defaults lead aorsf 0.1.6 and ranger?
+# Settings of ccforest against aorsf and ranger on development data sets
+# and, once the settings are fixed, on held-out ones (both lists were fixed
+# before the first run: bench/results/survival-defaults.md).
+#
+#   CCFOREST_LIB=/work/lib/x Rscript bench/survival-defaults.R configs.R 6 200 out.rds [sets]
+#
+# configs.R returns a named list of configurations: list(learner = "aorsf")
+# or list(learner = "ranger") (each package's defaults; aorsf without
+# out-of-bag predictions, importance or the attached data, as in
+# bench/survival.R), or list(args = <ccforest() arguments, or a function of
+# the training split returning them>, options = <options() set during the
+# fit>); the options ccforest.survival_min_statistic and
+# ccforest.survival_cut_samples of rounds 1 and 2
+# (bench/survival-defaults/round*.R) are read by the package at commit
+# f8fee39 only, and ccforest.survival_newton of round 5 at 2edb35f only:
+# they lost and were removed (bench/results/survival-defaults.md).
+# Results go to an .rds file (out.rds); bench/results/survival-defaults.csv
+# holds every round's, and report.R reads either, e.g.
+#   Rscript bench/survival-defaults/report.R out.rds default
+#   Rscript bench/survival-defaults/report.R bench/results/survival-defaults.csv aorsf holdout
+# `sets`: comma-separated names, "dev" (the ten development sets) or
+# "holdout" (the five held-out ones); default "dev".
+#
+# Everything runs in this one process, one thread per fit, so that the
+# machine's two cores stay shared: C-index and IPA are computed as
+# bench/survival.R computes them (its functions are sourced; Harrell's C of
+# the summed cumulative hazard at the training split's event times, IPA over
+# 50 times from the 10th to the 75th percentile of the held-out times), on
+# repeated random 2/3 - 1/3 splits stratified by event whose seeds depend
+# only on the data set and the split, so every configuration sees the same
+# splits. Data sets larger than 1,500 rows are subsampled once (fixed seed).
+# The printed summary gives, per data set, each configuration's mean and
+# its paired difference to aorsf with the Nadeau-Bengio corrected standard
+# error (sqrt((1/J + 1/2) var(d)), as bench/survival.R). Training times are
+# CPU seconds of one thread in this process: read them as ratios within a
+# run, with the load average printed at the start and end.
+args <- commandArgs(TRUE)
+here <- dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1L]))
+suppressPackageStartupMessages(library(survival))
+source(file.path(here, "survival.R"))
+invisible(use_competitors(c("aorsf", "ranger"), install = Sys.getenv("CCFOREST_BENCH_UPDATE") != "0"))
+suppressPackageStartupMessages(library(ccforest))
+configs <- source(args[1])$value
+n_split <- as.integer(args[2]); n_tree <- as.integer(args[3]); out <- args[4]
+
+DEV_SETS <- c(SURV_SETS, "rotterdam", "flchain", "nwtco", "retinopathy", "cgd0")
+HOLDOUT_SETS <- c("mgus2", "myeloid", "nafld1", "Aids2", "Melanoma")
+MAX_ROWS <- 1500L
+# CCFOREST_FIRST_SPLIT=k runs splits k, k + 1, ... (fresh splits for a
+# confirmation round); default 1.
+FIRST_SPLIT <- as.integer(Sys.getenv("CCFOREST_FIRST_SPLIT", "1"))
+sets <- if (length(args) >= 5) strsplit(args[5], ",")[[1]] else "dev"
+sets <- unlist(lapply(sets, function(s) switch(s, dev = DEV_SETS, holdout = HOLDOUT_SETS, s)))
+
+defaults_data <- function(name) {
+  if (name %in% SURV_SETS) return(survival_data(name))
+  s <- function(x) eval(call("::", as.name("survival"), as.name(x)))
+  d <- switch(name,
+    rotterdam = {
+      r <- s("rotterdam")
+      data.frame(time = r$rtime, status = r$recur,
+                 r[c("year", "age", "meno", "size", "grade", "nodes", "pgr", "er", "hormon",
+                     "chemo")])
+    },
+    flchain = {
+      f <- s("flchain")
+      f <- f[f$futime > 0, ]
+      data.frame(time = f$futime, status = f$death,
+                 f[c("age", "sex", "sample.yr", "kappa", "lambda", "flc.grp", "creatinine",
+                     "mgus")])
+    },
+    nwtco = {
+      w <- s("nwtco")
+      data.frame(time = w$edrel, status = w$rel,
+                 w[c("instit", "histol", "stage", "study", "age")])
+    },
+    retinopathy = {
+      r <- s("retinopathy")
+      data.frame(time = r$futime, status = r$status,
+                 r[c("laser", "eye", "age", "type", "trt", "risk")])
+    },
+    cgd0 = {
+      g <- s("cgd0")
+      infected <- !is.na(g$etime1)
+      data.frame(time = ifelse(infected, g$etime1, g$futime), status = as.integer(infected),
+                 g[c("treat", "sex", "age", "height", "weight", "inherit",
+                     "propylac", "hos.cat")])
+    },
+    mgus2 = {
+      m <- s("mgus2")
+      data.frame(time = m$futime, status = m$death, m[c("age", "sex", "hgb", "creat", "mspike")])
+    },
+    myeloid = {
+      m <- s("myeloid")
+      data.frame(time = m$futime, status = m$death, trt = factor(m$trt), m[c("sex", "flt3")])
+    },
+    nafld1 = {
+      m <- s("nafld1")
+      data.frame(time = m$futime, status = m$status,
+                 m[c("age", "male", "weight", "height", "bmi")])
+    },
+    Aids2 = {
+      a <- MASS::Aids2
+      data.frame(time = a$death - a$diag, status = as.integer(a$status == "D"),
+                 a[c("state", "sex", "age", "T.categ")], diag = a$diag)
+    },
+    Melanoma = {
+      m <- MASS::Melanoma
+      data.frame(time = m$time, status = as.integer(m$status == 1),
+                 m[c("sex", "age", "year", "thickness", "ulcer")])
+    },
+    stop("unknown data set: ", name, call. = FALSE)
+  )
+  d <- d[stats::complete.cases(d) & d$time > 0, ]
+  if (nrow(d) > MAX_ROWS) {
+    set.seed(3800L + match(name, c(DEV_SETS, HOLDOUT_SETS)))
+    d <- d[sort(sample.int(nrow(d), MAX_ROWS)), ]
+  }
+  rownames(d) <- NULL
+  d
+}
+
+fit_predict <- function(cfg, train, test, times, event_times, seed) {
+  cpu <- function() sum(proc.time()[c("user.self", "sys.self")])
+  if (identical(cfg$learner, "aorsf")) {
+    set.seed(seed)
+    t0 <- cpu()
+    fit <- aorsf::orsf(train, Surv(time, status) ~ ., n_tree = n_tree, n_thread = 1,
+                       oobag_pred_type = "none", importance = "none", attach_data = FALSE)
+    t1 <- cpu()
+    surv <- predict(fit, new_data = test, pred_type = "surv", pred_horizon = times,
+                    boundary_checks = FALSE, n_thread = 1)
+    chf <- predict(fit, new_data = test, pred_type = "chf", pred_horizon = event_times,
+                   boundary_checks = FALSE, n_thread = 1)
+  } else if (identical(cfg$learner, "ranger")) {
+    t0 <- cpu()
+    fit <- ranger::ranger(Surv(time, status) ~ ., data = train, num.trees = n_tree,
+                          num.threads = 1, seed = seed)
+    t1 <- cpu()
+    p <- predict(fit, data = test, num.threads = 1)
+    surv <- step_at(p$survival, fit$unique.death.times, times, before = 1)
+    chf <- p$chf
+  } else {
+    old <- options(cfg$options)
+    on.exit(options(old))
+    a <- if (is.function(cfg$args)) cfg$args(train) else cfg$args
+    t0 <- cpu()
+    fit <- do.call(ccforest, c(list(Surv(time, status) ~ ., data = train, n_tree = n_tree,
+                                    n_thread = 1, seed = seed, verbose = FALSE), a))
+    t1 <- cpu()
+    surv <- predict(fit, test, type = "survival", times = times, n_thread = 1)
+    chf <- predict(fit, test, type = "chf", times = event_times, n_thread = 1)
+  }
+  list(surv = surv, risk = rowSums(chf), train_s = t1 - t0)
+}
+
+cat("load average at start:", readLines("/proc/loadavg"), "\n")
+res <- list()
+for (name in sets) {
+  d <- defaults_data(name)
+  set_no <- match(name, c(DEV_SETS, HOLDOUT_SETS))
+  cat(sprintf("%s: %d rows, %d predictors, %d events\n", name, nrow(d), ncol(d) - 2L,
+              sum(d$status)))
+  for (s in FIRST_SPLIT - 1L + seq_len(n_split)) {
+    tr <- split_rows(d$status, seed = 38000L + 100L * set_no + s)
+    train <- d[tr, ]
+    test <- d[-tr, ]
+    times <- brier_times(test$time)
+    event_times <- sort(unique(train$time[train$status == 1]))
+    G <- censoring_survival(train$time, train$status)
+    km <- survfit(Surv(time, status) ~ 1, data = train)
+    km_surv <- matrix(step_at(matrix(km$surv, 1L), km$time, times), nrow(test), length(times),
+                      byrow = TRUE)
+    ibs_km <- integrate_mean(ipcw_brier(km_surv, test$time, test$status, times, G), times)
+    for (cn in names(configs)) {
+      r <- fit_predict(configs[[cn]], train, test, times, event_times, 38000L + 100L * set_no + s)
+      ibs <- integrate_mean(ipcw_brier(r$surv, test$time, test$status, times, G), times)
+      res[[length(res) + 1L]] <- data.frame(
+        dataset = name, split = s, config = cn, c_index = harrell_c(r$risk, test$time, test$status),
+        ipa = 1 - ibs / ibs_km, ibs = ibs, train_s = r$train_s)
+    }
+  }
+  all <- do.call(rbind, res)
+  saveRDS(all, out)
+  r <- all[all$dataset == name, ]
+  ref <- r[r$config == "aorsf", ]
+  summary <- do.call(rbind, lapply(names(configs), function(cn) {
+    x <- r[r$config == cn, ]
+    data.frame(config = cn, c_index = mean(x$c_index), ipa = mean(x$ipa),
+               d_c = if (nrow(ref)) paired_diff(x$c_index, ref$c_index) else "",
+               d_ipa = if (nrow(ref)) paired_diff(x$ipa, ref$ipa) else "",
+               train_s = sum(x$train_s))
+  }))
+  print(summary, digits = 3, row.names = FALSE)
+}
+cat("load average at end:", readLines("/proc/loadavg"), "\n")
