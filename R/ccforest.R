@@ -507,8 +507,8 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
                              max_directions = 2L, direction_ratio = 0.9,
                              bootstrap_max_rows = 1024L,
                              exact_split_max_rows = 1024L, output_bins = NULL,
-                             axis_candidates = "none", variant = "ccforest",
-                             n_thread = NULL, seed = NULL, verbose = interactive(),
+                             axis_candidates = "none", feature_weights = NULL,
+                             variant = "ccforest", n_thread = NULL, seed = NULL, verbose = interactive(),
                              first_tree = 1L, backend = "threads", n_batch = NULL) {
   call <- generic_call(match.call())
   dots <- list(...)
@@ -596,6 +596,7 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
   split_rule <- check_split_rule(split_rule, task)
   n_feature <- length(blueprint$feature_names)
   mtry <- check_mtry(mtry, n_feature)
+  feature_weights <- check_feature_weights(feature_weights, blueprint$feature_names, task)
   n_counted <- rows_counted(matrix_x, weights)
   min_split <- check_min_split(min_split, task, nrow(matrix_x), n_counted)
   min_leaf <- check_min_leaf(min_leaf, task, n_counted)
@@ -621,6 +622,12 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
   if (task == "survival") options <- survival_options(options, response, min_events)
   check_importance_sampling(importance, options)
   training <- training_set(matrix_x, blueprint, response, weights)
+  # Stored only when given: a fit without them samples uniformly, as before.
+  if (identical(feature_weights, "screen")) {
+    options$feature_screen <- TRUE
+    feature_weights <- screen_weights(training, blueprint$feature_names)
+  }
+  if (!is.null(feature_weights)) options$feature_weights <- feature_weights
   core <- core_options(options, seed, training)
 
   # What the fit allocates besides its trees is set aside before growing.
