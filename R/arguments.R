@@ -234,7 +234,8 @@ check_paper_variant <- function(given) {
     exact_split_max_rows = !is.null(given$exact_split_max_rows) &&
       !identical(given$exact_split_max_rows, Inf),
     output_bins = !is.null(given$output_bins),
-    axis_candidates = !is.null(given$axis_candidates)
+    axis_candidates = !is.null(given$axis_candidates),
+    feature_weights = !is.null(given$feature_weights)
   )
   if (!any(departs)) {
     return(invisible())

@@ -400,7 +400,8 @@
 #'   weight, before any tree, so with `sampling = "bagging"` the out-of-bag
 #'   error is optimistic (the rows left out of a tree helped choose its
 #'   features). Not available for survival. The weights used are kept in
-#'   `fit$options$feature_weights`, scaled to a largest of 1.
+#'   `fit$options$feature_weights`, scaled to a largest of 1. Beyond the
+#'   paper, so not with `variant = "paper"`.
 #' @param class_weights Optional weights of the classes, a numeric vector
 #'   named by (some of) the levels of the output; unnamed classes weigh 1.
 #'   They multiply the case weights of the rows of each class (classification
@@ -574,7 +575,8 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
                    bootstrap_max_rows = if (!missing(bootstrap_max_rows)) bootstrap_max_rows,
                    exact_split_max_rows = if (!missing(exact_split_max_rows)) exact_split_max_rows,
                    output_bins = output_bins,
-                   axis_candidates = if (axis_choice != "none") axis_candidates)
+                   axis_candidates = if (axis_choice != "none") axis_candidates,
+                   feature_weights = feature_weights)
     )
     max_directions <- Inf
     direction_ratio <- 0

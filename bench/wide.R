@@ -35,7 +35,9 @@
 #   ranger: defaults (CRAN's current version, in bench/lib; see common.R).
 # Error: held-out misclassification rate; per simulated design, mean over the
 # repeats (each a new data set); per microarray, mean over repeats x folds.
-# p: paired two-sided Wilcoxon test against ranger over the splits. The
+# p against ranger: for a simulated design, an exact McNemar test over the
+# held-out rows of all its repeats (the same rows for every learner); for a
+# microarray, a paired two-sided Wilcoxon test over the folds. The
 # microarray summary is the geometric mean over the data sets of the ratio of
 # mean errors to ranger's (each error plus half a test row's share, so that a
 # perfect fold does not make the ratio 0 or infinite).
@@ -152,9 +154,10 @@ run_split <- function(x, y, test, n_tree, seed, design, rep, fold) {
       pred <- LEARNERS[[learner]](x[!test, , drop = FALSE], y[!test], x[test, , drop = FALSE],
                                   n_tree, seed)
     )[["elapsed"]]
+    wrong <- as.character(pred) != as.character(y[test])
     data.frame(design = design, rep = rep, fold = fold, learner = learner, n_test = sum(test),
-               error = mean(as.character(pred) != as.character(y[test])), train_time = time,
-               stringsAsFactors = FALSE)
+               error = mean(wrong), train_time = time,
+               wrong = paste(as.integer(wrong), collapse = ""), stringsAsFactors = FALSE)
   }))
 }
 
@@ -218,6 +221,29 @@ main <- function() {
 
   learners <- names(LEARNERS)
   verdicts <- paired_verdicts(transform(results, dataset = design), reference = "ranger")
+  # A simulated design has one split per repeat, too few for a test over
+  # splits: its rows are paired instead (the same held-out rows for every
+  # learner; rows of different repeats are independent data sets), with an
+  # exact McNemar test, the binomial test of the rows one learner gets wrong
+  # and the other right.
+  for (design in grep("^array ", unique(results$design), value = TRUE, invert = TRUE)) {
+    wrong_of <- function(learner) {
+      as.integer(unlist(strsplit(results$wrong[results$design == design &
+                                                 results$learner == learner], "")))
+    }
+    base <- wrong_of("ranger")
+    for (learner in setdiff(learners, "ranger")) {
+      e <- wrong_of(learner)
+      only_learner <- sum(e == 1L & base == 0L)
+      only_base <- sum(e == 0L & base == 1L)
+      p <- if (only_learner + only_base > 0L) {
+        stats::binom.test(only_learner, only_learner + only_base)$p.value
+      } else 1
+      at <- verdicts$dataset == design & verdicts$learner == learner
+      verdicts$p[at] <- p
+      verdicts$verdict[at] <- if (p >= 0.05) "tie" else if (mean(e) < mean(base)) "win" else "loss"
+    }
+  }
   cell <- function(design, learner) {
     e <- results$error[results$design == design & results$learner == learner]
     sprintf("%.3f \u00b1 %.3f", mean(e), stats::sd(e))
@@ -235,8 +261,9 @@ main <- function() {
             repeats, repeats, n_fold),
     sprintf("| total run time | %.1f min |", total_min),
     "",
-    "Held-out misclassification rate, mean \u00b1 sd over the splits; p: paired Wilcoxon test",
-    "against ranger over the splits (win / loss at p < 0.05, else tie). ccforest screened:",
+    "Held-out misclassification rate, mean \u00b1 sd over the splits; p against ranger (win / loss",
+    "at p < 0.05, else tie): simulations, an exact McNemar test over the held-out rows of all",
+    "repeats (paired rows); microarrays, a paired Wilcoxon test over the folds. ccforest screened:",
     "`feature_weights = \"screen\"`; ccforest axis: `projection = \"axis\", sampling = \"bagging\"`.",
     if (length(array_info)) paste0("Microarrays: ", paste(unlist(array_info), collapse = "; "), "."),
     "",

@@ -174,6 +174,9 @@ test_that("bad feature_weights are refused with a message naming the value", {
                fixed = TRUE)
   expect_error(fw(c(g1 = 1, g2 = 1, g3 = 1, g4 = 1, g4 = 1)), "`g4` is named twice",
                fixed = TRUE)
+  expect_error(ccforest(d$x, d$y, n_tree = 2, feature_weights = "screen", variant = "paper"),
+               "`variant = \"paper\"` grows the paper's forest, which `feature_weights = \"screen\"` departs from",
+               fixed = TRUE)
   skip_if_not_installed("survival")
   expect_error(
     ccforest(survival::Surv(time, status) ~ age + karno, data = survival::veteran, n_tree = 2,
