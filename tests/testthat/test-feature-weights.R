@@ -183,3 +183,33 @@ test_that("bad feature_weights are refused with a message naming the value", {
              feature_weights = "screen", verbose = FALSE),
     "feature_weights = \"screen\" is for classification and regression", fixed = TRUE)
 })
+
+test_that("futures grow the same weighted forest as threads", {
+  skip_if_not_installed("future", "1.49.0")
+  old <- future::plan(future::sequential)
+  on.exit(future::plan(old), add = TRUE)
+  d <- wide_data()
+  threads <- ccforest(d$x, d$y, n_tree = 6, seed = 12, feature_weights = "screen",
+                      verbose = FALSE)
+  futures <- ccforest(d$x, d$y, n_tree = 6, seed = 12, feature_weights = "screen",
+                      backend = "future", n_batch = 3, verbose = FALSE)
+  expect_identical(futures$forest$trees, threads$forest$trees)
+})
+
+test_that("mlr3 and parsnip pass feature_weights on", {
+  skip_if_not_installed("mlr3")
+  skip_if_not_installed("parsnip")
+  suppressPackageStartupMessages({
+    loadNamespace("mlr3")
+    loadNamespace("parsnip")
+  })
+  learner <- mlr3::lrn("classif.ccforest", n_tree = 5, seed = 13, feature_weights = "screen")
+  learner$train(mlr3::tsk("iris"))
+  expect_true(learner$model$options$feature_screen)
+  given <- c(Petal.Length = 1, Petal.Width = 1, Sepal.Length = 0, Sepal.Width = 0)
+  spec <- parsnip::set_mode(parsnip::set_engine(parsnip::rand_forest(trees = 5), "ccforest",
+                                                feature_weights = given, seed = 13),
+                            "classification")
+  fitted <- parsnip::fit(spec, Species ~ ., data = iris)
+  expect_setequal(split_features(fitted$fit), c("Petal.Length", "Petal.Width"))
+})
