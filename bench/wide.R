@@ -5,7 +5,7 @@
 # splits (issue 38).
 #
 #   make install
-#   Rscript bench/wide.R                 # full run (about 25 minutes at 1 thread)
+#   Rscript bench/wide.R                 # full run: 4 repeats, 200 trees (about 13 minutes)
 #   Rscript bench/wide.R --quick         # smoke run: 1 repeat, 50 trees, small p
 #   Rscript bench/wide.R --trees 200 --repeats 4 --sim-only | --arrays-only
 #
