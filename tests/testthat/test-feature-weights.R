@@ -39,6 +39,18 @@ test_that("with all weight on the informative features, splits use only those", 
   expect_true(all(lengths(splits$columns) == 2L))
 })
 
+test_that("survival and regression forests sample by the weights too", {
+  skip_if_not_installed("survival")
+  vet <- survival::veteran
+  fit <- ccforest(survival::Surv(time, status) ~ age + karno + diagtime + prior, data = vet,
+                  n_tree = 10, seed = 14, verbose = FALSE,
+                  feature_weights = c(age = 0, karno = 1, diagtime = 1, prior = 0))
+  expect_true(all(split_features(fit) %in% c("karno", "diagtime")))
+  reg <- ccforest(mtcars[, -1], mtcars$mpg, n_tree = 10, seed = 14, verbose = FALSE,
+                  feature_weights = as.numeric(names(mtcars)[-1] %in% c("wt", "hp")))
+  expect_setequal(split_features(reg), c("wt", "hp"))
+})
+
 test_that("features are drawn in proportion to their weights", {
   # mtry = 1 and two equally informative features (and no others): the root
   # splits on the one drawn, feature b three times as often as a.
