@@ -234,7 +234,8 @@ check_paper_variant <- function(given) {
     exact_split_max_rows = !is.null(given$exact_split_max_rows) &&
       !identical(given$exact_split_max_rows, Inf),
     output_bins = !is.null(given$output_bins),
-    axis_candidates = !is.null(given$axis_candidates)
+    axis_candidates = !is.null(given$axis_candidates),
+    feature_weights = !is.null(given$feature_weights)
   )
   if (!any(departs)) {
     return(invisible())
@@ -313,3 +314,81 @@ check_paper_factors <- function(x, explicit) {
     format(n_levels[[d]], big.mark = ",")), call. = FALSE)
 }
 
+
+#' One sampling weight per feature (ranger's split.select.weights), by name or
+#' in the features' order; "screen" for weights from the training data
+#' (screen_weights()); NULL samples features uniformly
+#' @param feature_names The features of `x`, in the order the core numbers them.
+#' @return The weights in the features' order, scaled to a largest of 1,
+#'   "screen", or NULL.
+#' @noRd
+check_feature_weights <- function(feature_weights, feature_names, task) {
+  if (is.null(feature_weights)) {
+    return(NULL)
+  }
+  if (is.character(feature_weights)) {
+    feature_weights <- check_choice(feature_weights, "feature_weights", "screen")
+    if (task == "survival") {
+      stop(paste0("feature_weights = \"screen\" is for classification and regression: ",
+                  "a survival outcome has no per-feature R^2 to screen by; give numeric ",
+                  "weights instead."), call. = FALSE)
+    }
+    return(feature_weights)
+  }
+  n_feature <- length(feature_names)
+  if (!is_plain_number(feature_weights) || !is.null(dim(feature_weights))) {
+    stop(sprintf(paste0("`feature_weights` must be \"screen\" or a numeric vector with one ",
+                        "weight per feature, not %s."),
+                 describe_value(feature_weights, FALSE)), call. = FALSE)
+  }
+  if (length(feature_weights) != n_feature) {
+    stop(sprintf("`feature_weights` has %d weight(s) but `x` has %d feature(s); give one per feature.",
+                 length(feature_weights), n_feature), call. = FALSE)
+  }
+  bad <- which(is.na(feature_weights) | !is.finite(feature_weights) | feature_weights < 0)
+  if (length(bad)) {
+    stop(sprintf(paste0("`feature_weights` must be finite and >= 0, but weight %d%s is %s."),
+                 bad[[1L]],
+                 if (!is.null(names(feature_weights))) sprintf(" (`%s`)", names(feature_weights)[[bad[[1L]]]]) else "",
+                 format(feature_weights[[bad[[1L]]]])), call. = FALSE)
+  }
+  if (!any(feature_weights > 0)) {
+    stop("`feature_weights` are all 0: at least one feature must be possible to sample.",
+         call. = FALSE)
+  }
+  given_names <- names(feature_weights)
+  if (!is.null(given_names)) {
+    position <- match(feature_names, given_names)
+    unknown <- setdiff(given_names, feature_names)
+    if (anyNA(position) || length(unknown) || anyDuplicated(given_names)) {
+      stop(sprintf(paste0("The names of `feature_weights` must be the features' names (%s), ",
+                          "each once; %s."),
+                   format_names(feature_names),
+                   if (length(unknown)) sprintf("%s are not features", format_names(unknown))
+                   else if (anyDuplicated(given_names)) {
+                     sprintf("`%s` is named twice", given_names[anyDuplicated(given_names)])
+                   } else sprintf("%s have no weight", format_names(feature_names[is.na(position)]))),
+           call. = FALSE)
+    }
+    feature_weights <- feature_weights[position]
+  }
+  weights <- as.numeric(feature_weights) / max(feature_weights)
+  names(weights) <- feature_names
+  weights
+}
+
+#' feature_weights = "screen": each feature's share of variance explained by
+#' the outputs in the training rows (core/Screening.h), squared, so that on
+#' wide data the few features that carry a signal are sampled far more often
+#' than the thousands that do not (squaring measured better than R^2 itself
+#' and than higher powers, bench/results/wide.md); NULL (uniform sampling)
+#' when the outputs explain nothing of any feature
+#' @noRd
+screen_weights <- function(training, feature_names) {
+  r2 <- ccf_screen_cpp(training)
+  if (!any(r2 > 0)) {
+    return(NULL)
+  }
+  weights <- r2^2
+  stats::setNames(weights / max(weights), feature_names)
+}

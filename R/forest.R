@@ -80,6 +80,7 @@ core_options <- function(options, seed, training) {
   )
   # Survival forests only: the least rows with an event in a leaf.
   if (!is.null(options$min_events)) core$min_events <- options$min_events
+  if (!is.null(options$feature_weights)) core$feature_weights <- unname(options$feature_weights)
   core
 }
 

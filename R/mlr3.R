@@ -21,8 +21,8 @@
 #' `importance`, `na_action`, `class_weights` (classification),
 #' `onehot_max_levels`, `max_directions`, `direction_ratio`,
 #' `bootstrap_max_rows`, `exact_split_max_rows`, `output_bins` (regression),
-#' `axis_candidates`, `variant`, `n_thread`, `seed`, `verbose`, `backend` and
-#' `n_batch`. The features and outputs come from the task, case weights from
+#' `axis_candidates`, `feature_weights`, `variant`, `n_thread`, `seed`,
+#' `verbose`, `backend` and `n_batch`. The features and outputs come from the task, case weights from
 #' its weights (the learner has the property `"weights"`).
 #'
 #' Two depart from [ccforest()]'s, as mlr3 expects of its learners:
@@ -236,6 +236,7 @@ mlr3_param_set <- function(task_type) {
     },
     axis_candidates = paradox::p_fct(c("none", "random", "search"), default = "none",
                                      tags = tune),
+    feature_weights = paradox::p_uty(default = NULL, tags = train),
     variant = paradox::p_fct(c("ccforest", "paper"), default = "ccforest", tags = train),
     n_thread = paradox::p_int(lower = 0L, default = 2L, tags = c("train", "predict", "threads")),
     seed = paradox::p_int(lower = 0L, upper = 2147483647L, special_vals = list(NULL),

@@ -46,7 +46,8 @@
 #'   [ccf_output_bins()]): the options beyond the paper.
 #'
 #' Every other argument of [ccforest()] can be given to `set_engine()`, such
-#' as `replace`, or `sample_fraction` with one value per class.
+#' as `replace`, `sample_fraction` with one value per class, or
+#' `feature_weights = "screen"` for wide data.
 #'
 #' @section Translation from parsnip to the original package:
 #' ```

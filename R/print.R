@@ -29,6 +29,7 @@ print.ccforest <- function(x, ...) {
     "Projection:" = s$projection_label,
     "Split rule:" = x$options$split_rule,
     "Beyond paper:" = s$beyond_paper,
+    "Feature weights:" = feature_weights_label(x$options),
     "Rows:" = format(x$n_obs),
     "Features:" = sprintf("%d (%d columns after encoding)", s$n_feature, s$n_column),
     "Mean tree size:" = sprintf("%.1f leaves, depth %.1f", mean(s$leaves), mean(s$depth)),
@@ -99,6 +100,7 @@ print.summary.ccforest <- function(x, ...) {
     "Projection:" = x$projection_label,
     "Split rule:" = opts$split_rule,
     "Beyond paper:" = x$beyond_paper %||% beyond_paper_label(opts),
+    "Feature weights:" = feature_weights_label(opts),
     "min_split, min_leaf:" = sprintf("%d, %d", opts$min_split, opts$min_leaf),
     "max_depth:" = if (opts$max_depth == 0L) "unlimited" else format(opts$max_depth),
     "na_action:" = opts$na_action,
@@ -107,8 +109,28 @@ print.summary.ccforest <- function(x, ...) {
     "Depth:" = five_numbers(x$depth),
     "Training time:" = format_seconds(x$train_time)
   )
+  rows <- rows[!is.na(rows)]
   cat(sprintf("%-21s %s", names(rows), rows), sep = "\n")
   invisible(x)
+}
+
+#' How features were sampled, when not uniformly (`feature_weights`): NA
+#' for uniform sampling, so print() leaves the row out
+#' @noRd
+feature_weights_label <- function(opts) {
+  weights <- opts$feature_weights
+  if (isTRUE(opts$feature_screen)) {
+    if (is.null(weights)) {
+      return("\"screen\" (the outputs explain no feature: uniform)")
+    }
+    top <- names(sort(weights, decreasing = TRUE))[seq_len(min(3L, length(weights)))]
+    return(sprintf("\"screen\" (R^2 with the outputs, squared; highest: %s)",
+                   paste(top, collapse = ", ")))
+  }
+  if (is.null(weights)) {
+    return(NA_character_)
+  }
+  sprintf("given, %d of %d positive", sum(weights > 0), length(weights))
 }
 
 #' The number of trees, and for a range of a larger forest (see

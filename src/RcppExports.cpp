@@ -11,6 +11,16 @@ Rcpp::Rostream<true>&  Rcpp::Rcout = Rcpp::Rcpp_cout_get();
 Rcpp::Rostream<false>& Rcpp::Rcerr = Rcpp::Rcpp_cerr_get();
 #endif
 
+// ccf_screen_cpp
+Rcpp::NumericVector ccf_screen_cpp(const Rcpp::List& training);
+RcppExport SEXP _ccforest_ccf_screen_cpp(SEXP trainingSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type training(trainingSEXP);
+    rcpp_result_gen = Rcpp::wrap(ccf_screen_cpp(training));
+    return rcpp_result_gen;
+END_RCPP
+}
 // ccf_grow_cpp
 Rcpp::List ccf_grow_cpp(const Rcpp::List& training, const Rcpp::List& options, double first_tree, int n_tree, int n_thread, int progress, double memory_limit);
 RcppExport SEXP _ccforest_ccf_grow_cpp(SEXP trainingSEXP, SEXP optionsSEXP, SEXP first_treeSEXP, SEXP n_treeSEXP, SEXP n_threadSEXP, SEXP progressSEXP, SEXP memory_limitSEXP) {
@@ -444,6 +454,7 @@ END_RCPP
 }
 
 static const R_CallMethodDef CallEntries[] = {
+    {"_ccforest_ccf_screen_cpp", (DL_FUNC) &_ccforest_ccf_screen_cpp, 1},
     {"_ccforest_ccf_grow_cpp", (DL_FUNC) &_ccforest_ccf_grow_cpp, 7},
     {"_ccforest_ccf_oob_cpp", (DL_FUNC) &_ccforest_ccf_oob_cpp, 5},
     {"_ccforest_ccf_leaf_samples_cpp", (DL_FUNC) &_ccforest_ccf_leaf_samples_cpp, 4},

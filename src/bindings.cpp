@@ -24,6 +24,7 @@
 #include "core/Projection.h"
 #include "core/Quantiles.h"
 #include "core/Rotation.h"
+#include "core/Screening.h"
 #include "core/SplitSearch.h"
 #include "core/TreeCodec.h"
 #include "parallel.h"
@@ -71,6 +72,16 @@ Rcpp::NumericMatrix expansions_to_r(const std::vector<ExactSum>& sums) {
 }
 
 }  // namespace
+
+// Each feature's screening R^2 (core/Screening.h), which
+// feature_weights = "screen" turns into sampling weights.
+// [[Rcpp::export(rng = false)]]
+Rcpp::NumericVector ccf_screen_cpp(const Rcpp::List& training) {
+  const Data data = training_data(training);
+  const std::vector<double> r2 =
+      guarded([&] { return screening_r2(data); }, "out of memory while screening the features");
+  return Rcpp::wrap(r2);
+}
 
 // Grows trees first_tree, ..., first_tree + n_tree - 1 (0-based numbers) and
 // returns them as a list of raw vectors, with their projection importance

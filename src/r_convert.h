@@ -347,6 +347,9 @@ inline TreeOptions tree_options(const Rcpp::List& options) {
   out.axis_candidates = list_enum<AxisCandidates>(options, "axis_candidates", kAxisCandidatesNames);
   out.variant = list_enum<Variant>(options, "variant", kVariantNames);
   out.sample = row_sample(list_value<Rcpp::List>(options, "sample"));
+  if (options.containsElementNamed("feature_weights")) {
+    out.feature_weights = Rcpp::as<std::vector<double>>(options["feature_weights"]);
+  }
   try {
     out.check();
   } catch (const std::invalid_argument& e) {

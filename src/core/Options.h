@@ -130,6 +130,12 @@ struct TreeOptions {
    * unweighted.
    */
   RowSample sample;
+  /**
+   * One weight per feature: features are sampled at a node with probability
+   * in proportion to their weight, without replacement, and a feature of
+   * weight 0 never; empty samples them uniformly (the paper).
+   */
+  std::vector<double> feature_weights;
 
   void check() const {
     if (mtry < 1) throw std::invalid_argument("mtry must be >= 1");

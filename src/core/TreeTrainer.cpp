@@ -32,8 +32,15 @@ TreeTrainer::TreeTrainer(const Data& data, const TreeOptions& options, uint64_t 
       impute_key_(tree_impute_key(seed, tree_index)),
       search_(options.split_rule, data.n_value(), entropy, search_settings(options)),
       finder_(data, options),
-      weighted_(data.weight != nullptr && !data.uniform_weight && options.sample.every_row) {
+      weighted_(data.weight != nullptr && !data.uniform_weight && options.sample.every_row),
+      weighted_features_(!options.feature_weights.empty()) {
   options.check();
+  if (weighted_features_) {
+    if (options.feature_weights.size() != data.n_feature()) {
+      throw std::invalid_argument("feature_weights must hold one weight per feature");
+    }
+    feature_sampler_ = WeightedFeatureSampler(options.feature_weights);
+  }
 }
 
 Tree TreeTrainer::grow() {
@@ -246,13 +253,33 @@ bool TreeTrainer::gather_feature(int feature, size_t begin, size_t end) {
 TreeTrainer::FeatureSet TreeTrainer::select_features(const NodeTask& task) {
   const std::vector<int>& available = *task.features;
   const size_t n_available = available.size();
-  const size_t mtry = static_cast<size_t>(options_.mtry);
   selected_.clear();
   columns_.clear();
   column_sd_.clear();
   dropped_.clear();
   xs_used_ = 0;
+  if (weighted_features_) {
+    draw_weighted_features(available, task.begin, task.end);
+  } else {
+    draw_uniform_features(available, task.begin, task.end);
+  }
+  if (dropped_.empty()) return task.features;
+  // Constant features are dropped for this node's descendants only.
+  auto kept = std::make_shared<std::vector<int>>();
+  kept->reserve(n_available - dropped_.size());
+  std::vector<char>& is_dropped = is_dropped_;
+  is_dropped.resize(data_.n_feature(), 0);
+  for (int f : dropped_) is_dropped[f] = 1;
+  for (int f : available) {
+    if (!is_dropped[f]) kept->push_back(f);
+  }
+  for (int f : dropped_) is_dropped[f] = 0;
+  return kept;
+}
 
+void TreeTrainer::draw_uniform_features(const std::vector<int>& available, size_t begin, size_t end) {
+  const size_t n_available = available.size();
+  const size_t mtry = static_cast<size_t>(options_.mtry);
   // A partial Fisher-Yates shuffle over positions of `available`, recording
   // only the swapped positions, so sampling costs O(mtry) and not O(D).
   std::vector<std::pair<size_t, size_t>>& moved = moved_;
@@ -278,24 +305,39 @@ TreeTrainer::FeatureSet TreeTrainer::select_features(const NodeTask& task) {
     put(j, at(k));
     put(k, picked);
     const int feature = available[picked];
-    if (gather_feature(feature, task.begin, task.end)) {
+    if (gather_feature(feature, begin, end)) {
       selected_.push_back(feature);
     } else {
       dropped_.push_back(feature);
     }
   }
-  if (dropped_.empty()) return task.features;
-  // Constant features are dropped for this node's descendants only.
-  auto kept = std::make_shared<std::vector<int>>();
-  kept->reserve(n_available - dropped_.size());
-  std::vector<char>& is_dropped = is_dropped_;
-  is_dropped.resize(data_.n_feature(), 0);
-  for (int f : dropped_) is_dropped[f] = 1;
-  for (int f : available) {
-    if (!is_dropped[f]) kept->push_back(f);
+}
+
+void TreeTrainer::draw_weighted_features(const std::vector<int>& available, size_t begin, size_t end) {
+  const size_t mtry = static_cast<size_t>(options_.mtry);
+  WeightedFeatureSampler& sampler = feature_sampler_;
+  // Features an ancestor found constant are out of this node's draws; they
+  // are few (available keeps the features in order, so one pass finds them).
+  if (available.size() < sampler.size()) {
+    size_t next = 0;
+    for (size_t f = 0; f < sampler.size(); ++f) {
+      if (next < available.size() && static_cast<size_t>(available[next]) == f) {
+        ++next;
+      } else {
+        sampler.remove(f);
+      }
+    }
   }
-  for (int f : dropped_) is_dropped[f] = 0;
-  return kept;
+  // Fewer features of positive weight than mtry: the node gets all of them.
+  while (selected_.size() < mtry && sampler.any_left()) {
+    const int feature = static_cast<int>(sampler.draw(rng_));
+    if (gather_feature(feature, begin, end)) {
+      selected_.push_back(feature);
+    } else {
+      dropped_.push_back(feature);
+    }
+  }
+  sampler.restore();
 }
 
 namespace {

@@ -9,6 +9,7 @@
 #include "Buffer.h"
 #include "Data.h"
 #include "Directions.h"
+#include "FeatureWeights.h"
 #include "Options.h"
 #include "Rng.h"
 #include "Runtime.h"
@@ -68,6 +69,9 @@ class TreeTrainer {
   bool stops(const NodeTask& task);
   void make_leaf(size_t begin, size_t end);
   FeatureSet select_features(const NodeTask& task);
+  /** select_features()'s draws: uniform (the paper), or in proportion to options_.feature_weights. */
+  void draw_uniform_features(const std::vector<int>& available, size_t begin, size_t end);
+  void draw_weighted_features(const std::vector<int>& available, size_t begin, size_t end);
   bool gather_feature(int feature, size_t begin, size_t end);
   /** The best cut of the finder's candidates (projections in projection_). */
   Cut best_cut(size_t n, size_t n_direction);
@@ -111,6 +115,8 @@ class TreeTrainer {
   NodeHazard node_hazard_;
   std::vector<std::pair<size_t, size_t>> moved_;  // feature sampling: swapped positions
   std::vector<char> is_dropped_;    // all zero between nodes
+  const bool weighted_features_;    // options_.feature_weights given
+  WeightedFeatureSampler feature_sampler_;
 };
 
 }  // namespace ccforest

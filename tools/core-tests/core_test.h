@@ -19,6 +19,7 @@
 #include "Cca.h"
 #include "Data.h"
 #include "ExactSum.h"
+#include "FeatureWeights.h"
 #include "Forest.h"
 #include "PerTree.h"
 #include "Predictor.h"
@@ -64,6 +65,8 @@ void test_sorter();
 void test_cca();
 void test_small_dense();
 void test_exact_sum();
+// sampling.cpp
+void test_weighted_features();
 // split.cpp
 void test_split_search();
 void test_split_search_reference();

@@ -2,7 +2,7 @@
 // own (it never includes R headers). Run with `make core-test`, which builds
 // these files with AddressSanitizer and UndefinedBehaviorSanitizer, and again
 // optimised with fused multiply-add contraction. One file per area:
-// numerics.cpp, split.cpp, projection.cpp, forest.cpp, codec.cpp.
+// numerics.cpp, sampling.cpp, split.cpp, projection.cpp, forest.cpp, codec.cpp.
 #include "core_test.h"
 
 namespace ccforest_test {
@@ -54,6 +54,7 @@ Grown grow(const Data& data, const ForestOptions& options, const ModelShape& sha
 int main() {
   using namespace ccforest_test;
   test_rng();
+  test_weighted_features();
   test_sorter();
   test_cca();
   test_small_dense();
