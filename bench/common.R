@@ -75,6 +75,9 @@ report_header <- function(title, script, raw_args, started_at, csv_file, machine
 # every report says which code it measured (of the scripts; CCFOREST_LIB
 # says which build of ccforest).
 bench_commit <- function() {
+  # Taken once, when a script sources this file: the code it started with,
+  # whatever happens to the checkout while it runs.
+  if (!is.null(.bench_commit_at_start)) return(.bench_commit_at_start)
   dir <- bench_dir()
   git <- function(...) {
     tryCatch(suppressWarnings(system2("git", c("-C", dir, ...), stdout = TRUE, stderr = FALSE)),
@@ -85,6 +88,8 @@ bench_commit <- function() {
   changed <- git("status", "--porcelain", "--untracked-files=no")
   paste0(sha, if (length(changed) > 0L) " + changes")
 }
+
+.bench_commit_at_start <- NULL
 
 # ---------------------------------------------------------------------------
 # Competitors at their current CRAN versions.
@@ -350,3 +355,5 @@ paired_verdicts <- function(results, reference) {
     }))
   }))
 }
+
+.bench_commit_at_start <- bench_commit()

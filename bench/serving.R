@@ -212,7 +212,6 @@ utils::write.csv(results, csv_file, row.names = FALSE)
 lines <- c(
   report_header("Serving: one row at a time", "serving.R", args, started_at, csv_file, machine,
                 packages = c("ccforest", "ranger", "mlbench")),
-  sprintf("| commit | %s |", commit),
   "",
   "One thread for prediction. Milliseconds per predict() call on one row, from the second call",
   "on (rows in turn from held-out data); \"after gc\": calls made right after gc(); \"readRDS\":",
