@@ -16,13 +16,13 @@
 #' * parsnip: the "ccforest" engine of rand_forest() and multi_predict();
 #' * tune: min_grid() for rand_forest(), so tuning `trees` costs one fit;
 #' * DALEX, pdp, iml, kernelshap, hstats: the methods of
-#'   explainers.R, so that they explain a forest without a prediction
+#'   explain-explainers.R, so that they explain a forest without a prediction
 #'   function of the user's;
 #' * ggplot2: autoplot() methods for forests, importance, partial
 #'   dependence and intervals;
 #' * vetiver: the methods that make a forest a deployable vetiver_model()
-#'   served by vetiver_api() (vetiver.R);
-#' * mlr3: the learners "classif.ccforest" and "regr.ccforest" (mlr3.R);
+#'   served by vetiver_api() (with-vetiver.R);
+#' * mlr3: the learners "classif.ccforest" and "regr.ccforest" (with-mlr3.R);
 #' * ranger, randomForest: both export a generic importance() of their own,
 #'   which masks ours (or ours masks theirs) depending on the order the
 #'   packages are attached. Our method is registered on their generic and
@@ -39,15 +39,15 @@ package_registrations <- list(
   tune = function() register_tune_methods(),
   ranger = function() register_importance_methods("ranger", "ranger"),
   randomForest = function() register_importance_methods("randomForest", "randomForest"),
-  # Explanation packages (see explainers.R).
+  # Explanation packages (see explain-explainers.R).
   DALEX = function() register_explainer("DALEX"),
   pdp = function() register_explainer("pdp"),
   iml = function() register_explainer("iml"),
   kernelshap = function() register_explainer("kernelshap"),
   hstats = function() register_explainer("hstats"),
-  # autoplot() methods (see plots.R).
+  # autoplot() methods (see explain-plots.R).
   ggplot2 = function() register_ggplot2_methods(),
-  # Deployment (see vetiver.R).
+  # Deployment (see with-vetiver.R).
   vetiver = function() register_vetiver_methods(),
   mlr3 = function() register_mlr3_learners()
 )

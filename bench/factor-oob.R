@@ -1,7 +1,7 @@
 #!/usr/bin/env Rscript
 # Are out-of-bag estimates honest with many-level factors (issue 28)? A
 # factor with more than onehot_max_levels levels is valued by the outputs
-# (R/levels.R); how each *training* row is valued decides whether its value
+# (R/data-levels.R); how each *training* row is valued decides whether its value
 # carries its own output, which the trees and the out-of-bag estimates then
 # see through. This script compares the out-of-bag error of bagged forests
 # with their error on held-out rows, for several ways of valuing the training

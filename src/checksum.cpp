@@ -1,5 +1,5 @@
 // A checksum of a fitted object's contents (see seal_ccforest() in
-// R/checksum.R): 64 bits that change with any change to the values, lengths,
+// R/object-checksum.R): 64 bits that change with any change to the values, lengths,
 // types, names or other attributes of what it covers, the same on every
 // platform.
 #include <Rcpp.h>

@@ -142,7 +142,7 @@ struct Data {
    * with probabilities proportional to the weights, and trees grown on
    * every row (projection bootstrapping) weight each row in the projection
    * bootstrap, the impurities and the leaves. R scales the weights so that
-   * their sums cannot overflow (see row_weights() in R/weights.R).
+   * their sums cannot overflow (see row_weights() in R/fit-weights.R).
    */
   const double* weight = nullptr;
   /**

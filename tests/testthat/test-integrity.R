@@ -1,5 +1,5 @@
 # The integrity of fitted objects (issue 28): a fit is sealed with a checksum
-# of what its readers use (R/checksum.R), checked by every function that
+# of what its readers use (R/object-checksum.R), checked by every function that
 # reads it; objects of 0.2.0, which have none, keep working.
 
 integrity_data <- function(n = 120, seed = 1) {

@@ -1,4 +1,4 @@
-# The mlr3 learners (R/mlr3.R): registered in either load order, with a
+# The mlr3 learners (R/with-mlr3.R): registered in either load order, with a
 # parameter set that mirrors ccforest()'s arguments, fitting the forest
 # ccforest() fits, and working in resample(), benchmark() and tuning.
 # tools/install-deps.R installs mlr3, mlr3learners and mlr3tuning (Suggests).

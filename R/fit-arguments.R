@@ -2,7 +2,7 @@
 # (and what its meaning depends on: the task, the number of features or
 # rows) and returns the value the fit uses, or stops with a message naming
 # the argument, the rule and the offending value. The generic checks they
-# build on (check_count(), check_choice(), ...) are in validate.R.
+# build on (check_count(), check_choice(), ...) are in fit-validate.R.
 
 #' @noRd
 check_n_tree <- function(n_tree) {

@@ -292,7 +292,7 @@ register_tune_methods <- function() {
 #' trees.
 #' @noRd
 multi_predict_ccforest <- function(object, new_data, type = NULL, trees = NULL, ...) {
-  # eval_time: the censored regression mode's times (parsnip-survival.R).
+  # eval_time: the censored regression mode's times (with-parsnip-survival.R).
   check_dots(list(...), valid = c(names(formals(multi_predict_ccforest)), "eval_time"),
              fn = "multi_predict")
   forest <- object$fit
@@ -311,7 +311,7 @@ multi_predict_ccforest <- function(object, new_data, type = NULL, trees = NULL, 
     return(multi_predict_survival(forest, new_data, type, trees, list(...)$eval_time))
   }
   classification <- forest$task == "classification"
-  # The engine's quantile regression mode (parsnip-quantile.R): tune asks for
+  # The engine's quantile regression mode (with-parsnip-quantile.R): tune asks for
   # its quantiles with the first k trees.
   quantile_mode <- identical(object$spec$mode, "quantile regression")
   type <- type %||% if (classification) "class" else if (quantile_mode) "quantile" else "numeric"
