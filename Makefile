@@ -99,9 +99,7 @@ test-file:
 	@mkdir -p $(TEST_LIB)
 	$(PAR) $(R) CMD INSTALL --no-test-load --no-docs --no-html --no-multiarch \
 		--library=$(TEST_LIB) .
-	R_LIBS=$(abspath $(TEST_LIB)) NOT_CRAN=true $(RSCRIPT) -e \
-		'r <- as.data.frame(testthat::test_file("$(FILE)", package = "$(PKG)", load_package = "installed")); \
-		 if (sum(r$$failed) + sum(r$$error) > 0) quit(status = 1)'
+	R_LIBS=$(abspath $(TEST_LIB)) NOT_CRAN=true $(RSCRIPT) tools/test-file.R $(FILE)
 
 run-tests:
 	@mkdir -p $(CHECK_DIR)
