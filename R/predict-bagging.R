@@ -58,35 +58,6 @@ bagging_of <- function(object, what) {
   record
 }
 
-#' The out-of-bag error after each number of trees, in the units of
-#' oob_error
-#' @noRd
-oob_error_curve <- function(oob, response) {
-  seen <- oob$n_seen
-  if (is.null(seen)) return(NULL)
-  per_output <- oob$error_sum / pmax(seen, 1L)
-  if (response$task == "regression") {
-    per_output <- sweep(per_output, 2L, response$scale^2, `*`)
-  }
-  curve <- rowMeans(per_output)
-  curve[seen == 0L] <- NA_real_
-  curve
-}
-
-#' Out-of-bag negation importance, computed by the core from the training
-#' data at fit time
-#' @noRd
-oob_negation_importance <- function(fit, training, core, n_thread) {
-  values <- with_memory_advice(
-    ccf_oob_negation_cpp(fit$forest$trees, training,
-                         forest_source(fit$seed, fit$forest$first_tree, core$sample,
-                                       core$impute_random), n_thread),
-    doing = "compute the negation importance",
-    advice = "Fit with importance = \"projection\", or on fewer rows."
-  )
-  oob_importance(values, fit, type = "negation")
-}
-
 #' In-bag counts of a bagged forest's trees (rows x trees), redrawn from its
 #' seed: how many times each tree drew each training row
 #' @noRd

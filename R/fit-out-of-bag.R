@@ -1,0 +1,146 @@
+# Out-of-bag estimates of a forest grown on samples, computed once when it
+# is fitted: predictions, error and its curve by number of trees, residuals
+# or class shares, and the permutation or negation importance. Survival's
+# are in task-survival-oob.R.
+
+#' The fit with its out-of-bag estimates (nothing for a forest grown without
+#' samples)
+#' @noRd
+add_out_of_bag <- function(fit, training, core, n_thread, importance, kept_rows, response) {
+  if (!has_out_of_bag(fit$options)) {
+    return(fit)
+  }
+  if (fit$task == "survival") {
+    return(survival_out_of_bag(fit, training, core, n_thread, importance, kept_rows, response))
+  }
+  oob <- with_memory_advice(
+    ccf_oob_cpp(fit$forest$trees, training,
+                forest_source(fit$seed, fit$forest$first_tree, core$sample, core$impute_random),
+                n_thread, importance == "permutation"),
+    doing = "compute the out-of-bag predictions",
+    advice = "Use sampling = \"projection\", which has none, or fit on fewer rows."
+  )
+  oob_values <- out_of_bag(oob, fit$response, response, kept_rows)
+  fit[names(oob_values)] <- oob_values
+  fit$bagging <- bagging_record(training, kept_rows, core$sample)
+  if (importance == "permutation") {
+    fit$variable.importance <- oob_importance(oob$importance, fit)
+  }
+  if (importance == "negation") {
+    fit$variable.importance <- oob_negation_importance(fit, training, core, n_thread)
+  }
+  fit
+}
+
+#' Out-of-bag permutation importance from the core, per original variable,
+#' in the units of the error (squared error back in the output's units for one
+#' numeric output)
+#' @noRd
+oob_importance <- function(values, object, type = "permutation") {
+  if (object$task == "regression" && object$response$n_output == 1L) {
+    values <- values * object$response$scale^2
+  }
+  new_importance(values, object$blueprint$feature_names, type)
+}
+
+#' Out-of-bag predictions and their error: misclassification rate for
+#' classes, mean squared error for values, averaged over outputs
+#'
+#' @param oob The core's sums and counts over the rows the forest was grown on.
+#' @param kept_rows With na_action = "omit", which of the data's rows were
+#'   kept (NULL when all were): predictions line up with the data's rows, NA
+#'   for dropped ones and for rows every tree drew.
+#' @return A named list: `predictions`, `oob_error` and, for regression,
+#'   `residuals` (observed minus out-of-bag predicted, aligned as
+#'   `predictions`).
+#' @noRd
+out_of_bag <- function(oob, response_bp, response, kept_rows = NULL) {
+  seen <- oob$count > 0L
+  values <- oob$sum / pmax(oob$count, 1L)
+  values[!seen, ] <- NA_real_
+  if (response_bp$task == "classification") {
+    predicted <- format_classification(values, response_bp, "class")
+    truth <- lapply(seq_len(response$n_output), function(m) response$codes[, m] + 1L)
+    predicted_codes <- if (response$n_output == 1L) {
+      list(as.integer(predicted))
+    } else {
+      lapply(predicted, as.integer)
+    }
+    errors <- vapply(seq_along(truth), function(m) {
+      mean(predicted_codes[[m]][seen] != truth[[m]][seen])
+    }, numeric(1))
+  } else {
+    predicted <- format_regression(values, response_bp)
+    truth <- response$original
+    fitted <- as.matrix(as.data.frame(predicted))
+    errors <- colMeans((fitted[seen, , drop = FALSE] - truth[seen, , drop = FALSE])^2)
+    residuals <- truth - fitted
+    residuals <- if (response$n_output == 1L) {
+      residuals[, 1L]
+    } else {
+      as.data.frame(structure(residuals, dimnames = list(NULL, response_bp$names)),
+                    optional = TRUE)
+    }
+  }
+  out <- list(predictions = predicted, oob_error = if (any(seen)) mean(errors) else NA_real_)
+  if (response_bp$task == "regression") {
+    out$residuals <- residuals
+  } else {
+    out$oob_prob <- format_classification(values, response_bp, "prob")
+  }
+  out$oob_error_curve <- oob_error_curve(oob, response_bp)
+  if (!is.null(kept_rows)) {
+    for (name in intersect(c("predictions", "residuals", "oob_prob"), names(out))) {
+      out[[name]] <- expand_rows(out[[name]], kept_rows)
+    }
+  }
+  out
+}
+
+#' Spread predictions for the kept rows over all rows, NA elsewhere
+#' @noRd
+expand_rows <- function(predicted, kept_rows) {
+  position <- cumsum(kept_rows)
+  position[!kept_rows] <- NA_integer_
+  if (is.list(predicted) && !is.data.frame(predicted)) {
+    return(lapply(predicted, expand_rows, kept_rows = kept_rows))
+  }
+  if (is.matrix(predicted)) {
+    return(predicted[position, , drop = FALSE])
+  }
+  if (is.data.frame(predicted)) {
+    out <- predicted[position, , drop = FALSE]
+    rownames(out) <- NULL
+    return(out)
+  }
+  predicted[position]
+}
+
+#' The out-of-bag error after each number of trees, in the units of
+#' oob_error
+#' @noRd
+oob_error_curve <- function(oob, response) {
+  seen <- oob$n_seen
+  if (is.null(seen)) return(NULL)
+  per_output <- oob$error_sum / pmax(seen, 1L)
+  if (response$task == "regression") {
+    per_output <- sweep(per_output, 2L, response$scale^2, `*`)
+  }
+  curve <- rowMeans(per_output)
+  curve[seen == 0L] <- NA_real_
+  curve
+}
+
+#' Out-of-bag negation importance, computed by the core from the training
+#' data at fit time
+#' @noRd
+oob_negation_importance <- function(fit, training, core, n_thread) {
+  values <- with_memory_advice(
+    ccf_oob_negation_cpp(fit$forest$trees, training,
+                         forest_source(fit$seed, fit$forest$first_tree, core$sample,
+                                       core$impute_random), n_thread),
+    doing = "compute the negation importance",
+    advice = "Fit with importance = \"projection\", or on fewer rows."
+  )
+  oob_importance(values, fit, type = "negation")
+}
