@@ -201,16 +201,14 @@ std::vector<Entry> row_entries(const std::vector<LeafRange>& ranges, const doubl
 
 /**
  * A guess at the quantile: the smallest value at which the entries' shares,
- * summed in whatever order selection leaves them, reach the target (the
- * largest value if they never do), by weighted quickselect: expected time
+ * summed in whatever order selection leaves them, reach the target
+ * (infinity if they never do), by weighted quickselect: expected time
  * linear in the entries, which it reorders. The sums may differ from F's
  * tree order in the last bits, so quantile_of() confirms the guess.
  */
 double guess_quantile(std::vector<Entry>& e, double target, uint64_t stream) {
   size_t lo = 0, hi = e.size();
   double below = 0.0;  // the shares of the entries left of the window
-  double largest = -std::numeric_limits<double>::infinity();
-  for (const Entry& x : e) largest = std::max(largest, x.value);
   while (lo < hi) {
     // A pseudo-random pivot (xorshift): any pivots give the same answer.
     stream ^= stream << 13;
@@ -239,7 +237,7 @@ double guess_quantile(std::vector<Entry>& e, double target, uint64_t stream) {
       lo = greater;
     }
   }
-  return largest;
+  return std::numeric_limits<double>::infinity();
 }
 
 /**
@@ -321,15 +319,27 @@ double quantile_of(const std::vector<LeafRange>& ranges, std::vector<Entry>& ent
                    const double* y, double prob, double slack, uint64_t stream) {
   const double target = prob * static_cast<double>(ranges.size()) - slack;
   const auto qualifies = [&](double v) { return share_at_or_below(ranges, y, v) >= target; };
-  const double guess = guess_quantile(entries, target, stream);
-  double before = -std::numeric_limits<double>::infinity(), largest = before;
+  // One pass: the largest output, the next smaller one, and the largest
+  // below the guess (the output before it).
+  double guess = guess_quantile(entries, target, stream);
+  const double none = -std::numeric_limits<double>::infinity();
+  double before = none, largest = none, second = none;
   for (const Entry& e : entries) {
     if (e.value < guess) before = std::max(before, e.value);
-    largest = std::max(largest, e.value);
+    if (e.value > largest) {
+      second = largest;
+      largest = e.value;
+    } else if (e.value < largest) {
+      second = std::max(second, e.value);
+    }
+  }
+  if (guess > largest) {  // the estimates never reach the target
+    guess = largest;
+    before = second;
   }
   const bool guess_qualifies = qualifies(guess);
   if ((guess_qualifies || guess == largest) &&
-      (before == -std::numeric_limits<double>::infinity() || !qualifies(before))) {
+      (before == none || !qualifies(before))) {
     return guess;
   }
   const Candidates candidates(entries);
