@@ -713,15 +713,16 @@ zscore_columns <- function(values, bp, j, na_action) {
   z
 }
 
-#' The encoded rows of a data.frame whose every feature is a plain column of
-#' numbers, for a forest of numeric features only given by name (the usual
-#' request to a served model), without building the data.frame of features
-#' and checking each column as apply_blueprint() does; NULL for anything
-#' else (factors, dates, terms of a formula, infinite values, missing values
-#' with na_action = "fail", ...), which apply_blueprint() then encodes or
-#' refuses with its messages. The same matrix as apply_blueprint()'s.
+#' The encoded rows of a data.frame whose features, by name, are plain
+#' columns of numbers and, for one-hot factors, factors or strings (the usual
+#' request to a served model), encoded in one C++ pass (ccf_plain_rows_cpp())
+#' without building the data.frame of features and checking each column as
+#' apply_blueprint() does; NULL for anything else (dates, valued or ordered
+#' factors, terms of a formula, unseen levels, infinite values, missing
+#' values with na_action = "fail", ...), which apply_blueprint() then encodes
+#' or refuses with its messages. The same matrix as apply_blueprint()'s.
 #' @noRd
-plain_numeric_matrix <- function(object, data, na_action) {
+plain_rows_matrix <- function(object, data, na_action) {
   if (!is.data.frame(data)) {
     return(NULL)
   }

@@ -326,7 +326,7 @@ predictor_matrix <- function(object, new_data, na_action = NULL, arg = "new_data
     omit = "impute_random",
     object$options$na_action
   )
-  plain <- plain_numeric_matrix(object, new_data, na_action)
+  plain <- plain_rows_matrix(object, new_data, na_action)
   if (!is.null(plain)) {
     return(plain)
   }

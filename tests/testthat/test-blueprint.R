@@ -563,16 +563,16 @@ test_that("rows of plain numbers take a short path to the general path's matrix"
   as_given$c[2] <- NA           # integer NA
   for (fit in fits) {
     for (na_action in c("impute_random", "impute_mean")) {
-      short <- ccforest:::plain_numeric_matrix(fit, rows, na_action)
+      short <- ccforest:::plain_rows_matrix(fit, rows, na_action)
       expect_false(is.null(short))
       expect_identical(short, general_matrix(fit, rows, na_action))
       expect_identical(ccforest:::predictor_matrix(fit, rows, na_action), short)
-      expect_identical(ccforest:::plain_numeric_matrix(fit, tibble::as_tibble(rows), na_action),
+      expect_identical(ccforest:::plain_rows_matrix(fit, tibble::as_tibble(rows), na_action),
                        short)
-      expect_identical(ccforest:::plain_numeric_matrix(fit, as_given, na_action),
+      expect_identical(ccforest:::plain_rows_matrix(fit, as_given, na_action),
                        general_matrix(fit, as_given, na_action))
     }
-    expect_identical(ccforest:::plain_numeric_matrix(fit, rows[4, ], "fail"),
+    expect_identical(ccforest:::plain_rows_matrix(fit, rows[4, ], "fail"),
                      general_matrix(fit, rows[4, ], "fail"))
     expect_identical(predict(fit, rows, type = "prob"),
                      predict(fit, rows[c(1, 2, 3, 4), names(df)], type = "prob"))
@@ -585,7 +585,7 @@ test_that("anything but plain numbers by name leaves the short path to the gener
   y <- df$a + df$b
   fit <- ccforest(y ~ ., data = cbind(df, y = y), n_tree = 3, seed = 1, verbose = FALSE)
   short <- function(rows, na_action = "impute_random") {
-    ccforest:::plain_numeric_matrix(fit, rows, na_action)
+    ccforest:::plain_rows_matrix(fit, rows, na_action)
   }
   expect_false(is.null(short(df[1:2, ])))
   expect_null(short(as.matrix(df[1:2, ])))
@@ -610,10 +610,10 @@ test_that("anything but plain numbers by name leaves the short path to the gener
 
   logged <- ccforest(y ~ a + log(abs(b)), data = cbind(df, y = y), n_tree = 3, seed = 1,
                      verbose = FALSE)
-  expect_null(ccforest:::plain_numeric_matrix(logged, df[1:2, ], "impute_random"))
+  expect_null(ccforest:::plain_rows_matrix(logged, df[1:2, ], "impute_random"))
   dated <- ccforest(y ~ ., data = cbind(df, when = as.Date("2024-01-01") + 1:40, y = y),
                     n_tree = 3, seed = 1, verbose = FALSE)
-  expect_null(ccforest:::plain_numeric_matrix(dated, cbind(df, when = as.Date("2024-01-01"))[1:2, ],
+  expect_null(ccforest:::plain_rows_matrix(dated, cbind(df, when = as.Date("2024-01-01"))[1:2, ],
                                               "impute_random"))
 })
 
@@ -635,7 +635,7 @@ test_that("factors and strings for one-hot factors take the short path too", {
   as_factor <- transform(rows, h = factor(h))
   for (na_action in c("impute_random", "impute_mean")) {
     for (given in list(rows, as_strings, as_factor)) {
-      short <- ccforest:::plain_numeric_matrix(fit, given, na_action)
+      short <- ccforest:::plain_rows_matrix(fit, given, na_action)
       expect_false(is.null(short))
       expect_identical(short, general_matrix(fit, given, na_action))
     }
@@ -645,18 +645,18 @@ test_that("factors and strings for one-hot factors take the short path too", {
   # factor of many levels (valued by the outputs) or an ordered one: the
   # general path, with its warnings and messages.
   unseen <- transform(rows, h = c("p", "q", "z", "p"))
-  expect_null(ccforest:::plain_numeric_matrix(fit, unseen, "impute_random"))
+  expect_null(ccforest:::plain_rows_matrix(fit, unseen, "impute_random"))
   expect_warning(predict(fit, unseen), "level(s) `z` not seen when fitting", fixed = TRUE)
-  expect_null(ccforest:::plain_numeric_matrix(fit, rows, "fail"))
+  expect_null(ccforest:::plain_rows_matrix(fit, rows, "fail"))
   expect_error(predict(fit, rows, na_action = "fail"), "has missing values", fixed = TRUE)
-  expect_null(ccforest:::plain_numeric_matrix(fit, transform(rows, g = as.integer(g)),
+  expect_null(ccforest:::plain_rows_matrix(fit, transform(rows, g = as.integer(g)),
                                               "impute_random"))
   many <- suppressMessages(ccforest(y ~ ., data = cbind(df, y = y), n_tree = 3, seed = 1,
                                     verbose = FALSE, onehot_max_levels = 2))
   expect_identical(many$blueprint$feature_type[[2]], "scored")
-  expect_null(ccforest:::plain_numeric_matrix(many, rows, "impute_random"))
+  expect_null(ccforest:::plain_rows_matrix(many, rows, "impute_random"))
   ordered_fit <- suppressMessages(ccforest(
     y ~ ., data = cbind(transform(df, g = factor(g, ordered = TRUE)), y = y), n_tree = 3,
     seed = 1, verbose = FALSE))
-  expect_null(ccforest:::plain_numeric_matrix(ordered_fit, rows, "impute_random"))
+  expect_null(ccforest:::plain_rows_matrix(ordered_fit, rows, "impute_random"))
 })
