@@ -89,67 +89,18 @@ MatrixXd DirectionFinder::directions_on(const ConstMatrixRef& x, const size_t* r
         .transpose();
   }
 
-  const size_t width = data_.n_output();
-  if (data_.is_classification() && width == 1) {
-    codes_.resize(static_cast<size_t>(n));
-    for (Eigen::Index i = 0; i < n; ++i) codes_[i] = block_.classes[node_row(i)];
-    return kept_strengths(cca_classes(x, rows, n, codes_.data(), data_.n_class[0], tol, cca_work_));
-  }
-  if (!data_.is_classification() && width == 1 && options_.output_bins >= 2) {
-    // The output's quantile bins at the node, as classes: a CCA against them
-    // has up to bins - 1 directions, which can follow a relation that is not
-    // monotone, where the output itself gives the one least-squares direction.
-    codes_.resize(static_cast<size_t>(n));
-    if (quantile_bins(n, node_row)) {
-      // No strengths: the bins are there for the weaker directions, which
-      // follow what the strongest, a near least-squares one, cannot.
-      return cca_classes(x, rows, n, codes_.data(), options_.output_bins, tol, cca_work_)
-          .directions;
-    }
-  }
-  MatrixXd y;
-  if (data_.is_classification()) {
-    y = MatrixXd::Zero(n, data_.n_value());
-    for (Eigen::Index i = 0; i < n; ++i) {
-      for (size_t m = 0; m < width; ++m) y(i, block_.classes[node_row(i) * width + m]) = 1.0;
-    }
-  } else {
-    y.resize(n, width);
-    for (Eigen::Index i = 0; i < n; ++i) {
-      for (size_t m = 0; m < width; ++m) y(i, m) = block_.values[node_row(i) * width + m];
-    }
-  }
-  // Strengths only for classes: direction_ratio was measured there; for
-  // several numeric outputs or a survival node's residual periods a weaker
-  // direction may carry what the first misses.
-  if (!data_.is_classification()) return cca(x, rows, y, tol, cca_work_).directions;
-  return kept_strengths(cca(x, rows, y, tol, cca_work_));
+  task_.cca_outputs(rows, n, outputs_);
+  CcaResult found = outputs_.codes != nullptr
+                        ? cca_classes(x, rows, n, outputs_.codes, outputs_.n_class, tol, cca_work_)
+                        : cca(x, rows, outputs_.y, tol, cca_work_);
+  if (!outputs_.ranked) return std::move(found.directions);
+  return kept_strengths(std::move(found));
 }
 
 MatrixXd DirectionFinder::kept_strengths(CcaResult&& found) {
   const auto& rho = found.correlations;
   strengths_.assign(rho.data(), rho.data() + rho.size());
   return std::move(found.directions);
-}
-
-template <typename NodeRow>
-bool DirectionFinder::quantile_bins(Eigen::Index n, NodeRow node_row) {
-  const int bins = options_.output_bins;
-  bin_order_.resize(static_cast<size_t>(n));
-  for (Eigen::Index i = 0; i < n; ++i) bin_order_[i] = {block_.values[node_row(i)], static_cast<int>(i)};
-  std::sort(bin_order_.begin(), bin_order_.end());
-  // Equal-count bins over the sorted outputs; ties stay in one bin, so a bin
-  // may be empty (the CCA then has fewer directions).
-  int used = 0;
-  for (Eigen::Index k = 0; k < n; ++k) {
-    int bin = static_cast<int>((k * bins) / n);
-    if (k > 0 && bin_order_[k].first == bin_order_[k - 1].first) {
-      bin = codes_[bin_order_[k - 1].second];
-    }
-    codes_[bin_order_[k].second] = bin;
-    used = std::max(used, bin + 1);
-  }
-  return used >= 2;
 }
 
 MatrixXd DirectionFinder::data_directions(size_t n) {
@@ -171,24 +122,16 @@ MatrixXd DirectionFinder::data_directions(size_t n) {
     } else {
       for (size_t& s : sample_) s = rng_->index(n);
     }
-    bool x_varies = false, y_varies = false;
-    const size_t width = data_.n_output();
-    if (options_.paper()) {
+    bool x_varies = false;
+    if (rules_.authors_sample_tests()) {
       x_varies = sample_varies(xs);
-      y_varies = sample_outputs_vary();
     } else {
       for (size_t i = 1; i < draws && !x_varies; ++i) {
         x_varies = !rows_equal(xs, static_cast<Eigen::Index>(sample_[0]),
                                static_cast<Eigen::Index>(sample_[i]));
       }
-      for (size_t i = 1; i < draws && !y_varies; ++i) {
-        for (size_t m = 0; m < width && !y_varies; ++m) {
-          y_varies = data_.is_classification()
-                         ? block_.classes[sample_[i] * width + m] != block_.classes[sample_[0] * width + m]
-                         : block_.values[sample_[i] * width + m] != block_.values[sample_[0] * width + m];
-        }
-      }
     }
+    const bool y_varies = task_.sample_varies(sample_.data(), draws);
     // A degenerate bootstrap sample says nothing about directions; fall back
     // to the node's own rows (Appendix B).
     if (x_varies && y_varies) {
@@ -205,43 +148,7 @@ bool DirectionFinder::sample_varies(const ConstMatrixRef& xs) const {
     for (size_t i = 1; i < sample_.size(); ++i) {
       const double step = xs(static_cast<Eigen::Index>(sample_[i]), j) -
                           xs(static_cast<Eigen::Index>(sample_[i - 1]), j);
-      if (std::abs(step) > kPaperResolution) return true;
-    }
-  }
-  return false;
-}
-
-bool DirectionFinder::sample_outputs_vary() const {
-  const size_t n = sample_.size(), width = data_.n_output();
-  if (data_.is_classification()) {
-    for (size_t i = 1; i < n; ++i) {
-      for (size_t m = 0; m < width; ++m) {
-        if (block_.classes[sample_[i] * width + m] != block_.classes[sample_[0] * width + m]) return true;
-      }
-    }
-    return false;
-  }
-  if (data_.is_survival()) {
-    // Residuals have no tree-wide scale to compare with: any difference.
-    for (size_t i = 1; i < n; ++i) {
-      for (size_t m = 0; m < width; ++m) {
-        if (block_.values[sample_[i] * width + m] != block_.values[sample_[0] * width + m]) return true;
-      }
-    }
-    return false;
-  }
-  // Some output's variance over the sample (n - 1 in the denominator)
-  // reaches 1e-6 of the tree's.
-  for (size_t m = 0; m < width; ++m) {
-    double sum = 0.0, sum_squares = 0.0;
-    for (size_t i = 0; i < n; ++i) sum += block_.values[sample_[i] * width + m];
-    const double mean = sum / static_cast<double>(n);
-    for (size_t i = 0; i < n; ++i) {
-      const double d = block_.values[sample_[i] * width + m] - mean;
-      sum_squares += d * d;
-    }
-    if (sum_squares / static_cast<double>(n - 1) >= kPaperVarianceRatio * block_.root_variance[m]) {
-      return true;
+      if (std::abs(step) > Rules::kAuthorsResolution) return true;
     }
   }
   return false;
@@ -305,7 +212,7 @@ size_t DirectionFinder::round_directions(const MatrixXd& directions, size_t n_ra
       if (c != 0.0) out.exact.emplace_back(static_cast<int>(column_position.second), c);
     }
     // The authors' code keeps directions in double precision.
-    store_direction(out, options_.paper() ? Precision::kDouble : Precision::kShort);
+    store_direction(out, rules_.first_precision());
     ++kept;
   }
   return kept;
@@ -386,23 +293,12 @@ size_t DirectionFinder::find(const NodeBlock& block, Rng& rng) {
 bool DirectionFinder::two_groups_sum_alike(const int* node_rows) const {
   const Eigen::Map<const MatrixXd> xs(block_.xs, static_cast<Eigen::Index>(block_.n),
                                       static_cast<Eigen::Index>(block_.p));
-  const size_t width = data_.n_output();
-  const size_t n_sum = data_.is_survival() ? width : data_.n_value();
-  std::vector<double> first(n_sum, 0.0), second(n_sum, 0.0);
+  std::vector<double> first(task_.n_sums(), 0.0), second(task_.n_sums(), 0.0);
   for (size_t i = 0; i < two_point_n_; ++i) {
     const size_t position = two_point_sample_ ? two_point_sample_[i] : i;
     std::vector<double>& sums =
         rows_equal(xs, static_cast<Eigen::Index>(position), two_rows_.first) ? first : second;
-    const Eigen::Index row = node_rows[position];
-    for (size_t m = 0; m < width; ++m) {
-      if (data_.is_classification()) {
-        sums[static_cast<size_t>(block_.classes[position * width + m])] += 1.0;
-      } else if (data_.is_survival()) {
-        sums[m] += block_.values[position * width + m];
-      } else {
-        sums[m] += data_.y_real(row, m);
-      }
-    }
+    task_.add_targets(position, static_cast<size_t>(node_rows[position]), sums);
   }
   return first == second;
 }

@@ -13,24 +13,22 @@
 #include "Options.h"
 #include "Projection.h"
 #include "Rng.h"
+#include "Rules.h"
+#include "Task.h"
 
 namespace ccforest {
 
 /**
  * A node's rows as the direction finder sees them: the sampled features'
- * columns gathered into one column-major block, and the node's targets in
- * node order (see NodeTargets in SplitCriterion.h).
+ * columns gathered into one column-major block (the node's targets are
+ * the task's, see Task.h).
  */
 struct NodeBlock {
   const double* xs = nullptr;  // n x p, column-major
   size_t n = 0, p = 0;
   const int* columns = nullptr;       // the data's column of each column of xs
   const double* column_sd = nullptr;  // each column's standard deviation at the node
-  const int* classes = nullptr;       // classification: row-major, `width` per row
-  const double* values = nullptr;     // regression: row-major, centred at the node
   const double* weights = nullptr;    // case weights in node order, or null
-  /** Regression, the authors' rules: each output's variance over the tree's rows. */
-  const double* root_variance = nullptr;
 };
 
 /**
@@ -52,11 +50,14 @@ struct Direction {
  * projection bootstrap sample, Appendix B's degenerate cases included), a
  * random rotation, principal components or the axes, then the features' own
  * axes if asked, the strongest max_directions kept, each stored at the
- * precision it needs. A new way of finding directions is one more case here.
+ * precision it needs. The block the CCA is fitted against is the task's
+ * (TreeTask::cca_outputs()). A new way of finding directions is one more
+ * case here.
  */
 class DirectionFinder {
  public:
-  DirectionFinder(const Data& data, const TreeOptions& options) : data_(data), options_(options) {}
+  DirectionFinder(const TreeOptions& options, const Rules& rules, TreeTask& task)
+      : options_(options), rules_(rules), task_(task) {}
 
   /** Finds and stores the node's candidates; returns how many (direction(0), ...). */
   size_t find(const NodeBlock& block, Rng& rng);
@@ -86,11 +87,6 @@ class DirectionFinder {
    */
   bool two_groups_sum_alike(const int* node_rows) const;
 
-  /** The authors' rules (variant paper): values closer than this are equal. */
-  static constexpr double kPaperResolution = 1e-10;
-  /** The authors' rules: a regression node varying less than this of the tree is a leaf. */
-  static constexpr double kPaperVarianceRatio = 1e-6;
-
  private:
   Eigen::MatrixXd find_directions(size_t n);
   Eigen::MatrixXd data_directions(size_t n);
@@ -108,17 +104,15 @@ class DirectionFinder {
                           size_t limit);
   /** The CCA's directions; their canonical correlations go to strengths_. */
   Eigen::MatrixXd kept_strengths(CcaResult&& found);
-  template <typename NodeRow>
-  bool quantile_bins(Eigen::Index n, NodeRow node_row);
   /** Stores `direction` at `precision`: its terms and their rounding error. */
   void store_direction(Direction& direction, Precision precision) const;
   void project(const Direction& direction, double* u) const;
-  /** The authors' tests of a projection bootstrap sample (see data_directions()). */
+  /** The authors' test of a projection bootstrap sample's features (see data_directions()). */
   bool sample_varies(const ConstMatrixRef& xs) const;
-  bool sample_outputs_vary() const;
 
-  const Data& data_;
   const TreeOptions& options_;
+  const Rules& rules_;
+  TreeTask& task_;
   NodeBlock block_;
   Rng* rng_ = nullptr;
   std::vector<Direction> directions_;
@@ -131,8 +125,7 @@ class DirectionFinder {
   Buffer<size_t> sample_;           // projection bootstrap: node positions drawn
   std::vector<double> cumulative_;  // running totals of weights, for weighted draws
   Buffer<double> boot_;             // the bootstrap sample of the block, for principal components
-  Buffer<int> codes_;               // class codes of the rows given to the CCA
-  std::vector<std::pair<double, int>> bin_order_;  // output bins: (value, node position)
+  CcaOutputs outputs_;              // the task's block for the CCA
   CcaWorkspace cca_work_;
   // The canonical correlations of the ranked directions found at this
   // classification node, strongest first; empty where direction_ratio does

@@ -163,8 +163,6 @@ struct TreeOptions {
       throw std::invalid_argument("axis_candidates must be none, random or search");
     }
   }
-
-  bool paper() const { return variant == Variant::kPaper; }
 };
 
 /** Settings for a whole forest, or for the range of its trees grown in one call. */

@@ -38,7 +38,7 @@ std::unique_ptr<SplitCriterion> make_criterion(SplitRule rule, size_t n_value,
 }
 
 double SplitSearch::tolerance() const {
-  if (!paper_) return 1e-10 * base_;
+  if (!authors_tolerance_) return 1e-10 * base_;
   const double per_row = rule_ == SplitRule::kEntropy ? std::log(2.0) : 1.0;
   return 10.0 * std::numeric_limits<double>::epsilon() * per_row * static_cast<double>(n_);
 }

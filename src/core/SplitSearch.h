@@ -16,7 +16,7 @@ namespace ccforest {
 
 /** What a SplitSearch may do beyond its rule, each named. */
 struct SearchSettings {
-  Variant variant = Variant::kCcforest;
+  bool authors_tolerance = false;  // the authors' tolerance for gains (Rules::authors_tolerance())
   size_t exact_max_rows = 0;  // larger nodes are searched binned; 0: none (the paper)
   size_t min_events = 1;      // the log-rank rule's least rows with an event in a child
 };
@@ -54,8 +54,8 @@ class SplitSearch {
    */
   SplitSearch(SplitRule rule, size_t n_value, const EntropyTable* entropy,
               const SearchSettings& settings = SearchSettings())
-      : rule_(rule), paper_(settings.variant == Variant::kPaper),
-        exact_max_rows_(paper_ ? 0 : settings.exact_max_rows),
+      : rule_(rule), authors_tolerance_(settings.authors_tolerance),
+        exact_max_rows_(settings.exact_max_rows),
         criterion_(make_criterion(rule, n_value, entropy, settings.min_events)) {}
 
   /** Bins of the binned search (see the class comment): a byte per row. */
@@ -111,7 +111,7 @@ class SplitSearch {
   bool binned_sweep(const double* u, size_t min_leaf, int direction, Rng& rng, BestSplit& best);
 
   SplitRule rule_;
-  bool paper_;
+  bool authors_tolerance_;
   size_t exact_max_rows_;
   std::unique_ptr<SplitCriterion> criterion_;
   size_t n_ = 0;

@@ -16,10 +16,10 @@ using Eigen::MatrixXd;
 
 namespace {
 
-SearchSettings search_settings(const TreeOptions& options) {
+SearchSettings search_settings(const TreeOptions& options, const Rules& rules) {
   SearchSettings settings;
-  settings.variant = options.variant;
-  settings.exact_max_rows = static_cast<size_t>(options.exact_split_max_rows);
+  settings.authors_tolerance = rules.authors_tolerance();
+  settings.exact_max_rows = rules.binned_search() ? static_cast<size_t>(options.exact_split_max_rows) : 0;
   settings.min_events = static_cast<size_t>(options.min_events);
   return settings;
 }
@@ -28,10 +28,11 @@ SearchSettings search_settings(const TreeOptions& options) {
 
 TreeTrainer::TreeTrainer(const Data& data, const TreeOptions& options, uint64_t seed,
                          uint64_t tree_index, const EntropyTable* entropy, const Runtime* runtime)
-    : data_(data), options_(options), runtime_(runtime), rng_(seed, tree_index),
-      impute_key_(tree_impute_key(seed, tree_index)),
-      search_(options.split_rule, data.n_value(), entropy, search_settings(options)),
-      finder_(data, options),
+    : data_(data), options_(options), rules_(options.variant), runtime_(runtime),
+      rng_(seed, tree_index), impute_key_(tree_impute_key(seed, tree_index)),
+      task_(make_task(data, options, rules_)),
+      search_(options.split_rule, data.n_value(), entropy, search_settings(options, rules_)),
+      finder_(options, rules_, *task_),
       weighted_(data.weight != nullptr && !data.uniform_weight && options.sample.every_row),
       weighted_features_(!options.feature_weights.empty()) {
   options.check();
@@ -51,20 +52,7 @@ Tree TreeTrainer::grow() {
     rows_.assign(sample.begin(), sample.end());
     n = sample.size();
   }
-  // Survival nodes keep their rows in time order (partitions are stable),
-  // so that each node's hazard is fitted in one pass.
-  if (data_.is_survival()) sort_by_time(data_.survival, rows_.data(), n);
-  if (data_.is_classification()) {
-    // Each row's classes (global indices, one per output) travel with it
-    // through the partitions, so a node's are read in sequence.
-    const size_t width = data_.n_output();
-    row_classes_.resize(n * width);
-    for (size_t i = 0; i < n; ++i) {
-      for (size_t m = 0; m < width; ++m) {
-        row_classes_[i * width + m] = data_.class_offset[m] + data_.y_class(rows_[i], m);
-      }
-    }
-  }
+  task_->start_tree(rows_.data(), n);
   auto all = std::make_shared<std::vector<int>>(data_.n_feature());
   std::iota(all->begin(), all->end(), 0);
 
@@ -89,82 +77,9 @@ double TreeTrainer::value(size_t row, int column) const {
                     impute_key_, data_.row_hash[row], column);
 }
 
-void TreeTrainer::gather_targets(size_t begin, size_t end) {
-  const size_t n = end - begin, width = data_.n_output();
-  if (weighted_) {
-    weights_.resize(n);
-    for (size_t i = 0; i < n; ++i) weights_[i] = data_.weight[rows_[begin + i]];
-  }
-  if (data_.is_survival()) {
-    gather_survival_targets(begin, end);
-    return;
-  }
-  if (data_.is_classification()) {
-    classes_.assign(row_classes_.begin() + static_cast<std::ptrdiff_t>(begin * width),
-                    row_classes_.begin() + static_cast<std::ptrdiff_t>(end * width));
-    return;
-  }
-  values_.resize(n * width);
-  node_mean_.assign(width, 0.0);
-  double total = 0.0;
-  for (size_t i = 0; i < n; ++i) {
-    const Eigen::Index row = rows_[begin + i];
-    const double w = weighted_ ? weights_[i] : 1.0;
-    total += w;
-    for (size_t m = 0; m < width; ++m) node_mean_[m] += w * data_.y_real(row, m);
-  }
-  for (double& mean : node_mean_) mean /= weighted_ ? total : static_cast<double>(n);
-  for (size_t i = 0; i < n; ++i) {
-    const Eigen::Index row = rows_[begin + i];
-    for (size_t m = 0; m < width; ++m) {
-      values_[i * width + m] = data_.y_real(row, m) - node_mean_[m];
-    }
-  }
-}
-
-bool TreeTrainer::targets_pure() const {
-  if (data_.is_classification()) {
-    const size_t width = data_.n_output();
-    for (size_t i = width; i < classes_.size(); ++i) {
-      if (classes_[i] != classes_[i % width]) return false;
-    }
-    return true;
-  }
-  const size_t width = data_.n_output();
-  for (size_t i = width; i < values_.size(); ++i) {
-    if (values_[i] != values_[i % width]) return false;
-  }
-  return true;
-}
-
 void TreeTrainer::make_leaf(size_t begin, size_t end) {
-  const size_t rows = end - begin;
   tree_.is_split.push_back(0);
-  if (data_.is_survival()) {
-    add_survival_leaf();
-  } else if (data_.is_classification()) {
-    std::vector<double>& totals = leaf_totals_;
-    totals.assign(data_.n_value(), 0.0);
-    const size_t width = data_.n_output();
-    double n = 0.0;
-    for (size_t i = 0; i < rows; ++i) {
-      const double w = weighted_ ? weights_[i] : 1.0;
-      n += w;
-      for (size_t m = 0; m < width; ++m) totals[static_cast<size_t>(classes_[i * width + m])] += w;
-    }
-    for (size_t k = 0; k < totals.size(); ++k) {
-      if (!(totals[k] > 0.0)) continue;
-      // Stored as float (and exactly 1 for a class alone): round here so that
-      // the tree in memory is the tree that will be read back.
-      tree_.leaf_index.push_back(static_cast<int>(k));
-      tree_.leaf_value.push_back(static_cast<double>(static_cast<float>(totals[k] / n)));
-    }
-  } else {
-    for (size_t m = 0; m < node_mean_.size(); ++m) {
-      tree_.leaf_index.push_back(static_cast<int>(m));
-      tree_.leaf_value.push_back(node_mean_[m]);
-    }
-  }
+  task_->write_leaf(end - begin, node_weights(), tree_);
   tree_.leaf_begin.push_back(static_cast<int>(tree_.leaf_index.size()));
 }
 
@@ -214,12 +129,13 @@ bool TreeTrainer::gather_feature(int feature, size_t begin, size_t end) {
     }
     const double count = static_cast<double>(n);
     sd_of[column - first] = std::sqrt(std::max(0.0, (sum_squares - sum * sum / count) / count));
-    if (options_.paper() && varies) {
+    const double resolution = rules_.column_resolution();
+    if (varies && resolution > 0.0) {
       // The authors' rule: a column varies if two consecutive values are
       // more than 1e-10 apart.
       double largest_step = 0.0;
       for (size_t i = 1; i < n; ++i) largest_step = std::max(largest_step, std::abs(out[i] - out[i - 1]));
-      varies = largest_step > DirectionFinder::kPaperResolution;
+      varies = largest_step > resolution;
     }
     if (varies) {
       last_varying = column;
@@ -346,7 +262,7 @@ constexpr size_t kAnyWidth = static_cast<size_t>(-1);
 
 /**
  * Stable partition of the n rows `rows` and, beside them, their `width`
- * classes each (kWidth of them, or `width` when kWidth is kAnyWidth)
+ * carried values each (a row's classes; kWidth of them, or `width` when kWidth is kAnyWidth)
  * by u[i] <= threshold (left first), in one pass; returns the left count.
  * Each entry is written to both sides and only the count of its side moves:
  * a good split sends rows either way unpredictably, and a branch would
@@ -378,7 +294,7 @@ size_t partition_with(const double* u, double threshold, size_t n, int* rows, in
   return n_left;
 }
 
-/** partition_with() for `classes` of any width, or null. */
+/** partition_with() for carried values (`classes`) of any width, or none. */
 size_t stable_partition(const double* u, double threshold, size_t n, int* rows, int* classes,
                         size_t width, Buffer<int>& scratch) {
   if (classes == nullptr) width = 0;
@@ -398,31 +314,8 @@ size_t stable_partition(const double* u, double threshold, size_t n, int* rows, 
 bool TreeTrainer::stops(const NodeTask& task) {
   const size_t n = task.end - task.begin;
   const bool too_deep = options_.max_depth > 0 && task.depth >= options_.max_depth;
-  if (n < 2 || n < static_cast<size_t>(options_.min_split) || too_deep || targets_pure()) {
-    return true;
-  }
-  // A child needs min_events rows with an event (see LogRankCriterion).
-  if (data_.is_survival()) return node_hazard_.event_rows() < 2 * static_cast<size_t>(options_.min_events);
-  if (!options_.paper() || data_.is_classification()) return false;
-  // The authors' rule: a node whose outputs all vary less than 1e-6 of the
-  // tree's own variance is a leaf (values_ are centred at the node).
-  const size_t width = data_.n_output();
-  if (task.depth == 0) {
-    root_variance_.assign(width, 0.0);
-    for (size_t i = 0; i < n; ++i) {
-      for (size_t m = 0; m < width; ++m) root_variance_[m] += values_[i * width + m] * values_[i * width + m];
-    }
-    for (double& v : root_variance_) v /= static_cast<double>(n - 1);
-  }
-  for (size_t m = 0; m < width; ++m) {
-    double sum_squares = 0.0;
-    for (size_t i = 0; i < n; ++i) sum_squares += values_[i * width + m] * values_[i * width + m];
-    if (!(sum_squares / static_cast<double>(n) <
-          DirectionFinder::kPaperVarianceRatio * root_variance_[m])) {
-      return false;
-    }
-  }
-  return true;
+  return n < 2 || n < static_cast<size_t>(options_.min_split) || too_deep ||
+         task_->stops(n, task.depth);
 }
 
 TreeTrainer::Cut TreeTrainer::best_cut(size_t n, size_t n_direction) {
@@ -441,7 +334,7 @@ TreeTrainer::Cut TreeTrainer::best_cut(size_t n, size_t n_direction) {
     }
     Direction& direction = finder_.direction(d);
     finder_.project_precisely(direction, u);
-    if (!options_.paper()) {
+    if (!rules_.first_direction_wins_ties()) {
       search_.sweep(u, min_leaf, static_cast<int>(d), rng_, best);
       continue;
     }
@@ -450,7 +343,7 @@ TreeTrainer::Cut TreeTrainer::best_cut(size_t n, size_t n_direction) {
     // at random, between directions the first (strongest) wins.
     double norm = 0.0;
     for (const auto& entry : direction.exact) norm += entry.second * entry.second;
-    search_.set_resolution(DirectionFinder::kPaperResolution * std::sqrt(norm));
+    search_.set_resolution(rules_.cut_resolution(norm));
     BestSplit own;
     search_.sweep(u, min_leaf, static_cast<int>(d), rng_, own);
     if (own.direction >= 0 && (best.direction < 0 || own.gain > best.gain + search_.tolerance())) {
@@ -460,8 +353,7 @@ TreeTrainer::Cut TreeTrainer::best_cut(size_t n, size_t n_direction) {
   Cut cut;
   if (best.direction < 0 || !(best.gain > search_.tolerance())) return cut;
   cut.direction = best.direction;
-  cut.threshold = options_.paper() ? midpoint_threshold(best.lo, best.hi)
-                                   : short_threshold(best.lo, best.hi);
+  cut.threshold = rules_.threshold(best.lo, best.hi);
   cut.gain = best.gain;
   cut.n_left = best.n_left;
   double* u = projection_.data() + static_cast<size_t>(cut.direction) * n;
@@ -496,7 +388,11 @@ TreeTrainer::Cut TreeTrainer::two_point_cut(const NodeTask& task) {
 
 void TreeTrainer::grow_node(const NodeTask& task, std::vector<NodeTask>& next) {
   const size_t n = task.end - task.begin;
-  gather_targets(task.begin, task.end);
+  if (weighted_) {
+    weights_.resize(n);
+    for (size_t i = 0; i < n; ++i) weights_[i] = data_.weight[rows_[task.begin + i]];
+  }
+  task_->gather(rows_.data(), task.begin, task.end, node_weights());
   if (stops(task)) {
     make_leaf(task.begin, task.end);
     return;
@@ -512,26 +408,18 @@ void TreeTrainer::grow_node(const NodeTask& task, std::vector<NodeTask>& next) {
   block.p = columns_.size();
   block.columns = columns_.data();
   block.column_sd = column_sd_.data();
-  block.classes = classes_.data();
-  block.values = values_.data();
-  block.weights = weighted_ ? weights_.data() : nullptr;
-  block.root_variance = root_variance_.data();
+  block.weights = node_weights();
   const size_t n_direction = finder_.find(block, rng_);
   if (n_direction == 0) {
     make_leaf(task.begin, task.end);
     return;
   }
-  NodeTargets targets;
-  targets.classes = classes_.data();
-  targets.values = values_.data();
-  targets.weights = weighted_ ? weights_.data() : nullptr;
-  targets.time_rank = node_rank_.data();
-  targets.event = node_event_.data();
-  targets.n = n;
-  targets.width = data_.n_output();
+  NodeTargets targets = task_->targets(n);
+  targets.weights = node_weights();
   search_.set_node(targets);
-  const Cut cut = options_.paper() && finder_.two_rows().first >= 0 ? two_point_cut(task)
-                                                                    : best_cut(n, n_direction);
+  const Cut cut = rules_.cut_between_two_rows() && finder_.two_rows().first >= 0
+                      ? two_point_cut(task)
+                      : best_cut(n, n_direction);
   if (cut.direction < 0) {
     make_leaf(task.begin, task.end);
     return;
@@ -553,12 +441,12 @@ void TreeTrainer::split(const NodeTask& task, std::vector<NodeTask>& next, Featu
   }
   tree_.split_begin.push_back(static_cast<int>(tree_.column.size()));
 
-  // The node's rows, and their classes, go to the children in order.
+  // The node's rows, and what the task carries with them, go to the
+  // children in order.
   const double* u = projection_.data() + static_cast<size_t>(cut.direction) * n;
-  const size_t width = data_.n_output();
-  int* classes = data_.is_classification() ? row_classes_.data() + task.begin * width : nullptr;
-  const size_t n_left = stable_partition(u, cut.threshold, n, rows_.data() + task.begin, classes,
-                                         width, scratch_rows_);
+  const size_t n_left = stable_partition(u, cut.threshold, n, rows_.data() + task.begin,
+                                         task_->carried(task.begin), task_->carried_width(),
+                                         scratch_rows_);
   if (cut.n_left != kUnknownLeft && n_left != cut.n_left) {
     throw std::logic_error("split partition disagrees with its search");
   }

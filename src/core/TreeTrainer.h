@@ -12,9 +12,10 @@
 #include "FeatureWeights.h"
 #include "Options.h"
 #include "Rng.h"
+#include "Rules.h"
 #include "Runtime.h"
 #include "SplitSearch.h"
-#include "SurvivalNode.h"
+#include "Task.h"
 #include "Tree.h"
 
 namespace ccforest {
@@ -24,11 +25,13 @@ namespace ccforest {
  *
  * Nodes are grown breadth first from a queue rather than by recursion, so a
  * deep tree cannot overflow the stack, and nodes are finished in index order.
- * At each node the trainer gathers the node's targets and a sample of its
- * features, asks the DirectionFinder for candidate directions and the
- * SplitSearch (one SplitCriterion) for the best cut along them, and
- * partitions the node's rows. All randomness comes from the tree's own
- * stream, in a fixed order.
+ * At each node the trainer has the task (TreeTask, Task.h) gather the
+ * node's targets, gathers a sample of its features, asks the DirectionFinder
+ * for candidate directions and the SplitSearch (one SplitCriterion) for the
+ * best cut along them, and partitions the node's rows. What differs between
+ * tasks is the task's, what differs between variants is asked of the
+ * Rules (Rules.h). All randomness comes from the tree's own stream, in a
+ * fixed order.
  */
 class TreeTrainer {
  public:
@@ -59,12 +62,6 @@ class TreeTrainer {
   };
 
   void grow_node(const NodeTask& task, std::vector<NodeTask>& next);
-  void gather_targets(size_t begin, size_t end);
-  /** Survival (TreeTrainerSurvival.cpp): the node's hazard fit and residuals. */
-  void gather_survival_targets(size_t begin, size_t end);
-  /** Survival: the leaf's Nelson-Aalen counts, from the node's fit. */
-  void add_survival_leaf();
-  bool targets_pure() const;
   /** Whether the node is a leaf before any split is sought. */
   bool stops(const NodeTask& task);
   void make_leaf(size_t begin, size_t end);
@@ -79,23 +76,22 @@ class TreeTrainer {
   Cut two_point_cut(const NodeTask& task);
   void split(const NodeTask& task, std::vector<NodeTask>& next, FeatureSet features, const Cut& cut);
   double value(size_t row, int column) const;
+  const double* node_weights() const { return weighted_ ? weights_.data() : nullptr; }
 
   const Data& data_;
   const TreeOptions& options_;
+  const Rules rules_;
   const Runtime* runtime_;
   Rng rng_;
   uint64_t impute_key_;
   Tree tree_;
+  std::unique_ptr<TreeTask> task_;
   SplitSearch search_;
   DirectionFinder finder_;
 
   const bool weighted_;             // rows weighted within the tree (see Data::weight)
   Buffer<int> rows_;                // sample indices; each node owns a contiguous range
   Buffer<double> weights_;          // node row weights, in node order (weighted trees)
-  Buffer<int> classes_;             // node targets, row-major (classification)
-  Buffer<double> values_;           // node targets, row-major and centred (regression)
-  std::vector<double> node_mean_;   // node means of the outputs (regression)
-  std::vector<double> root_variance_;  // regression, variant paper: each output's, over the tree's rows
   std::vector<int> selected_;       // features sampled at the node
   std::vector<int> columns_;        // their matrix columns
   std::vector<double> column_sd_;   // the standard deviation of each column of xs_ at the node
@@ -104,15 +100,7 @@ class TreeTrainer {
   Buffer<double> xs_;               // node rows x selected columns, column-major
   size_t xs_used_ = 0;              // entries of xs_ in use
   Buffer<double> projection_;       // node rows x directions, column-major
-  Buffer<int> scratch_rows_;        // the right child's rows (or classes) while partitioning
-  // Classification: each row's classes, row-major in node order beside rows_
-  // (and partitioned with it), so a node's classes are read in sequence.
-  Buffer<int> row_classes_;
-  std::vector<double> leaf_totals_;
-  // Survival: the node rows' time ranks and events, and the node's fit.
-  Buffer<int> node_rank_;
-  Buffer<int> node_event_;
-  NodeHazard node_hazard_;
+  Buffer<int> scratch_rows_;        // the right child's rows (and carried values) while partitioning
   std::vector<std::pair<size_t, size_t>> moved_;  // feature sampling: swapped positions
   std::vector<char> is_dropped_;    // all zero between nodes
   const bool weighted_features_;    // options_.feature_weights given
