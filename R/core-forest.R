@@ -12,6 +12,11 @@
 #               see exact_row_sums()), so that forests grown as ranges and
 #               combined (combine_forests()) have the same importance as one
 #               forest grown at once
+#   limits      how often each limit ccforest adds to the paper acted while
+#               the trees grew (max_directions, direction_ratio,
+#               bootstrap_max_rows, exact_split_max_rows; see LimitCounts in
+#               src/core/Options.h), counted by the core, so that print()
+#               says which of them changed the fit; absent before 0.4.0
 #   data_hash   a fingerprint of the training data as the core saw it, so
 #               that only ranges grown from the same data are combined
 #   weights_hash  a fingerprint of the row weights (case and class weights;
@@ -148,10 +153,23 @@ new_forest <- function(grown, first_tree, training) {
     first_tree = as.integer(first_tree),
     importance = importance$sum,
     exact_remainder = importance$tail,
+    limits = limit_counts(grown$limits),
     data_hash = training_fingerprint(training),
     weights_hash = ccf_fingerprint_cpp(unname(training[c("weights", "uniform_weights")]))
   )
 }
+
+#' The limits the core counted (a column per range of trees grown apart),
+#' summed and named
+#' @noRd
+limit_counts <- function(counts) {
+  stats::setNames(rowSums(counts), limit_names)
+}
+
+#' The limits beyond the paper the core counts, in its order (LimitCounts)
+#' @noRd
+limit_names <- c("max_directions", "direction_ratio", "bootstrap_max_rows",
+                 "exact_split_max_rows")
 
 #' The exact sum of each row of a matrix: `sum`, rounded once to the nearest
 #' double, and `tail`, the rest of its canonical expansion (zero padded
@@ -241,6 +259,12 @@ forest_problem <- function(forest, n_feature) {
   if (!is.null(tail) && (!is.double(tail) || !is.matrix(tail) || nrow(tail) != n_feature ||
                          !all(is.finite(tail)))) {
     return("its stored importance does not match its features")
+  }
+  limits <- forest[["limits"]]
+  if (!is.null(limits) && (!is.double(limits) || !identical(names(limits), limit_names) ||
+                           !all(is.finite(limits)) || any(limits < 0) ||
+                           any(limits != round(limits)))) {
+    return("its counts of the limits that acted are unreadable")
   }
   for (field in c("data_hash", "weights_hash")) {
     hash <- forest[[field]]

@@ -82,8 +82,8 @@ combine_forests <- function(...) {
     check_same_forest(forests[[i]], labels[[i]], reference, labels[[1L]])
   }
   check_tree_ranges(forests, labels)
-  known <- c("format", "trees", "first_tree", "importance", "exact_remainder", "data_hash",
-             "weights_hash")
+  known <- c("format", "trees", "first_tree", "importance", "exact_remainder", "limits",
+             "data_hash", "weights_hash")
   unknown <- setdiff(unique(unlist(lapply(forests, function(f) names(f$forest)))), known)
   if (length(unknown) > 0L) {
     stop(sprintf(paste0(
@@ -104,9 +104,11 @@ combine_forests <- function(...) {
     first_tree = reference$forest$first_tree,
     importance = importance$sum,
     exact_remainder = importance$tail,
+    limits = combined_limits(forests),
     data_hash = reference$forest$data_hash,
     weights_hash = reference$forest$weights_hash
   )
+  if (is.null(fit$forest$limits)) fit$forest$limits <- NULL
   if (!is.null(reference$quantile)) {
     # The training outputs are the same for every part (checked); each
     # tree's leaf samples follow their tree.
@@ -267,4 +269,15 @@ combined_call <- function(call, n_tree, first_tree) {
   call$n_tree <- as_written(n_tree, call$n_tree)
   call$first_tree <- if (first_tree == 1L) NULL else as_written(first_tree, call$first_tree)
   call
+}
+
+#' The counts of the limits that acted in every part, summed; NULL when a
+#' part was grown before the core counted them
+#' @noRd
+combined_limits <- function(forests) {
+  parts <- lapply(forests, function(f) f$forest[["limits"]])
+  if (any(vapply(parts, is.null, logical(1)))) {
+    return(NULL)
+  }
+  Reduce(`+`, parts)
 }

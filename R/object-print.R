@@ -182,55 +182,26 @@ beyond_paper_label <- function(opts, acting = c(max_directions = TRUE, direction
   paste(shown, collapse = ", ")
 }
 
-#' Whether the defaults beyond the paper change this fit at all:
-#' `onehot_max_levels` only when a factor had more levels (it was valued by
-#' the outputs instead of expanded); `max_directions` only when a node can
-#' have more canonical (or principal) directions than it keeps: at most one
-#' per encoded column of the features sampled, and for the CCA one per output
-#' column less one per output's classes (K - 1 for K classes, bins - 1 with
-#' `output_bins`). Rotations and axes have none to drop. `direction_ratio`
-#' for classification when a node can have two canonical directions or more
-#' and more than one is kept. `bootstrap_max_rows`
-#' only when a tree's root, with projection bootstrapping of canonical or
-#' principal directions, has more rows than it.
+#' Whether the defaults beyond the paper changed this fit at all, as the
+#' core counted while growing it (fit$forest$limits; see LimitCounts in
+#' src/core/Options.h): `max_directions` when a node's search of its ranked
+#' directions ended at the limit, `direction_ratio` when it ended earlier on
+#' a direction too weak against the first, `bootstrap_max_rows` when a node drew
+#' fewer rows for its CCA than it had, `exact_split_max_rows` when a node was
+#' searched binned. `onehot_max_levels` when a factor had more levels (it was
+#' valued by the outputs instead of expanded). A fit grown before the core
+#' counted (0.3.0 and earlier) shows every limit it sets.
 #' @noRd
 acting_options <- function(object) {
-  opts <- object$options
-  bp <- object$blueprint
-  onehot <- any(bp$feature_type == "scored")
-  projection <- opts$projection %||% "cca"
-  kept <- opts$max_directions %||% 0L
-  directions <- FALSE
-  ratio <- FALSE
-  if (projection %in% c("cca", "pca")) {
-    widths <- diff(bp$feature_start)
-    sampled <- sum(utils::head(sort(widths, decreasing = TRUE), opts$mtry))
-    response <- object$response
-    from_outputs <- if (object$task == "classification") {
-      sum(response$n_class - 1L)
-    } else if (object$task == "survival") {
-      response$survival$n_cause * (opts$survival_intervals %||% 1L)
-    } else if (!identical(opts$output_bins %||% 0L, 0L)) {
-      opts$output_bins - 1L
-    } else {
-      response$n_output
-    }
-    possible <- if (projection == "pca") sampled else min(sampled, from_outputs)
-    directions <- kept > 0L && possible > kept
-    ratio <- object$task == "classification" && projection == "cca" &&
-      (opts$direction_ratio %||% 0) > 0 && possible >= 2L && kept != 1L
+  onehot <- any(object$blueprint$feature_type == "scored")
+  counts <- object$forest[["limits"]]
+  acted <- if (is.null(counts)) {
+    stats::setNames(rep(TRUE, length(limit_names)), limit_names)
+  } else {
+    counts[limit_names] > 0
   }
-  # A tree's rows are its root's: every row, or its sample.
-  cap <- opts$bootstrap_max_rows %||% 0L
-  root_rows <- object$n_obs * min(1, sum(opts$sample_fraction %||% 1))
-  bootstrap <- cap > 0L && identical(opts$sampling, "projection") &&
-    projection %in% c("cca", "pca") && root_rows > cap
-  exact <- opts$exact_split_max_rows %||% 0L
-  # The log-rank rule has no binned search: every survival node is searched
-  # exhaustively.
-  binned <- exact > 0L && root_rows > exact && object$task != "survival"
-  c(max_directions = directions, direction_ratio = ratio, onehot_max_levels = onehot,
-    bootstrap_max_rows = bootstrap, exact_split_max_rows = binned)
+  c(acted[c("max_directions", "direction_ratio")], onehot_max_levels = onehot,
+    acted[c("bootstrap_max_rows", "exact_split_max_rows")])
 }
 
 #' @noRd

@@ -112,8 +112,14 @@ Rcpp::List ccf_grow_cpp(const Rcpp::List& training, const Rcpp::List& options, d
   if (progress < 0 || progress > 2) Rcpp::stop("internal error: invalid progress style");
   const Runtime runtime =
       r_runtime(host, n_thread, static_cast<ProgressStyle>(progress), "Growing trees");
-  auto sink = [&](size_t begin, std::vector<std::vector<uint8_t>>& encoded,
-                  std::vector<double>& tree_importance) {
+  // How often each limit beyond the paper acted (LimitCounts), summed over
+  // the trees: a one-column matrix, so that ranges grown apart (futures)
+  // bind like the importance.
+  LimitCounts acted;
+  auto sink = [&](size_t begin, GrownBatch& batch) {
+    std::vector<std::vector<uint8_t>>& encoded = batch.encoded;
+    const std::vector<double>& tree_importance = batch.importance;
+    for (const LimitCounts& c : batch.limits) acted += c;
     for (size_t i = 0; i < encoded.size(); ++i) {
       std::vector<uint8_t> bytes;
       bytes.swap(encoded[i]);
@@ -147,7 +153,14 @@ Rcpp::List ccf_grow_cpp(const Rcpp::List& training, const Rcpp::List& options, d
   guarded([&] { grow_forest(data, forest, model, runtime, sink); },
           "out of memory while growing the forest; reduce `n_tree`, or grow smaller trees with a "
           "larger `min_leaf` or a `max_depth`");
-  return named_list({{"trees", trees}, {"importance", expansions_to_r(importance)}});
+  // In LimitCounts' order; R names them (new_forest()).
+  Rcpp::NumericMatrix limits(Rcpp::Shield<SEXP>(alloc_matrix(REALSXP, 4, 1)));
+  limits[0] = static_cast<double>(acted.max_directions);
+  limits[1] = static_cast<double>(acted.direction_ratio);
+  limits[2] = static_cast<double>(acted.bootstrap_max_rows);
+  limits[3] = static_cast<double>(acted.exact_split_max_rows);
+  return named_list(
+      {{"trees", trees}, {"importance", expansions_to_r(importance)}, {"limits", limits}});
 }
 
 // Out-of-bag sums of a forest grown on samples (and, if asked, its out-of-bag

@@ -113,6 +113,7 @@ MatrixXd DirectionFinder::data_directions(size_t n) {
     // tree's rows, a sample of that size already pins the directions down.
     const size_t cap = static_cast<size_t>(options_.bootstrap_max_rows);
     const size_t draws = cap > 0 && n > cap ? cap : n;
+    counts_.bootstrap_max_rows += draws < n;
     sample_.resize(draws);
     if (block_.weights != nullptr) {
       cumulative_.resize(n);
@@ -190,6 +191,12 @@ size_t DirectionFinder::round_directions(const MatrixXd& directions, size_t n_ra
     // Ranked directions beyond the strongest `limit` that survive, or past
     // the strong ones, are never searched.
     if (static_cast<size_t>(d) < n_ranked && (kept == limit || static_cast<size_t>(d) >= n_strong)) {
+      // What ended the search: the limit reached, or else the ratio.
+      if (kept == limit) {
+        ++counts_.max_directions;
+      } else {
+        ++counts_.direction_ratio;
+      }
       d = static_cast<Eigen::Index>(n_ranked) - 1;
       continue;
     }

@@ -63,6 +63,8 @@ class DirectionFinder {
   size_t find(const NodeBlock& block, Rng& rng);
 
   Direction& direction(size_t d) { return directions_[d]; }
+  /** The limits that acted at the nodes so far (the split search counts binned searches). */
+  const LimitCounts& limit_counts() const { return counts_; }
   /** Candidates at the end that are the features' own axes. */
   size_t axes() const { return axes_; }
 
@@ -131,6 +133,7 @@ class DirectionFinder {
   // classification node, strongest first; empty where direction_ratio does
   // not act (other tasks, principal components, two distinct rows).
   std::vector<double> strengths_;
+  LimitCounts counts_;
 };
 
 }  // namespace ccforest

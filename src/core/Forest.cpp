@@ -59,24 +59,28 @@ void grow_forest(const Data& data, const ForestOptions& options, const ModelShap
   // Per tree, until its batch is handed over.
   std::vector<std::vector<uint8_t>> encoded(n_tree);
   std::vector<std::vector<double>> importance(n_tree);
+  std::vector<LimitCounts> limits(n_tree);
 
   auto grow = [&](size_t i) {
     const uint64_t t = options.first_tree + i;
     TreeTrainer trainer(data, options.tree, options.seed, t, entropy.get(), &runtime);
     const Tree tree = trainer.grow();
+    limits[i] = trainer.limit_counts();
     importance[i] = tree_projection_importance(tree, data);
     encoded[i] = encode_tree(tree, shape);
   };
   auto hand_over = [&](size_t begin, size_t end) {
-    std::vector<std::vector<uint8_t>> batch(end - begin);
-    std::vector<double> batch_importance;
-    batch_importance.reserve((end - begin) * n_feature);
+    GrownBatch batch;
+    batch.encoded.resize(end - begin);
+    batch.importance.reserve((end - begin) * n_feature);
     for (size_t i = begin; i < end; ++i) {
-      batch[i - begin].swap(encoded[i]);
-      batch_importance.insert(batch_importance.end(), importance[i].begin(), importance[i].end());
+      batch.encoded[i - begin].swap(encoded[i]);
+      batch.importance.insert(batch.importance.end(), importance[i].begin(), importance[i].end());
       std::vector<double>().swap(importance[i]);
     }
-    sink(begin, batch, batch_importance);
+    batch.limits.assign(limits.begin() + static_cast<std::ptrdiff_t>(begin),
+                        limits.begin() + static_cast<std::ptrdiff_t>(end));
+    sink(begin, batch);
   };
   run_batched(runtime, n_tree, grow, hand_over);
 }

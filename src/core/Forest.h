@@ -15,13 +15,19 @@
 namespace ccforest {
 
 /**
- * Receives each batch of grown trees on the calling thread, in tree order:
- * `encoded[i]` is tree begin + i in stored form and `importance` holds its
- * projection importance (one row of n_feature values per tree). The receiver
+ * A batch of grown trees: `encoded[i]` is tree begin + i in stored form,
+ * `importance` its projection importance (n_feature values per tree) and
+ * `limits` the limits that acted while it grew (one per tree). The receiver
  * may take the vectors' contents (they are not used again).
  */
-using BatchSink = std::function<void(size_t begin, std::vector<std::vector<uint8_t>>& encoded,
-                                     std::vector<double>& importance)>;
+struct GrownBatch {
+  std::vector<std::vector<uint8_t>> encoded;
+  std::vector<double> importance;
+  std::vector<LimitCounts> limits;
+};
+
+/** Receives each batch of grown trees on the calling thread, in tree order. */
+using BatchSink = std::function<void(size_t begin, GrownBatch& batch)>;
 
 /**
  * Grows trees options.first_tree, ..., options.first_tree + options.n_tree - 1

@@ -165,6 +165,31 @@ struct TreeOptions {
   }
 };
 
+/**
+ * How often the limits ccforest adds to the paper acted while trees grew,
+ * so that a fit can say which of them changed it (print() in R) without
+ * repeating the core's rules: nodes whose ranked directions were cut short
+ * by max_directions (the limit reached) or else by direction_ratio (a
+ * direction too weak against the first); nodes whose projection
+ * bootstrap drew bootstrap_max_rows rows instead of as many as the node
+ * had; directions searched binned because their node had more than
+ * exact_split_max_rows rows.
+ */
+struct LimitCounts {
+  uint64_t max_directions = 0;
+  uint64_t direction_ratio = 0;
+  uint64_t bootstrap_max_rows = 0;
+  uint64_t exact_split_max_rows = 0;
+
+  LimitCounts& operator+=(const LimitCounts& other) {
+    max_directions += other.max_directions;
+    direction_ratio += other.direction_ratio;
+    bootstrap_max_rows += other.bootstrap_max_rows;
+    exact_split_max_rows += other.exact_split_max_rows;
+    return *this;
+  }
+};
+
 /** Settings for a whole forest, or for the range of its trees grown in one call. */
 struct ForestOptions {
   ForestOptions(int n_tree, uint64_t seed, TreeOptions tree, uint64_t first_tree = 0)

@@ -71,6 +71,7 @@ void value_range(const double* u, size_t n, double& lo, double& hi) {
 void SplitSearch::sweep(const double* u, size_t min_leaf, int direction, Rng& rng,
                         BestSplit& best) {
   if (exact_max_rows_ > 0 && n_ > exact_max_rows_ && binned_sweep(u, min_leaf, direction, rng, best)) {
+    ++binned_searches_;
     return;
   }
   sorter_.sort(u, n_);

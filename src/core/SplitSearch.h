@@ -94,6 +94,9 @@ class SplitSearch {
    */
   void random_cut(const double* u, size_t min_leaf, int direction, Rng& rng, BestSplit& best);
 
+  /** Directions searched binned so far (see LimitCounts). */
+  uint64_t binned_searches() const { return binned_searches_; }
+
   /** The gain of sending the rows with u <= threshold left; -inf if a child has no weight. */
   double gain_at(const double* u, double threshold);
 
@@ -113,6 +116,7 @@ class SplitSearch {
   SplitRule rule_;
   bool authors_tolerance_;
   size_t exact_max_rows_;
+  uint64_t binned_searches_ = 0;
   std::unique_ptr<SplitCriterion> criterion_;
   size_t n_ = 0;
   double base_ = 0.0;

@@ -69,6 +69,12 @@ Tree TreeTrainer::grow() {
   return std::move(tree_);
 }
 
+LimitCounts TreeTrainer::limit_counts() const {
+  LimitCounts counts = finder_.limit_counts();
+  counts.exact_split_max_rows = search_.binned_searches();
+  return counts;
+}
+
 double TreeTrainer::value(size_t row, int column) const {
   // The one imputation rule of prediction (Predictor.h): missing values reach
   // the core only under random imputation, and any other NaN counts as the

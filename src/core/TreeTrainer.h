@@ -44,6 +44,8 @@ class TreeTrainer {
               const EntropyTable* entropy, const Runtime* runtime = nullptr);
 
   Tree grow();
+  /** The limits that acted while growing the tree (after grow()). */
+  LimitCounts limit_counts() const;
 
  private:
   using FeatureSet = std::shared_ptr<const std::vector<int>>;

@@ -55,8 +55,12 @@ test_that("print() lists only the options beyond the paper that act on the fit",
   set.seed(1)
   d <- data.frame(a = rnorm(200), b = rnorm(200), c = rnorm(200), e = rnorm(200),
                   y = factor(sample(letters[1:4], 200, TRUE)))
-  expect_identical(beyond(ccforest(y ~ ., d, n_tree = 2, seed = 1)),
-                   "max_directions = 2, direction_ratio = 0.9")
+  # Four classes of noise: a node has three canonical directions, but the
+  # second is never within 0.9 of the first, so the ratio, not the limit of
+  # two, ends every search (the core counts which; see the next test).
+  expect_identical(beyond(ccforest(y ~ ., d, n_tree = 2, seed = 1)), "direction_ratio = 0.9")
+  expect_identical(beyond(ccforest(y ~ ., d, n_tree = 2, seed = 1, direction_ratio = 0)),
+                   "max_directions = 2")
   expect_identical(beyond(ccforest(y ~ ., d, n_tree = 2, seed = 1, projection = "rotation")), "none")
   expect_identical(beyond(ccforest(y ~ a + b, d, n_tree = 2, seed = 1)), "direction_ratio = 0.9")
   # Principal components: as many as the sampled columns.
@@ -71,6 +75,60 @@ test_that("print() lists only the options beyond the paper that act on the fit",
   expect_identical(beyond(ccforest(a ~ f + b, d, n_tree = 2, seed = 1)), "onehot_max_levels = 32")
   expect_output(print(summary(ccforest(a ~ f + b, d, n_tree = 2, seed = 1))),
                 "Beyond paper: +onehot_max_levels = 32\n")
+})
+
+test_that("a limit print() leaves out did not act: without it the forest is the same", {
+  set.seed(1)
+  d <- data.frame(a = rnorm(200), b = rnorm(200), c = rnorm(200), e = rnorm(200),
+                  y = factor(sample(letters[1:4], 200, TRUE)))
+  paper_value <- list(max_directions = Inf, direction_ratio = 0, bootstrap_max_rows = Inf,
+                      exact_split_max_rows = Inf)
+  cases <- list(
+    list(formula = mpg ~ ., data = mtcars, option = "max_directions", value = 2L),
+    list(formula = y ~ ., data = d, option = "direction_ratio", value = 0.9),
+    list(formula = Species ~ ., data = iris, option = "max_directions", value = 1L),
+    list(formula = mpg ~ ., data = mtcars, option = "direction_ratio", value = 0.9),
+    list(formula = Species ~ ., data = iris, option = "bootstrap_max_rows", value = 1024L),
+    list(formula = Species ~ ., data = iris, option = "bootstrap_max_rows", value = 40L),
+    list(formula = y ~ ., data = d, option = "exact_split_max_rows", value = 1024L),
+    list(formula = y ~ ., data = d, option = "exact_split_max_rows", value = 50L)
+  )
+  acted <- logical(length(cases))
+  for (i in seq_along(cases)) {
+    case <- cases[[i]]
+    grow <- function(value) {
+      args <- list(case$formula, data = case$data, n_tree = 3, seed = 4)
+      args[[case$option]] <- value
+      do.call(ccforest, args)
+    }
+    fit <- grow(case$value)
+    counts <- fit$forest$limits
+    expect_named(counts, c("max_directions", "direction_ratio", "bootstrap_max_rows",
+                           "exact_split_max_rows"))
+    acted[[i]] <- counts[[case$option]] > 0
+    shown <- grepl(case$option, beyond_paper_label(fit$options, acting_options(fit)), fixed = TRUE)
+    expect_identical(shown, acted[[i]], label = paste(case$option, "shown"))
+    if (!acted[[i]]) {
+      expect_identical(fit$forest$trees, grow(paper_value[[case$option]])$forest$trees,
+                       label = paste(case$option, "=", case$value, "on", i))
+    }
+  }
+  # Each limit acts in some case above and not in another.
+  expect_identical(acted, c(FALSE, TRUE, TRUE, FALSE, FALSE, TRUE, FALSE, TRUE))
+})
+
+test_that("a forest grown before the core counted its limits shows every limit it sets", {
+  fit <- ccforest(Species ~ ., iris, n_tree = 2, seed = 1, direction_ratio = 0)
+  expect_identical(beyond_paper_label(fit$options, acting_options(fit)), "none")
+  old <- as_unsealed(fit)
+  old$forest$limits <- NULL
+  expect_identical(beyond_paper_label(old$options, acting_options(old)),
+                   "max_directions = 2, bootstrap_max_rows = 1024, exact_split_max_rows = 1024")
+  # Combined with such a forest, the counts are unknown, not those of one part.
+  second <- ccforest(Species ~ ., iris, n_tree = 2, seed = 1, direction_ratio = 0, first_tree = 3)
+  expect_null(combine_forests(old, as_unsealed(second))$forest$limits)
+  both <- combine_forests(as_unsealed(fit), as_unsealed(second))
+  expect_identical(both$forest$limits, fit$forest$limits + second$forest$limits)
 })
 
 test_that("the mean tree size printed matches the forest arrays", {

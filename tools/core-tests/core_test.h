@@ -43,6 +43,7 @@ void check(bool ok, const std::string& what);
 struct Grown {
   std::vector<std::vector<uint8_t>> bytes;
   std::vector<double> importance;
+  std::vector<LimitCounts> limits;  // per tree
   EncodedTrees view() const {
     EncodedTrees out;
     for (const auto& b : bytes) out.emplace_back(b.data(), b.size());
@@ -79,6 +80,7 @@ void test_coefficients();
 // forest.cpp
 void test_forest();
 void test_feature_groups();
+void test_limit_counts();
 void test_paper_rules();
 void test_per_tree_and_bagging();
 // codec.cpp

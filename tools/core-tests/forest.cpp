@@ -91,6 +91,61 @@ void test_forest() {
   }
 }
 
+void test_limit_counts() {
+  // Four classes from two scores: a node's CCA has up to three directions.
+  std::mt19937_64 gen(8);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  const int n = 2000, p = 5;
+  std::vector<double> x(n * p), y_real(0);
+  std::vector<int> y(n);
+  for (int i = 0; i < n; ++i) {
+    for (int j = 0; j < p; ++j) x[j * n + i] = normal(gen);
+    const double a = x[i] + 0.5 * x[n + i] + 0.3 * normal(gen), b = x[2 * n + i] - x[3 * n + i];
+    y[i] = (a > 0) + 2 * (b > 0.3 * normal(gen));
+  }
+  const Data data(MatrixMap(x.data(), n, p), {0, 1, 2, 3, 4, 5}, {0, 0, 0, 0, 0},
+                  IntMatrixMap(y.data(), n, 1), {4}, MatrixMap(y_real.data(), n, 0));
+  ModelShape shape;
+  shape.n_column = p;
+  shape.n_class = {4};
+  auto total = [&](TreeOptions tree) {
+    Runtime runtime;
+    const Grown grown = grow(data, ForestOptions(6, 5, tree), shape, runtime);
+    LimitCounts sum;
+    for (const LimitCounts& c : grown.limits) sum += c;
+    check(grown.limits.size() == 6, "one count of the limits per tree");
+    return sum;
+  };
+  TreeOptions plain = tree_options(4, 2, 1, 0, SplitRule::kEntropy, Projection::kCca, true, false);
+  const LimitCounts none = total(plain);
+  check(none.max_directions == 0 && none.direction_ratio == 0 && none.bootstrap_max_rows == 0 &&
+            none.exact_split_max_rows == 0,
+        "no limit acts when none is set");
+  TreeOptions one = plain;
+  one.max_directions = 1;
+  check(total(one).max_directions > 0, "max_directions = 1 acts where a node has two directions");
+  TreeOptions three = plain;
+  three.max_directions = 3;  // four classes: never more than three directions
+  check(total(three).max_directions == 0, "max_directions at the most directions possible never acts");
+  TreeOptions ratio = plain;
+  ratio.direction_ratio = 0.999;
+  const LimitCounts by_ratio = total(ratio);
+  check(by_ratio.direction_ratio > 0 && by_ratio.max_directions == 0,
+        "direction_ratio acts alone when max_directions is off");
+  ratio.max_directions = 1;
+  check(total(ratio).direction_ratio == 0, "direction_ratio never acts beside max_directions = 1");
+  TreeOptions capped = plain;
+  capped.bootstrap_max_rows = 500;
+  check(total(capped).bootstrap_max_rows >= 6, "bootstrap_max_rows acts at each tree's root at least");
+  capped.bootstrap_max_rows = n;
+  check(total(capped).bootstrap_max_rows == 0, "bootstrap_max_rows above every node never acts");
+  TreeOptions binned = plain;
+  binned.exact_split_max_rows = 400;
+  check(total(binned).exact_split_max_rows > 0, "large nodes are searched binned");
+  binned.variant = Variant::kPaper;
+  check(total(binned).exact_split_max_rows == 0, "the authors' rules never search binned");
+}
+
 void test_feature_groups() {
   // One numeric feature and one feature of three independent columns, the
   // class given by the group's last column. A factor's 1-of-K indicators sum

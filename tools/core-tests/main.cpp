@@ -42,9 +42,13 @@ Grown grow(const Data& data, const ForestOptions& options, const ModelShape& sha
   Grown out;
   out.bytes.resize(static_cast<size_t>(options.n_tree));
   grow_forest(data, options, shape, runtime,
-              [&](size_t begin, std::vector<std::vector<uint8_t>>& encoded, std::vector<double>& imp) {
-                for (size_t i = 0; i < encoded.size(); ++i) out.bytes[begin + i].swap(encoded[i]);
-                out.importance.insert(out.importance.end(), imp.begin(), imp.end());
+              [&](size_t begin, GrownBatch& batch) {
+                for (size_t i = 0; i < batch.encoded.size(); ++i) {
+                  out.bytes[begin + i].swap(batch.encoded[i]);
+                }
+                out.importance.insert(out.importance.end(), batch.importance.begin(),
+                                      batch.importance.end());
+                out.limits.insert(out.limits.end(), batch.limits.begin(), batch.limits.end());
               });
   return out;
 }
@@ -67,6 +71,7 @@ int main() {
   test_coefficients();
   test_forest();
   test_feature_groups();
+  test_limit_counts();
   test_codec_damage();
   test_codec_round_trip();
   test_layout();
