@@ -27,17 +27,18 @@
 # per second (requests / total time, one client), and the median time of
 # predict() on one row here, which is the part of a request that is the
 # forest's; the rest is HTTP, JSON and plumber. No competitor: ranger
-# served by vetiver goes through the same plumber layers.
+# served by vetiver goes through the same plumber layers. What it prints goes
+# to bench/results/serving-api.md (.md.tmp with --quick).
 # Needs vetiver, plumber, curl, jsonlite and mlbench.
 
 script_path <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1L])
-source(file.path(dirname(script_path), "common.R"))
-use_private_library()
+source(file.path(dirname(script_path), "..", "common.R"))
+BENCH_OPT <- bench_start(values = c("trees", "requests"))
+bench_record("serving-api", "A forest served by vetiver and plumber: one-row request times")
 
-args <- commandArgs(trailingOnly = TRUE)
-quick <- "--quick" %in% args
-n_tree <- integer_option(args, "--trees", if (quick) 50L else 500L)
-n_request <- integer_option(args, "--requests", if (quick) 50L else 300L)
+quick <- bench_flag(BENCH_OPT, "quick")
+n_tree <- bench_integer(BENCH_OPT, "trees", if (quick) 50L else 500L)
+n_request <- bench_integer(BENCH_OPT, "requests", if (quick) 50L else 300L)
 n_warmup <- 20L
 suppressPackageStartupMessages({
   library(ccforest)
@@ -165,3 +166,4 @@ cat("\ngoal: median one-row request <= 10 ms:",
     paste(sprintf("%s (%s) %s", results$model, results$connection,
                   ifelse(results$median_ms <= 10, "met", "NOT met")), collapse = ", "), "\n")
 cat("load at end:", uptime(), "\n")
+bench_finish()

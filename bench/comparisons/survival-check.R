@@ -19,17 +19,22 @@
 # so here survival.R's functions get the held-out rows' own reverse
 # Kaplan-Meier estimate too (survival.R itself uses the training split's).
 # Both compute the Brier score with weights 1/G(T_i-) for events by t and
-# 1/G(t) for rows still at risk. Nothing is written to bench/results.
+# 1/G(t) for rows still at risk. What it prints goes to
+# bench/results/survival-check.md (--riskregression-lib PATH or
+# RISKREGRESSION_LIB: the library holding riskRegression).
 
-rr_lib <- Sys.getenv("RISKREGRESSION_LIB")
-if (nzchar(rr_lib)) .libPaths(c(.libPaths(), rr_lib))  # last: it must not shadow anything
-if (!requireNamespace("riskRegression", quietly = TRUE)) {
-  stop("riskRegression is needed (see the header for RISKREGRESSION_LIB)", call. = FALSE)
-}
 source(file.path(local({
   f <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))
   if (length(f)) dirname(f[1L]) else "bench"
 }), "survival.R"))
+BENCH_OPT <- bench_start(values = "riskregression-lib",
+                         env = c("riskregression-lib" = "RISKREGRESSION_LIB"))
+rr_lib <- bench_value(BENCH_OPT, "riskregression-lib", "")
+if (nzchar(rr_lib)) .libPaths(c(.libPaths(), rr_lib))  # last: it must not shadow anything
+if (!requireNamespace("riskRegression", quietly = TRUE)) {
+  stop("riskRegression is needed (see the header for RISKREGRESSION_LIB)", call. = FALSE)
+}
+bench_record("survival-check", "survival.R's metrics against riskRegression::Score")
 suppressPackageStartupMessages({
   library(survival)
   library(prodlim)
@@ -120,3 +125,4 @@ for (k in 1:2) {
 
 cat(sprintf("largest difference: %.2e (%s)\n", worst,
             if (worst < 1e-8) "agreement to rounding" else "DISAGREEMENT"))
+bench_finish()

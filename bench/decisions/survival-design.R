@@ -3,7 +3,7 @@
 # ccforest against aorsf on the splits bench/survival.R uses (the same split
 # and learner seeds), in one process, for choosing the defaults.
 #
-#   CCFOREST_LIB=/tmp/lib Rscript bench/survival-design.R configs.R 6 200 out.rds [sets]
+#   Rscript bench/run.R survival-design configs.R 6 200 out.rds [sets] [--lib /tmp/lib]
 #
 # configs.R returns a named list of configurations: list(learner = "aorsf"),
 # or list(args = <ccforest() arguments, or a function of the training split
@@ -18,14 +18,18 @@
 # C-index and IPA (as in bench/survival.R) per configuration go to out.rds;
 # means are printed per data set. Timings are not comparable (one process,
 # shared machine).
-args <- commandArgs(TRUE)
-lib <- Sys.getenv("CCFOREST_LIB")
 here <- dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1L]))
-.libPaths(c(if (nzchar(lib)) lib, file.path(here, "lib"), .libPaths()))
+source(file.path(here, "..", "comparisons", "survival.R"))
+BENCH_OPT <- bench_start(positional = TRUE)
+args <- BENCH_OPT$positional
+if (!length(args) %in% 4:5) {
+  stop("usage: survival-design.R configs.R SPLITS TREES out.rds [sets]", call. = FALSE)
+}
+.libPaths(c(ccforest_libraries(), competitor_library(), .libPaths()))
 suppressPackageStartupMessages({library(survival); library(ccforest)})
-source(file.path(here, "survival.R"))
 configs <- source(args[1])$value
-n_split <- as.integer(args[2]); n_tree <- as.integer(args[3]); out <- args[4]
+n_split <- as_count(args[2], "SPLITS"); n_tree <- as_count(args[3], "TREES"); out <- args[4]
+if (!grepl("[.]rds$", out)) stop(sprintf("the results file must end in .rds, not '%s'", out), call. = FALSE)
 sets <- if (length(args) >= 5) strsplit(args[5], ",")[[1]] else SURV_SETS
 extra_data <- function(name) {
   d <- switch(name,
@@ -91,4 +95,4 @@ for (name in sets) {
   cat(name, "\n")
   print(aggregate(cbind(c_index, ipa) ~ config, r[r$dataset == name, ], mean), digits = 3)
 }
-saveRDS(do.call(rbind, res), out)
+bench_write(do.call(rbind, res), out)

@@ -38,20 +38,18 @@
 
 options(width = 200)
 source(file.path(dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1L])),
-                 "common.R"))
-use_private_library()
+                 "..", "common.R"))
+BENCH_OPT <- bench_start(flags = "cca", values = c("trees", "rows", "options", "out"))
+if (!is.null(BENCH_OPT$out)) bench_record(BENCH_OPT$out, "Training time by phase of a node's growth")
 
-args <- commandArgs(trailingOnly = TRUE)
-trees <- integer_option(args, "--trees", 100L)
-rows <- integer_option(args, "--rows", 15000L)
-at <- match("--options", args)
-options_text <- if (is.na(at)) "list()" else args[at + 1L]
-cca_clock <- "--cca" %in% args
+trees <- bench_integer(BENCH_OPT, "trees", 100L)
+rows <- bench_integer(BENCH_OPT, "rows", 15000L)
+options_text <- bench_value(BENCH_OPT, "options", "list()")
+cca_clock <- bench_flag(BENCH_OPT, "cca")
 extra <- eval(parse(text = options_text))
 if (!is.list(extra)) stop("--options must give a list", call. = FALSE)
 
-root <- normalizePath(file.path(dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE),
-                                                                       value = TRUE)[1L])), ".."))
+root <- normalizePath(dirname(bench_dir()))  # the checkout
 work <- tempfile("node-phases")
 dir.create(file.path(work, "pkg"), recursive = TRUE)
 for (item in c("DESCRIPTION", "NAMESPACE", "R", "src")) {
@@ -212,7 +210,7 @@ run <- function(library_path) {
   if (!is.null(attr(out, "status"))) stop("a fit failed:\n", paste(out, collapse = "\n"), call. = FALSE)
   out
 }
-plain_lib <- if (nzchar(Sys.getenv("CCFOREST_LIB"))) Sys.getenv("CCFOREST_LIB") else ""
+plain_lib <- bench_value(BENCH_OPT, "lib", "")
 cat("fitting (instrumented, then uninstrumented) ...\n")
 timed <- run(lib)
 plain <- run(plain_lib)
@@ -271,3 +269,4 @@ if (cca_clock) {
               100 * sum(cca_all[c("factor", "whiten", "eigen", "back")]) / sum(all_ms)))
 }
 unlink(work, recursive = TRUE)
+if (!is.null(BENCH_OPT$out)) bench_finish(quick = FALSE)

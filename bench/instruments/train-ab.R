@@ -16,15 +16,15 @@
 # comparing changes, and bench/speed.R is the record.
 
 source(file.path(dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1L])),
-                 "common.R"))
+                 "..", "common.R"))
+BENCH_OPT <- bench_start(values = c("rounds", "trees", "out"), positional = TRUE)
+if (!is.null(BENCH_OPT$out)) bench_record(BENCH_OPT$out, "Training CPU time of builds, interleaved (train-ab)")
 
 use_competitors("ranger")  # CRAN's current ranger, from bench/lib (the ratios are to it)
 
-args <- commandArgs(trailingOnly = TRUE)
-rounds <- integer_option(args, "--rounds", 7L)
-trees <- integer_option(args, "--trees", 50L)
-flags <- which(args %in% c("--rounds", "--trees"))
-libs <- if (length(flags) > 0L) args[-c(flags, flags + 1L)] else args
+rounds <- bench_integer(BENCH_OPT, "rounds", 7L)
+trees <- bench_integer(BENCH_OPT, "trees", 50L)
+libs <- BENCH_OPT$positional
 if (length(libs) == 0L) stop("give one or more library paths holding a ccforest build", call. = FALSE)
 missing_lib <- libs[!file.exists(file.path(libs, "ccforest"))]
 if (length(missing_lib) > 0L) {
@@ -60,3 +60,4 @@ for (r in seq_len(rounds)) {
 best <- apply(times, 2L, min)
 print(data.frame(best_cpu_s = best, ratio_to_ranger = round(best / best[["ranger"]], 2)))
 cat(sprintf("load at end: %s\n", machine_info()$load))
+if (!is.null(BENCH_OPT$out)) bench_finish(quick = FALSE)
