@@ -102,8 +102,10 @@ parse_bench_args <- function(args, flags = character(0), values = character(0),
       }
       options[[key]] <- value
     } else {
-      known <- c(paste0("--", sort(setdiff(flags, BENCH_COMMON_FLAGS))),
-                 paste0("--", sort(setdiff(values, BENCH_COMMON_VALUES)), " VALUE"))
+      own_flags <- sort(setdiff(flags, BENCH_COMMON_FLAGS))
+      own_values <- sort(setdiff(values, BENCH_COMMON_VALUES))
+      known <- c(if (length(own_flags)) paste0("--", own_flags),
+                 if (length(own_values)) paste0("--", own_values, " VALUE"))
       stop(sprintf("unknown option --%s; this script takes %s, and %s", key,
                    if (length(known)) paste(known, collapse = ", ") else "no options of its own",
                    "the common --quick, --lib PATH, --threads N, --update, --no-update"),
@@ -144,12 +146,17 @@ BENCH_RUN <- if (exists("BENCH_RUN") && is.environment(BENCH_RUN)) BENCH_RUN els
 # Parses the script's arguments (see parse_bench_args()), applies the common
 # options (--lib puts a private library first, for this process and its
 # children; --no-update keeps use_competitors() from asking CRAN) and records
-# the start of the run for bench_write(). Returns the parsed options; read
+# the start of the run for bench_write(). `threads`: whether the script
+# honours --threads (through bench_threads()). Returns the parsed options; read
 # them with bench_flag(), bench_value(), bench_integer(), bench_list().
 bench_start <- function(flags = character(0), values = character(0), positional = FALSE,
-                        env = character(0), args = commandArgs(trailingOnly = TRUE)) {
+                        env = character(0), threads = FALSE,
+                        args = commandArgs(trailingOnly = TRUE)) {
   parsed <- parse_bench_args(args, flags, values, positional, env)
   o <- parsed$options
+  if (!threads && !is.null(o$threads)) {
+    stop("--threads: this script's design fixes the threads of its fits (see its header)", call. = FALSE)
+  }
   if (!is.null(o$lib)) Sys.setenv(CCFOREST_LIB = o$lib)
   if (!is.null(o$update)) Sys.setenv(CCFOREST_BENCH_UPDATE = if (o$update) "1" else "0")
   use_private_library()
@@ -302,7 +309,8 @@ bench_write <- function(x, file, packages = character(0)) {
     x <- as.character(x)
     if (!BENCH_STAMP_MARK %in% x) {
       at <- if (length(x) && startsWith(x[1L], "# ")) 1L else 0L
-      x <- append(x, c(if (at) "", stamp_table(packages), ""), after = at)
+      blank_after <- length(x) > at && !nzchar(x[at + 1L])
+      x <- append(x, c(if (at) "", stamp_table(packages), if (!blank_after) ""), after = at)
     }
     writeLines(x, part, useBytes = TRUE)
   } else if (kind == "csv") {
@@ -356,7 +364,7 @@ bench_finish <- function(quick = bench_flag(BENCH_RUN$options, "quick"), dir = r
   printed <- readLines(r$file, warn = FALSE)
   bench_write(c(paste("#", r$title), "", stamp_table(), "",
                 sprintf("What `bench/%s` printed:", bench_script()), "", "```", printed, "```"), out)
-  cat(sprintf("wrote %s\n", out))
+  message(sprintf("wrote %s", out))
   invisible(out)
 }
 
@@ -377,8 +385,10 @@ bench_finish <- function(quick = bench_flag(BENCH_RUN$options, "quick"), dir = r
 # the look-up on CRAN when every competitor is already in bench/lib (offline).
 
 # bench/ itself: scripts live one or two levels below it (comparisons/,
-# decisions/survival-defaults/, ...), next to nothing they share.
+# decisions/survival-defaults/, ...), next to nothing they share. Code that
+# sources this file without running a script (the tests) sets BENCH_RUN$root.
 bench_dir <- function() {
+  if (!is.null(BENCH_RUN$root)) return(BENCH_RUN$root)
   f <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))
   dir <- if (length(f)) dirname(normalizePath(f[1L])) else normalizePath("bench", mustWork = FALSE)
   for (i in 0:2) {

@@ -4,12 +4,12 @@
 # Rainforth & Wood 2017, sections 4 and 5).
 #
 #   make install
-#   Rscript bench/accuracy.R                  # full run (see bench/README.md for its run time)
-#   Rscript bench/accuracy.R --quick          # smoke run: 4 small datasets, 1 x 3-fold, 50 trees
-#   Rscript bench/accuracy.R --trees 100      # every learner grows 100 trees (default 500)
-#   Rscript bench/accuracy.R --datasets iris,vehicle   # only these datasets
-#   Rscript bench/accuracy.R --repeats 1      # cap the number of CV repeats of every dataset
-#   Rscript bench/accuracy.R --resume         # reuse the fits already in the output CSV (same
+#   Rscript bench/comparisons/accuracy.R                  # full run (see bench/README.md for its run time)
+#   Rscript bench/comparisons/accuracy.R --quick          # smoke run: 4 small datasets, 1 x 3-fold, 50 trees
+#   Rscript bench/comparisons/accuracy.R --trees 100      # every learner grows 100 trees (default 500)
+#   Rscript bench/comparisons/accuracy.R --datasets iris,vehicle   # only these datasets
+#   Rscript bench/comparisons/accuracy.R --repeats 1      # cap the number of CV repeats of every dataset
+#   Rscript bench/comparisons/accuracy.R --resume         # reuse the fits already in the output CSV (same
 #                                             # data set, repeat, fold, learner and trees) and
 #                                             # run only the missing ones
 #
@@ -54,7 +54,8 @@ source(file.path(dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE)
 # Run as a script, it parses its arguments; bench/decisions/variants.R, which
 # sources it for its definitions, has parsed its own.
 if (sys.nframe() == 0L) {
-  BENCH_OPT <- bench_start(flags = "resume", values = c("trees", "datasets", "repeats"))
+  BENCH_OPT <- bench_start(flags = "resume", values = c("trees", "datasets", "repeats"),
+                           threads = TRUE)
 }
 
 use_competitors("ranger")
@@ -449,5 +450,5 @@ main <- function() {
 }
 
 
-# Run as a script; bench/variants.R sources the definitions above without it.
+# Run as a script; bench/decisions/variants.R sources the definitions above without it.
 if (sys.nframe() == 0L) main()

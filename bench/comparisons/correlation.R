@@ -4,9 +4,9 @@
 # error of ccforest and ranger as artificial correlation grows.
 #
 #   make install
-#   Rscript bench/correlation.R               # full run (see bench/README.md for its run time)
-#   Rscript bench/correlation.R --quick       # smoke run: iris only, 1 x 5-fold, 50 trees, 4 kappas
-#   Rscript bench/correlation.R --trees 200   # trees per forest (default 500)
+#   Rscript bench/comparisons/correlation.R               # full run (see bench/README.md for its run time)
+#   Rscript bench/comparisons/correlation.R --quick       # smoke run: iris only, 1 x 5-fold, 50 trees, 4 kappas
+#   Rscript bench/comparisons/correlation.R --trees 200   # trees per forest (default 500)
 #
 # The paper's transformation, applied to the whole data set after z-scoring
 # every feature (the paper's preprocessing):
@@ -40,7 +40,7 @@
 
 source(file.path(dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1L])),
                  "..", "common.R"))
-BENCH_OPT <- bench_start(values = "trees")
+BENCH_OPT <- bench_start(values = "trees", threads = TRUE)
 
 use_competitors("ranger")  # CRAN's current ranger, from bench/lib
 suppressPackageStartupMessages({

@@ -2,8 +2,8 @@
 # Quantile prediction time (type = "quantiles", quantile regression forests)
 # against ranger's (quantreg = TRUE), measured in the same run.
 #
-#   Rscript bench/quantiles.R            # full run: a few minutes on 2 idle cores
-#   Rscript bench/quantiles.R --quick    # small sizes, seconds
+#   Rscript bench/comparisons/quantiles.R            # full run: a few minutes on 2 idle cores
+#   Rscript bench/comparisons/quantiles.R --quick    # small sizes, seconds
 #
 # Tasks: y = x1 + N(0, 1) with three standard normal features, n training
 # rows, 1,000 new rows to predict (100 with --quick), quantiles 0.1, 0.5 and

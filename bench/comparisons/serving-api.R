@@ -3,9 +3,9 @@
 # direct predict() call in R (issue 35's goal: median request time for one
 # row <= 10 ms through the API).
 #
-#   Rscript bench/serving-api.R                    # 500 trees, 300 requests per model
-#   Rscript bench/serving-api.R --quick            # 50 trees, 50 requests
-#   Rscript bench/serving-api.R --trees 500 --requests 1000
+#   Rscript bench/comparisons/serving-api.R                    # 500 trees, 300 requests per model
+#   Rscript bench/comparisons/serving-api.R --quick            # 50 trees, 50 requests
+#   Rscript bench/comparisons/serving-api.R --trees 500 --requests 1000
 #
 # Models: a classifier of mlbench's LetterRecognition (16 features, 26
 # classes; 16,000 training rows) served with type = "prob" (26
@@ -49,7 +49,7 @@ commit <- tryCatch(
   system2("git", c("-C", dirname(script_path), "rev-parse", "--short", "HEAD"), stdout = TRUE),
   error = function(e) NA_character_)
 uptime <- function() tryCatch(system("uptime", intern = TRUE), error = function(e) NA_character_)
-cat("# bench/serving-api.R\n")
+cat("# bench/comparisons/serving-api.R\n")
 cat(sprintf("commit %s, ccforest %s (%s), vetiver %s, plumber %s, R %s\n", commit,
             utils::packageVersion("ccforest"), dirname(find.package("ccforest")),
             utils::packageVersion("vetiver"), utils::packageVersion("plumber"),

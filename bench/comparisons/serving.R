@@ -3,7 +3,7 @@
 # answers one row at a time, as a web service or a Shiny app calls it, next
 # to ranger (CRAN's current version, bench/lib) in the same process.
 #
-#   Rscript bench/serving.R [--calls 300] [--soak 10000] [--quick]
+#   Rscript bench/comparisons/serving.R [--calls 300] [--soak 10000] [--quick]
 #   Rscript bench/run.R serving --lib /tmp/lib-before --name serving-0.3.0 --calls 40 --soak 0
 #     # another build, its own report (CCFOREST_LIB and CCFOREST_BENCH_NAME work too)
 #

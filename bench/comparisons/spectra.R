@@ -6,9 +6,9 @@
 # tool), on the same folds.
 #
 #   make install
-#   Rscript bench/spectra.R             # full run: 2 x 5-fold, 300 trees (about 2 minutes)
-#   Rscript bench/spectra.R --quick     # smoke run: 1 x 5-fold, 50 trees
-#   Rscript bench/spectra.R --trees 500
+#   Rscript bench/comparisons/spectra.R             # full run: 2 x 5-fold, 300 trees (about 2 minutes)
+#   Rscript bench/comparisons/spectra.R --quick     # smoke run: 1 x 5-fold, 50 trees
+#   Rscript bench/comparisons/spectra.R --trees 500
 #
 # Data:
 #   tecator (caret): 215 meat samples, 100 absorbances (850-1050 nm), and
@@ -34,7 +34,7 @@
 
 source(file.path(dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1L])),
                  "..", "common.R"))
-BENCH_OPT <- bench_start(values = "trees")
+BENCH_OPT <- bench_start(values = "trees", threads = TRUE)
 
 use_competitors(c("ranger", "pls"))
 suppressPackageStartupMessages({

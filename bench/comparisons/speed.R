@@ -2,9 +2,9 @@
 # Speed and size of ccforest next to ranger and aorsf, measured in the same run.
 #
 #   make install
-#   Rscript bench/speed.R            # full run: 12-18 min on 2 idle cores, more on a busy machine
-#   Rscript bench/speed.R --quick    # smaller data, one repetition, about 2 min
-#   Rscript bench/speed.R --reps=5   # more repetitions of every fit
+#   Rscript bench/comparisons/speed.R            # full run: 12-18 min on 2 idle cores, more on a busy machine
+#   Rscript bench/comparisons/speed.R --quick    # smaller data, one repetition, about 2 min
+#   Rscript bench/comparisons/speed.R --reps=5   # more repetitions of every fit
 #
 # Competitors: ranger and aorsf at their current CRAN versions, installed by
 # bench/common.R into bench/lib/ on the first run (results up to 2026-11-26
@@ -61,7 +61,7 @@ source(file.path(dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE)
                  "..", "common.R"))
 # Each fit runs in a child process of this script (`--child SPEC OUT`).
 IS_CHILD <- identical(commandArgs(trailingOnly = TRUE)[1L], "--child")
-if (IS_CHILD) use_private_library() else BENCH_OPT <- bench_start(values = "reps")
+if (IS_CHILD) use_private_library() else BENCH_OPT <- bench_start(values = "reps", threads = TRUE)
 
 N_TREE <- 100L
 N_THREAD <- bench_threads(2L)
@@ -285,7 +285,7 @@ main <- function(opt) {
   reps <- bench_integer(opt, "reps", if (quick) 1L else 3L)
 
   script <- normalizePath(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1L]))
-  if (is.na(script) || !file.exists(script)) stop("run this script with Rscript bench/speed.R")
+  if (is.na(script) || !file.exists(script)) stop("run this script with Rscript bench/comparisons/speed.R")
   for (pkg in c("ccforest", "mlbench")) {
     if (!requireNamespace(pkg, quietly = TRUE)) stop("package '", pkg, "' is not installed")
   }

@@ -1,9 +1,9 @@
 #!/usr/bin/env Rscript
-# Checks bench/survival.R's own metric code against riskRegression::Score on
+# Checks bench/comparisons/survival.R's own metric code against riskRegression::Score on
 # fixed examples: the IPCW Brier score (and its integral), and the IPCW
 # time-dependent AUC of a competing-risk CIF.
 #
-#   RISKREGRESSION_LIB=/path/to/lib Rscript bench/survival-check.R
+#   RISKREGRESSION_LIB=/path/to/lib Rscript bench/comparisons/survival-check.R
 #
 # riskRegression is not on this machine, and CRAN's current version needs rms,
 # which needs R >= 4.4.0. Debian bookworm has it built for this R
@@ -13,7 +13,7 @@
 #   mkdir -p /tmp/rr-debs && cd /tmp/rr-debs
 #   apt-get download $(apt-get install -s r-cran-riskregression | awk '/^Inst/ {print $2}')
 #   for f in *.deb; do dpkg-deb -x "$f" /tmp/rr-root; done
-#   RISKREGRESSION_LIB=/tmp/rr-root/usr/lib/R/site-library Rscript bench/survival-check.R
+#   RISKREGRESSION_LIB=/tmp/rr-root/usr/lib/R/site-library Rscript bench/comparisons/survival-check.R
 #
 # riskRegression estimates the censoring distribution on the data it scores,
 # so here survival.R's functions get the held-out rows' own reverse

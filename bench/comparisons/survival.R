@@ -2,9 +2,9 @@
 # Survival forests: ccforest next to aorsf, ranger and randomForestSRC on
 # right-censored data, and competing risks on mgus2 (issue 24, point 8).
 #
-#   Rscript bench/survival.R               # full run: 20 splits, 500 trees
-#   Rscript bench/survival.R --quick       # 2 splits, 50 trees (writes *.tmp files)
-#   Rscript bench/survival.R --splits 10 --trees 200 --datasets veteran,pbc
+#   Rscript bench/comparisons/survival.R               # full run: 20 splits, 500 trees
+#   Rscript bench/comparisons/survival.R --quick       # 2 splits, 50 trees (writes *.tmp files)
+#   Rscript bench/comparisons/survival.R --splits 10 --trees 200 --datasets veteran,pbc
 #
 # Written before ccforest's survival forests exist: the script first tries a
 # tiny ccforest(Surv(time, status) ~ ., ...) fit and predict(type =
@@ -20,7 +20,7 @@
 #             oobag_pred_type = "none", importance = "none" and attach_data =
 #             FALSE: out-of-bag predictions and ANOVA importance are work
 #             ccforest does not do by default, and the attached copy of the
-#             data would count in the model's size (as in bench/speed.R)
+#             data would count in the model's size (as in bench/comparisons/speed.R)
 #   ranger    ranger(Surv(time, status) ~ ., data, num.trees, num.threads,
 #             seed): log-rank splits, min.node.size 3, out-of-bag C computed
 #             (its defaults)
@@ -70,7 +70,7 @@
 #            (events before censorings at tied times).
 #            IPA = 1 - IBS / IBS of the training split's Kaplan-Meier curve
 #            (the null model; larger is better, 0 = no better than KM).
-#            bench/survival-check.R checks these against riskRegression.
+#            bench/comparisons/survival-check.R checks these against riskRegression.
 #   train s, predict s   wall-clock seconds of the fit, and of predicting the
 #            held-out survival curves at the 50 times (2 threads)
 #   model MB length(serialize(fit, NULL)) / 2^20
@@ -105,14 +105,16 @@
 #
 # Set CCFOREST_LIB to a library path to benchmark a ccforest installed there.
 
-# (bench/survival-check.R sources this file for its metric functions.)
+# (bench/comparisons/survival-check.R sources this file for its metric functions.)
 source(file.path(local({
   f <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))
   if (length(f)) dirname(f[1L]) else "bench"
 }), "..", "common.R"))
 # Run as a script, it parses its arguments; the scripts that source it for
 # its functions have parsed their own.
-if (sys.nframe() == 0L) BENCH_OPT <- bench_start(values = c("splits", "trees", "datasets"))
+if (sys.nframe() == 0L) {
+  BENCH_OPT <- bench_start(values = c("splits", "trees", "datasets"), threads = TRUE)
+}
 
 N_THREAD <- bench_threads(2L)
 N_GRID <- 50L
@@ -501,7 +503,7 @@ main <- function() {
   n_tree <- opt$trees %||% (if (opt$quick) 50L else 500L)
   sets <- opt$datasets %||% SURV_SETS
   partial <- opt$quick || !is.null(opt$splits) || !is.null(opt$trees) || !is.null(opt$datasets)
-  if (!requireNamespace("callr", quietly = TRUE)) stop("bench/survival.R needs callr")
+  if (!requireNamespace("callr", quietly = TRUE)) stop("bench/comparisons/survival.R needs callr")
 
   out_dir <- results_dir()
   dir.create(out_dir, showWarnings = FALSE, recursive = TRUE)

@@ -4,10 +4,10 @@
 # 15 CCTs to match the accuracy of 500 RF trees").
 #
 #   make install
-#   Rscript bench/trees.R                    # full run (see bench/README.md for its run time)
-#   Rscript bench/trees.R --quick            # smoke run: 2 small data sets, 1 x 3-fold, 100 trees
-#   Rscript bench/trees.R --trees 200        # largest forest (default 500); the k grid stops there
-#   Rscript bench/trees.R --datasets vehicle,letter
+#   Rscript bench/comparisons/trees.R                    # full run (see bench/README.md for its run time)
+#   Rscript bench/comparisons/trees.R --quick            # smoke run: 2 small data sets, 1 x 3-fold, 100 trees
+#   Rscript bench/comparisons/trees.R --trees 200        # largest forest (default 500); the k grid stops there
+#   Rscript bench/comparisons/trees.R --datasets vehicle,letter
 #
 # For every fold, one ccforest (defaults) and one ranger (defaults) of N trees
 # are grown once on the training part; the test part is then predicted with
@@ -32,7 +32,7 @@
 
 source(file.path(dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1L])),
                  "..", "common.R"))
-BENCH_OPT <- bench_start(values = c("trees", "datasets"))
+BENCH_OPT <- bench_start(values = c("trees", "datasets"), threads = TRUE)
 
 use_competitors("ranger")  # CRAN's current ranger, from bench/lib
 suppressPackageStartupMessages({
@@ -163,7 +163,7 @@ main <- function() {
     "",
     sprintf("One forest of %d trees per fold and learner (defaults of each package, %d threads),", n_tree, N_THREAD),
     "predicted with its first k trees. Error = % of test rows misclassified, mean over folds",
-    "(same stratified folds for both learners). Data sets as in `bench/accuracy.R`.",
+    "(same stratified folds for both learners). Data sets as in `bench/comparisons/accuracy.R`.",
     "CV \"1x5 (3 of 5 folds)\": the rows are split 5-fold but only the first 3 folds are fitted",
     "and tested (to fit the run-time budget on a shared 2-core machine).",
     "",

@@ -5,9 +5,9 @@
 # splits (issue 38).
 #
 #   make install
-#   Rscript bench/wide.R                 # full run: 4 repeats, 200 trees (about 13 minutes)
-#   Rscript bench/wide.R --quick         # smoke run: 1 repeat, 50 trees, small p
-#   Rscript bench/wide.R --trees 200 --repeats 4 --sim-only | --arrays-only
+#   Rscript bench/comparisons/wide.R                 # full run: 4 repeats, 200 trees (about 13 minutes)
+#   Rscript bench/comparisons/wide.R --quick         # smoke run: 1 repeat, 50 trees, small p
+#   Rscript bench/comparisons/wide.R --trees 200 --repeats 4 --sim-only | --arrays-only
 #
 # Data:
 #   simulated, sparse: n = 1,000 rows of p independent N(0, 1) features, a
@@ -48,7 +48,8 @@
 
 source(file.path(dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1L])),
                  "..", "common.R"))
-BENCH_OPT <- bench_start(flags = c("sim-only", "arrays-only"), values = c("trees", "repeats"))
+BENCH_OPT <- bench_start(flags = c("sim-only", "arrays-only"), values = c("trees", "repeats"),
+                         threads = TRUE)
 
 use_competitors(c("ranger", "spls", "sda", "HiDimDA"))
 suppressPackageStartupMessages({

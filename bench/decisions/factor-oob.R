@@ -14,9 +14,9 @@
 #   onehot   no valuing: onehot_max_levels = Inf
 # The alternatives replace level_scores() in the loaded namespace.
 #
-#   Rscript bench/factor-oob.R               # 8 repeats of every task, ~25 min
-#   Rscript bench/factor-oob.R --quick       # 1 repeat, two tasks, ~1 min
-#   Rscript bench/factor-oob.R --repeats 24 --variants folds3,folds5
+#   Rscript bench/decisions/factor-oob.R               # 8 repeats of every task, ~25 min
+#   Rscript bench/decisions/factor-oob.R --quick       # 1 repeat, two tasks, ~1 min
+#   Rscript bench/decisions/factor-oob.R --repeats 24 --variants folds3,folds5
 #
 # Tasks (bagging, 100 trees, 2 threads; train / test rows):
 #   noise      two noise classes, a factor of 40 levels with probabilities
@@ -40,7 +40,7 @@ source_common <- function() {
   dir
 }
 invisible(source_common())
-BENCH_OPT <- bench_start(values = c("repeats", "variants"))
+BENCH_OPT <- bench_start(values = c("repeats", "variants"), threads = TRUE)
 bench_record("factor-oob", "Out-of-bag estimates with many-level factors: ways of valuing training rows")
 suppressPackageStartupMessages(library(ccforest))
 quick <- bench_flag(BENCH_OPT, "quick")

@@ -10,9 +10,9 @@
 # 2026-11-26 used Debian's 0.14.1).
 #
 #   make install
-#   Rscript bench/factors.R                  # 3 repeats, 200 trees (~5 min)
-#   Rscript bench/factors.R --repeats 5 --output factors-5
-#   CCFOREST_LIB=/tmp/old Rscript bench/factors.R --output factors-old   # another build
+#   Rscript bench/decisions/factors.R                  # 3 repeats, 200 trees (~5 min)
+#   Rscript bench/decisions/factors.R --repeats 5 --output factors-5
+#   CCFOREST_LIB=/tmp/old Rscript bench/decisions/factors.R --output factors-old   # another build
 #
 # Tasks, all simulated so that the factor's role is known:
 #   classes   K = 2, 3 or 5 classes, four numeric features whose class means
@@ -37,7 +37,7 @@
 
 script_path <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1L])
 source(file.path(dirname(script_path), "..", "common.R"))
-BENCH_OPT <- bench_start(values = c("trees", "repeats", "output"))
+BENCH_OPT <- bench_start(values = c("trees", "repeats", "output"), threads = TRUE)
 n_tree <- bench_integer(BENCH_OPT, "trees", 200L)
 repeats <- bench_integer(BENCH_OPT, "repeats", 3L)
 output <- bench_value(BENCH_OPT, "output", "factors")

@@ -7,8 +7,8 @@
 # each alone, on data sets whose nodes exceed 1,024 rows.
 #
 #   make install
-#   Rscript bench/large-nodes.R                 # 500 trees (see below for the folds)
-#   Rscript bench/large-nodes.R --trees 100 --repeats 1
+#   Rscript bench/decisions/large-nodes.R                 # 500 trees (see below for the folds)
+#   Rscript bench/decisions/large-nodes.R --trees 100 --repeats 1
 #
 # Data sets: letter (LetterRecognition, 20,000 x 16, 26 classes), satellite
 # (6,435 x 36, 6 classes), waveform (mlbench.waveform(5000), 3 classes),
@@ -33,7 +33,7 @@
 
 script_path <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1L])
 source(file.path(dirname(script_path), "..", "common.R"))
-BENCH_OPT <- bench_start(values = c("trees", "repeats"))
+BENCH_OPT <- bench_start(values = c("trees", "repeats"), threads = TRUE)
 n_tree <- bench_integer(BENCH_OPT, "trees", 500L)
 repeats <- bench_integer(BENCH_OPT, "repeats", 2L)
 partial <- !is.null(BENCH_OPT$trees) || !is.null(BENCH_OPT$repeats)

@@ -4,14 +4,14 @@
 # test error under option settings that do less work per node, next to the
 # default and to CRAN's ranger, in one run.
 #
-#   Rscript bench/letter-options.R [--seeds 6] [--trees 100]
+#   Rscript bench/decisions/letter-options.R [--seeds 6] [--trees 100]
 #
 # Design: one split of the data (15,000 training rows, 5,000 test rows); for
 # each seed every setting and ranger are fitted once, on one thread, in
 # turn, so that a drift of the machine's speed falls on all of them alike.
 # Reported: the best and mean CPU seconds over the seeds, their ratio to
 # ranger's best, and the mean test error with its standard error over the
-# seeds (of one split: it shows the trade-off's size, bench/accuracy.R is
+# seeds (of one split: it shows the trade-off's size, bench/comparisons/accuracy.R is
 # the test of a default). The settings: the default; searching only the
 # strongest direction (max_directions = 1); also capping the projection
 # bootstrap at 256 rows; and fewer features per node (mtry 4, 3 and 2: the

@@ -9,8 +9,8 @@
 #   paper    variant = "paper": every direction (and the paper's other rules)
 #
 #   make install
-#   Rscript bench/max-directions.R                      # 500 trees, 10 x 5-fold (letter 2 x 5)
-#   Rscript bench/max-directions.R --trees 100 --letter-repeats 6
+#   Rscript bench/decisions/max-directions.R                      # 500 trees, 10 x 5-fold (letter 2 x 5)
+#   Rscript bench/decisions/max-directions.R --trees 100 --letter-repeats 6
 #
 # Error: % misclassified. p: paired two-sided Wilcoxon signed-rank test
 # against CCF over the folds (win/loss: p < 0.05). Time: each learner's total
@@ -20,7 +20,7 @@
 
 script_path <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1L])
 source(file.path(dirname(script_path), "..", "common.R"))
-BENCH_OPT <- bench_start(values = c("trees", "repeats", "letter-repeats"))
+BENCH_OPT <- bench_start(values = c("trees", "repeats", "letter-repeats"), threads = TRUE)
 n_tree <- bench_integer(BENCH_OPT, "trees", 500L)
 repeats <- bench_integer(BENCH_OPT, "repeats", 10L)
 letter_repeats <- bench_integer(BENCH_OPT, "letter-repeats", max(1L, repeats %/% 5L))

@@ -1,6 +1,6 @@
 #!/usr/bin/env Rscript
 # The regression options beyond the paper (issue 14), on more regression
-# tasks than bench/accuracy.R's three, in three sets:
+# tasks than bench/comparisons/accuracy.R's three, in three sets:
 #   development  the tasks the options were first looked at on: accuracy.R's
 #                three (BostonHousing, Servo, Ozone) and the six added when
 #                searched axes looked like a default (Friedman 1-3 with
@@ -14,8 +14,8 @@
 # Everything comes with R, MASS and mlbench.
 #
 #   make install
-#   Rscript bench/regression-options.R                 # 4 x 5-fold CV, 200 trees (~4 min)
-#   Rscript bench/regression-options.R --trees 500 --repeats 6
+#   Rscript bench/decisions/regression-options.R                 # 4 x 5-fold CV, 200 trees (~4 min)
+#   Rscript bench/decisions/regression-options.R --trees 500 --repeats 6
 #
 # Learners, same folds and seeds: CCF (ccforest's defaults: the paper's
 # regression forest), CCF+random axes (axis_candidates = "random"),
@@ -35,7 +35,7 @@
 
 script_path <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1L])
 source(file.path(dirname(script_path), "..", "common.R"))
-BENCH_OPT <- bench_start(values = c("trees", "repeats"))
+BENCH_OPT <- bench_start(values = c("trees", "repeats"), threads = TRUE)
 n_tree <- bench_integer(BENCH_OPT, "trees", 200L)
 repeats <- bench_integer(BENCH_OPT, "repeats", 4L)
 n_thread <- bench_threads(2L)

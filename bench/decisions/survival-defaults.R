@@ -9,24 +9,24 @@
 # configs.R returns a named list of configurations: list(learner = "aorsf")
 # or list(learner = "ranger") (each package's defaults; aorsf without
 # out-of-bag predictions, importance or the attached data, as in
-# bench/survival.R), or list(args = <ccforest() arguments, or a function of
+# bench/comparisons/survival.R), or list(args = <ccforest() arguments, or a function of
 # the training split returning them>, options = <options() set during the
 # fit>); the options ccforest.survival_min_statistic and
 # ccforest.survival_cut_samples of rounds 1 and 2
-# (bench/survival-defaults/round*.R) are read by the package at commit
+# (bench/decisions/survival-defaults/round*.R) are read by the package at commit
 # f8fee39 only, and ccforest.survival_newton of round 5 at 2edb35f only:
 # they lost and were removed (bench/results/survival-defaults.md).
 # Results go to an .rds file (out.rds, stamped: attr(, "bench_stamp"));
 # bench/results/survival-defaults.csv
 # holds every round's, and report.R reads either, e.g.
-#   Rscript bench/survival-defaults/report.R out.rds default
-#   Rscript bench/survival-defaults/report.R bench/results/survival-defaults.csv aorsf holdout
+#   Rscript bench/decisions/survival-defaults/report.R out.rds default
+#   Rscript bench/decisions/survival-defaults/report.R bench/results/survival-defaults.csv aorsf holdout
 # `sets`: comma-separated names, "dev" (the ten development sets) or
 # "holdout" (the five held-out ones); default "dev".
 #
 # Everything runs in this one process, one thread per fit, so that the
 # machine's two cores stay shared: C-index and IPA are computed as
-# bench/survival.R computes them (its functions are sourced; Harrell's C of
+# bench/comparisons/survival.R computes them (its functions are sourced; Harrell's C of
 # the summed cumulative hazard at the training split's event times, IPA over
 # 50 times from the 10th to the 75th percentile of the held-out times), on
 # repeated random 2/3 - 1/3 splits stratified by event whose seeds depend
@@ -34,7 +34,7 @@
 # splits. Data sets larger than 1,500 rows are subsampled once (fixed seed).
 # The printed summary gives, per data set, each configuration's mean and
 # its paired difference to aorsf with the Nadeau-Bengio corrected standard
-# error (sqrt((1/J + 1/2) var(d)), as bench/survival.R). Training times are
+# error (sqrt((1/J + 1/2) var(d)), as bench/comparisons/survival.R). Training times are
 # CPU seconds of one thread in this process: read them as ratios within a
 # run, with the load average printed at the start and end.
 here <- dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1L]))

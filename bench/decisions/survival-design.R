@@ -1,6 +1,6 @@
 #!/usr/bin/env Rscript
 # Design measurements of ccforest's survival forests (issue 24): settings of
-# ccforest against aorsf on the splits bench/survival.R uses (the same split
+# ccforest against aorsf on the splits bench/comparisons/survival.R uses (the same split
 # and learner seeds), in one process, for choosing the defaults.
 #
 #   Rscript bench/run.R survival-design configs.R 6 200 out.rds [sets] [--lib /tmp/lib]
@@ -13,9 +13,9 @@
 # measured as the option ccforest.survival_min_events, is now the argument
 # min_events (give it in `args`); the estimator alternatives of
 # bench/results/survival-design.md (ccforest.survival_average) were measured
-# at commit e10361f and removed after. Data sets: bench/survival.R's five,
+# at commit e10361f and removed after. Data sets: bench/comparisons/survival.R's five,
 # and rotterdam and flchain (survival package) as larger ones. Each split's
-# C-index and IPA (as in bench/survival.R) per configuration go to out.rds;
+# C-index and IPA (as in bench/comparisons/survival.R) per configuration go to out.rds;
 # means are printed per data set. Timings are not comparable (one process,
 # shared machine).
 here <- dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1L]))

@@ -1,12 +1,12 @@
 #!/usr/bin/env Rscript
 # Beyond the paper: ccforest's defaults and options that depart from the
 # paper's algorithm, against ccforest's defaults, the paper's CCF and
-# ranger, on the data sets, folds and seeds of bench/accuracy.R.
+# ranger, on the data sets, folds and seeds of bench/comparisons/accuracy.R.
 #
 #   make install
-#   Rscript bench/variants.R                    # all data sets of accuracy.R
-#   Rscript bench/variants.R --trees 200        # trees per forest (default 500)
-#   Rscript bench/variants.R --datasets iris,servo --repeats 1
+#   Rscript bench/decisions/variants.R                    # all data sets of accuracy.R
+#   Rscript bench/decisions/variants.R --trees 200        # trees per forest (default 500)
+#   Rscript bench/decisions/variants.R --datasets iris,servo --repeats 1
 #
 # Learners:
 #   CCF        ccforest defaults (max_directions = 2, onehot_max_levels = 32):
@@ -34,7 +34,7 @@
 
 script_path <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1L])
 source(file.path(dirname(script_path), "..", "common.R"))
-BENCH_OPT <- bench_start(values = c("trees", "datasets", "repeats"))
+BENCH_OPT <- bench_start(values = c("trees", "datasets", "repeats"), threads = TRUE)
 # accuracy.R's definitions (data sets, folds, imputation for ranger, errors),
 # without running it (it runs only as a script).
 sys.source(file.path(bench_dir(), "comparisons", "accuracy.R"), envir = globalenv())

@@ -1,13 +1,13 @@
 #!/usr/bin/env Rscript
 # Did a change of ccforest move its accuracy? Compares two raw result files of
-# bench/accuracy.R fold by fold: the folds and learner seeds depend only on
+# bench/comparisons/accuracy.R fold by fold: the folds and learner seeds depend only on
 # the data set, the repeat and the fold, so the same row of both files is the
 # same training and test split grown from the same seed, and the difference
 # of the two errors is a paired sample.
 #
 #   cp bench/results/accuracy.csv /tmp/before.csv     # the run before the change
-#   Rscript bench/accuracy.R                          # the run after it
-#   Rscript bench/accuracy-change.R /tmp/before.csv bench/results/accuracy.csv
+#   Rscript bench/comparisons/accuracy.R                          # the run after it
+#   Rscript bench/instruments/accuracy-change.R /tmp/before.csv bench/results/accuracy.csv
 #       [--learners CCF,CCF-Bag,RRF,CCF-axis] [--out bench/results/accuracy-change.md]
 #
 # Prints, for each data set and ccforest learner, the mean error before and

@@ -3,7 +3,7 @@
 # or more builds of ccforest (private libraries) on the same fixed fits.
 #
 #   R CMD INSTALL -l /tmp/libA .      # one build per library
-#   Rscript bench/instructions.R /tmp/libA /tmp/libB [--rows 15000] [--trees 3]
+#   Rscript bench/instruments/instructions.R /tmp/libA /tmp/libB [--rows 15000] [--trees 3]
 #       [--tasks letter,binary,regression] [--options "list(max_directions = 1)"] [--keep DIR]
 #
 # Design: wall-clock and CPU times on a shared machine move by a tenth or more
@@ -11,14 +11,14 @@
 # made of. An instruction count is the same for the same binary and input
 # whatever else the machine does, so two builds can be compared in one
 # short run; it does not see cache misses or branch mispredictions, so a
-# change that pays in instructions must still be timed (bench/train-ab.R,
-# bench/speed.R). Each fit runs in a fresh R process under callgrind with
+# change that pays in instructions must still be timed (bench/instruments/train-ab.R,
+# bench/comparisons/speed.R). Each fit runs in a fresh R process under callgrind with
 # collection on only inside TreeTrainer::grow() (the growing of trees: no R,
 # no encoding, no start-up), one thread, seed 1:
 #
 # - letter: `mlbench::LetterRecognition`, `--rows` random rows (26 classes,
 #   16 features), `--trees` trees;
-# - binary: a simulated two-class task like bench/speed.R's (20 correlated
+# - binary: a simulated two-class task like bench/comparisons/speed.R's (20 correlated
 #   features, the label the sign of a non-linear function of three
 #   combinations plus noise), `--rows` rows;
 # - regression: the same features, a numeric output.

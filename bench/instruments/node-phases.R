@@ -2,9 +2,9 @@
 # Where training time goes, by phase of a node's growth and by node size, on
 # LetterRecognition: the measurement behind issue 26's speed work.
 #
-#   Rscript bench/node-phases.R [--trees 100] [--rows 15000] [--options "list(...)"] [--cca]
+#   Rscript bench/instruments/node-phases.R [--trees 100] [--rows 15000] [--options "list(...)"] [--cca]
 #
-# Design: callgrind's instruction counts (bench/instructions.R) do not see
+# Design: callgrind's instruction counts (bench/instruments/instructions.R) do not see
 # memory waits or the latency of divisions and square roots, and several
 # changes that cut instructions left the time unchanged (issue 26's notes).
 # This script times the phases themselves. It copies the package's sources
@@ -113,7 +113,7 @@ patch_source <- function(file, edits) {
   for (e in edits) {
     found <- gregexpr(e[1L], code, fixed = TRUE)[[1L]]
     if (sum(found > 0L) != 1L) {
-      stop(sprintf("anchor found %d times in src/core/%s (update bench/node-phases.R): %s",
+      stop(sprintf("anchor found %d times in src/core/%s (update bench/instruments/node-phases.R): %s",
                    sum(found > 0L), file, e[1L]), call. = FALSE)
     }
     code <- sub(e[1L], e[2L], code, fixed = TRUE)

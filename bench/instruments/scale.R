@@ -3,9 +3,9 @@
 # workers, and the cost of the future path itself.
 #
 #   make install
-#   Rscript bench/scale.R            # full run: ~10 min on 2 idle cores
-#   Rscript bench/scale.R --quick    # small data, one repetition, < 1 min
-#   Rscript bench/scale.R --reps=3   # best of 3 instead of best of 2
+#   Rscript bench/instruments/scale.R            # full run: ~10 min on 2 idle cores
+#   Rscript bench/instruments/scale.R --quick    # small data, one repetition, < 1 min
+#   Rscript bench/instruments/scale.R --reps=3   # best of 3 instead of best of 2
 #
 # Task: a binary problem with 40,000 rows and 20 correlated numeric features
 # (the label is the sign of a non-linear function of three of them, plus

@@ -3,7 +3,7 @@
 # against ranger, interleaved, on LetterRecognition (the task of issue 12).
 #
 #   R CMD INSTALL -l /tmp/libA .      # one build per library
-#   Rscript bench/train-ab.R /tmp/libA /tmp/libB [--rounds 7] [--trees 50]
+#   Rscript bench/instruments/train-ab.R /tmp/libA /tmp/libB [--rounds 7] [--trees 50]
 #
 # Design: the machines we run on change speed by up to half between runs
 # minutes apart, so builds measured in separate runs cannot be compared.
@@ -13,7 +13,7 @@
 # report is each one's best user CPU time over the rounds and its ratio to
 # ranger's (CRAN's current ranger, from bench/lib/: see bench/common.R;
 # before 2026-11-27 the ratios were to Debian's 0.14.1). Nothing is written to bench/results: this is a tool for
-# comparing changes, and bench/speed.R is the record.
+# comparing changes, and bench/comparisons/speed.R is the record.
 
 source(file.path(dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1L])),
                  "..", "common.R"))

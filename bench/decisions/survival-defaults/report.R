@@ -1,11 +1,11 @@
-# Markdown tables of a bench/survival-defaults.R result file: per data set
+# Markdown tables of a bench/decisions/survival-defaults.R result file: per data set
 # (columns) and configuration (rows), the mean C-index or IPA over the
 # splits and, in brackets, the paired difference to `reference` with the
 # Nadeau-Bengio corrected standard error; then the CPU seconds of training
 # summed over the splits, as a ratio to aorsf's.
 #
-#   Rscript bench/survival-defaults/report.R results.rds[,more.rds] [reference]
-#   Rscript bench/survival-defaults/report.R survival-defaults.csv [reference] [round,round]
+#   Rscript bench/decisions/survival-defaults/report.R results.rds[,more.rds] [reference]
+#   Rscript bench/decisions/survival-defaults/report.R survival-defaults.csv [reference] [round,round]
 source(file.path(dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1L])),
                  "..", "..", "common.R"))
 args <- bench_start(positional = TRUE)$positional
