@@ -146,14 +146,18 @@ BENCH_RUN <- if (exists("BENCH_RUN") && is.environment(BENCH_RUN)) BENCH_RUN els
 # Parses the script's arguments (see parse_bench_args()), applies the common
 # options (--lib puts a private library first, for this process and its
 # children; --no-update keeps use_competitors() from asking CRAN) and records
-# the start of the run for bench_write(). `threads`: whether the script
-# honours --threads (through bench_threads()). Returns the parsed options; read
+# the start of the run for bench_write(). `threads`, `quick`: whether the
+# script honours --threads (through bench_threads()) and has a --quick mode;
+# the others refuse them. Returns the parsed options; read
 # them with bench_flag(), bench_value(), bench_integer(), bench_list().
 bench_start <- function(flags = character(0), values = character(0), positional = FALSE,
-                        env = character(0), threads = FALSE,
+                        env = character(0), threads = FALSE, quick = FALSE,
                         args = commandArgs(trailingOnly = TRUE)) {
   parsed <- parse_bench_args(args, flags, values, positional, env)
   o <- parsed$options
+  if (!quick && isTRUE(o$quick)) {
+    stop("--quick: this script has no quick mode (its header gives smaller runs)", call. = FALSE)
+  }
   if (!threads && !is.null(o$threads)) {
     stop("--threads: this script's design fixes the threads of its fits (see its header)", call. = FALSE)
   }

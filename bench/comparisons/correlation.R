@@ -40,7 +40,7 @@
 
 source(file.path(dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1L])),
                  "..", "common.R"))
-BENCH_OPT <- bench_start(values = "trees", threads = TRUE)
+BENCH_OPT <- bench_start(values = "trees", threads = TRUE, quick = TRUE)
 
 use_competitors("ranger")  # CRAN's current ranger, from bench/lib
 suppressPackageStartupMessages({

@@ -24,7 +24,7 @@ source_common <- function() {
   dir
 }
 invisible(source_common())
-BENCH_OPT <- bench_start()
+BENCH_OPT <- bench_start(quick = TRUE)
 bench_record("quantiles", "Quantile prediction time: ccforest next to ranger")
 suppressPackageStartupMessages(library(ccforest))
 has_ranger <- requireNamespace("ranger", quietly = TRUE)

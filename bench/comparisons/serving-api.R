@@ -33,7 +33,7 @@
 
 script_path <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1L])
 source(file.path(dirname(script_path), "..", "common.R"))
-BENCH_OPT <- bench_start(values = c("trees", "requests"))
+BENCH_OPT <- bench_start(values = c("trees", "requests"), quick = TRUE)
 bench_record("serving-api", "A forest served by vetiver and plumber: one-row request times")
 
 quick <- bench_flag(BENCH_OPT, "quick")

@@ -24,7 +24,8 @@
 
 source(file.path(dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1L])),
                  "..", "common.R"))
-BENCH_OPT <- bench_start(values = c("calls", "soak", "name"), env = c(name = "CCFOREST_BENCH_NAME"))
+BENCH_OPT <- bench_start(values = c("calls", "soak", "name"), env = c(name = "CCFOREST_BENCH_NAME"),
+                         quick = TRUE)
 use_competitors("ranger")
 suppressPackageStartupMessages({
   library(ccforest)

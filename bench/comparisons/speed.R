@@ -61,7 +61,11 @@ source(file.path(dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE)
                  "..", "common.R"))
 # Each fit runs in a child process of this script (`--child SPEC OUT`).
 IS_CHILD <- identical(commandArgs(trailingOnly = TRUE)[1L], "--child")
-if (IS_CHILD) use_private_library() else BENCH_OPT <- bench_start(values = "reps", threads = TRUE)
+if (IS_CHILD) {
+  use_private_library()
+} else {
+  BENCH_OPT <- bench_start(values = "reps", threads = TRUE, quick = TRUE)
+}
 
 N_TREE <- 100L
 N_THREAD <- bench_threads(2L)

@@ -49,7 +49,7 @@
 source(file.path(dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1L])),
                  "..", "common.R"))
 BENCH_OPT <- bench_start(flags = c("sim-only", "arrays-only"), values = c("trees", "repeats"),
-                         threads = TRUE)
+                         threads = TRUE, quick = TRUE)
 
 use_competitors(c("ranger", "spls", "sda", "HiDimDA"))
 suppressPackageStartupMessages({

@@ -40,7 +40,7 @@ source_common <- function() {
   dir
 }
 invisible(source_common())
-BENCH_OPT <- bench_start(values = c("repeats", "variants"), threads = TRUE)
+BENCH_OPT <- bench_start(values = c("repeats", "variants"), threads = TRUE, quick = TRUE)
 bench_record("factor-oob", "Out-of-bag estimates with many-level factors: ways of valuing training rows")
 suppressPackageStartupMessages(library(ccforest))
 quick <- bench_flag(BENCH_OPT, "quick")

@@ -43,7 +43,7 @@ source_common <- function() {
   dir
 }
 invisible(source_common())
-BENCH_OPT <- bench_start(values = "reps")
+BENCH_OPT <- bench_start(values = "reps", quick = TRUE)
 
 suppressPackageStartupMessages({
   library(ccforest)

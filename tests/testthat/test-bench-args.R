@@ -91,7 +91,7 @@ test_that("a wrong command line is an error naming the option", {
   expect_false(b$bench_flag(opt, "quick"))
 })
 
-test_that("bench_start() applies --lib and --no-update, and refuses --threads where fixed", {
+test_that("bench_start() applies --lib and --no-update, and refuses --threads and --quick where fixed", {
   b <- bench_common()
   old <- Sys.getenv(c("CCFOREST_LIB", "CCFOREST_BENCH_UPDATE"), NA)
   paths <- .libPaths()
@@ -110,6 +110,8 @@ test_that("bench_start() applies --lib and --no-update, and refuses --threads wh
   expect_error(b$bench_start(args = c("--threads", "1")), "--threads: this script's design fixes")
   b$bench_start(threads = TRUE, args = c("--threads", "1"))
   expect_identical(b$bench_threads(2L), 1L)
+  expect_error(b$bench_start(args = "--quick"), "--quick: this script has no quick mode")
+  expect_true(b$bench_flag(b$bench_start(quick = TRUE, args = "--quick"), "quick"))
 })
 
 test_that("every result bench_write() writes carries the stamp, and reads back", {
@@ -155,7 +157,7 @@ test_that("every result bench_write() writes carries the stamp, and reads back",
 
 test_that("bench_record() and bench_finish() write what a script prints", {
   b <- bench_common()
-  b$bench_start(args = "--quick")
+  b$bench_start(quick = TRUE, args = "--quick")
   dir <- withr::local_tempdir()
   b$bench_record("printed", "What was printed")
   cat("a result line\n")
