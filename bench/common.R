@@ -253,8 +253,9 @@ BENCH_KNOWN_PACKAGES <- c("ranger", "aorsf", "randomForestSRC", "grf", "randomFo
                           "survival", "riskRegression", "mlbench", "future", "vetiver", "plumber",
                           "spls", "sda", "HiDimDA")
 
-# The stamp: one row per fact, as a named character vector. `packages` adds
-# packages the run used without loading them in this process.
+# The stamp: one row per fact, as a named character vector. Its "packages"
+# row gives the competitors' (and data packages') versions and libraries;
+# `packages` adds those the run used without loading them in this process.
 bench_stamp <- function(packages = character(0)) {
   pkgs <- unique(c(ls(BENCH_COMPETITORS), packages,
                    intersect(BENCH_KNOWN_PACKAGES, loadedNamespaces())))
@@ -269,7 +270,7 @@ bench_stamp <- function(packages = character(0)) {
     R = R.version.string,
     ccforest = ccforest_build(),
     CCFOREST_LIB = if (nzchar(lib)) lib else "(unset)",
-    competitors = if (length(pkgs)) paste(versions_text(sort(pkgs)), collapse = "; ") else "(none)",
+    packages = if (length(pkgs)) paste(versions_text(sort(pkgs)), collapse = "; ") else "(none)",
     threads = if (is.null(BENCH_RUN$options$threads)) "the script's default" else
       as.character(BENCH_RUN$options$threads),
     machine = sprintf("%s cores (nproc), %s", machine$nproc, machine$cpu),

@@ -47,7 +47,7 @@
 # --datasets / --repeats (a partial run), the files get a .tmp suffix so the
 # full results are not overwritten.
 #
-# Set CCFOREST_LIB to a library path to benchmark a ccforest installed there.
+# Give --lib PATH (or set CCFOREST_LIB) to a library path to benchmark a ccforest installed there.
 
 source(file.path(dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1L])),
                  "..", "common.R"))

@@ -36,7 +36,7 @@
 # git-ignored bench/lib/ on the first run (results up to 2026-11-26 used
 # Debian's ranger 0.14.1; the report names the versions and libraries).
 #
-# Set CCFOREST_LIB to a library path to benchmark a ccforest installed there.
+# Give --lib PATH (or set CCFOREST_LIB) to a library path to benchmark a ccforest installed there.
 
 source(file.path(dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1L])),
                  "..", "common.R"))

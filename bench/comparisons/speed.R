@@ -54,7 +54,7 @@
 # disturbed by other work on the machine. Results are printed and written to
 # bench/results/speed.md (bench/results/speed-quick.md.tmp with --quick).
 #
-# Set CCFOREST_LIB to a library path to benchmark a ccforest installed there
+# Give --lib PATH (or set CCFOREST_LIB) to a library path to benchmark a ccforest installed there
 # (e.g. a private library) instead of the one on the default library path.
 
 source(file.path(dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1L])),

@@ -103,7 +103,7 @@
 # split x learner); --quick or a partial run (--datasets, --splits, --trees)
 # writes *.tmp files.
 #
-# Set CCFOREST_LIB to a library path to benchmark a ccforest installed there.
+# Give --lib PATH (or set CCFOREST_LIB) to a library path to benchmark a ccforest installed there.
 
 # (bench/comparisons/survival-check.R sources this file for its metric functions.)
 source(file.path(local({

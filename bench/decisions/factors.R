@@ -12,7 +12,7 @@
 #   make install
 #   Rscript bench/decisions/factors.R                  # 3 repeats, 200 trees (~5 min)
 #   Rscript bench/decisions/factors.R --repeats 5 --output factors-5
-#   CCFOREST_LIB=/tmp/old Rscript bench/decisions/factors.R --output factors-old   # another build
+#   Rscript bench/run.R factors --lib /tmp/old --output factors-old   # another build
 #
 # Tasks, all simulated so that the factor's role is known:
 #   classes   K = 2, 3 or 5 classes, four numeric features whose class means

@@ -21,7 +21,7 @@
 # rows (split), and making a leaf. The clock itself (up to 8 reads per node,
 # some 20 ns each) adds about a tenth to the fit, which lands mostly on the
 # small nodes: the script prints the instrumented fit's CPU time beside the
-# uninstrumented build's (`CCFOREST_LIB` or the machine's). The forest is
+# uninstrumented build's (`--lib`, `CCFOREST_LIB` or the machine's). The forest is
 # fitted twice in one process (a warm-up, then the timed fit) and the table
 # holds half of both fits' sums. Prints the table; nothing is written to
 # bench/results.

@@ -32,7 +32,7 @@
 # predictions: the script stops otherwise.
 #
 # Results are printed and written to bench/results/scale.md
-# (bench/results/scale-quick.md.tmp with --quick). Set CCFOREST_LIB to a
+# (bench/results/scale-quick.md.tmp with --quick). Give --lib (or CCFOREST_LIB) a
 # library path to benchmark a ccforest installed there; workers inherit the
 # library path.
 

@@ -119,7 +119,7 @@ test_that("every result bench_write() writes carries the stamp, and reads back",
   b$bench_start(args = character(0))
   dir <- withr::local_tempdir()
   stamp <- b$bench_stamp()
-  expect_true(all(c("command", "commit", "date", "R", "ccforest", "competitors", "machine", "load")
+  expect_true(all(c("command", "commit", "date", "R", "ccforest", "packages", "machine", "load")
                   %in% names(stamp)))
   expect_match(stamp[["load"]], "^load average at start: .+; at end: .+")
   expect_identical(stamp[["R"]], R.version.string)
