@@ -308,7 +308,7 @@ report_header <- function(title, script = NULL, raw_args = NULL, started_at = NU
 bench_write <- function(x, file, packages = character(0)) {
   kind <- sub("^.*[.]([a-z]+)$", "\\1", sub("[.]tmp$", "", file))
   dir.create(dirname(file), recursive = TRUE, showWarnings = FALSE)
-  part <- paste0(file, ".part")
+  part <- paste0(file, ".part.tmp")  # git ignores *.tmp, should a run die here
   on.exit(unlink(part), add = TRUE)
   if (kind == "md") {
     x <- as.character(x)
