@@ -116,6 +116,7 @@ test_that("bench_start() applies --lib and --no-update, and refuses --threads an
 
 test_that("every result bench_write() writes carries the stamp, and reads back", {
   b <- bench_common()
+  withr::local_libpaths(.libPaths())  # bench_start() puts CCFOREST_LIB first, if set
   b$bench_start(args = character(0))
   dir <- withr::local_tempdir()
   stamp <- b$bench_stamp()
@@ -157,6 +158,7 @@ test_that("every result bench_write() writes carries the stamp, and reads back",
 
 test_that("bench_record() and bench_finish() write what a script prints", {
   b <- bench_common()
+  withr::local_libpaths(.libPaths())
   b$bench_start(quick = TRUE, args = "--quick")
   dir <- withr::local_tempdir()
   b$bench_record("printed", "What was printed")
