@@ -46,11 +46,13 @@ args <- BENCH_OPT$positional
 if (!length(args) %in% 4:5) {
   stop("usage: survival-defaults.R configs.R SPLITS TREES out.rds [sets] [--first-split K]", call. = FALSE)
 }
+# The command line is checked before anything is installed or fitted.
+n_split <- as_count(args[2], "SPLITS"); n_tree <- as_count(args[3], "TREES"); out <- args[4]
+if (!grepl("[.]rds$", out)) stop(sprintf("the results file must end in .rds, not '%s'", out), call. = FALSE)
+if (!file.exists(args[1])) stop(sprintf("no configuration file '%s'", args[1]), call. = FALSE)
 invisible(use_competitors(c("aorsf", "ranger"), install = bench_update()))
 suppressPackageStartupMessages(library(ccforest))
 configs <- source(args[1])$value
-n_split <- as_count(args[2], "SPLITS"); n_tree <- as_count(args[3], "TREES"); out <- args[4]
-if (!grepl("[.]rds$", out)) stop(sprintf("the results file must end in .rds, not '%s'", out), call. = FALSE)
 
 DEV_SETS <- c(SURV_SETS, "rotterdam", "flchain", "nwtco", "retinopathy", "cgd0")
 HOLDOUT_SETS <- c("mgus2", "myeloid", "nafld1", "Aids2", "Melanoma")

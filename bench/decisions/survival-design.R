@@ -25,11 +25,11 @@ args <- BENCH_OPT$positional
 if (!length(args) %in% 4:5) {
   stop("usage: survival-design.R configs.R SPLITS TREES out.rds [sets]", call. = FALSE)
 }
+n_split <- as_count(args[2], "SPLITS"); n_tree <- as_count(args[3], "TREES"); out <- args[4]
+if (!grepl("[.]rds$", out)) stop(sprintf("the results file must end in .rds, not '%s'", out), call. = FALSE)
 .libPaths(c(ccforest_libraries(), competitor_library(), .libPaths()))
 suppressPackageStartupMessages({library(survival); library(ccforest)})
 configs <- source(args[1])$value
-n_split <- as_count(args[2], "SPLITS"); n_tree <- as_count(args[3], "TREES"); out <- args[4]
-if (!grepl("[.]rds$", out)) stop(sprintf("the results file must end in .rds, not '%s'", out), call. = FALSE)
 sets <- if (length(args) >= 5) strsplit(args[5], ",")[[1]] else SURV_SETS
 extra_data <- function(name) {
   d <- switch(name,

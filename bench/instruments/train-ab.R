@@ -20,8 +20,6 @@ source(file.path(dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE)
 BENCH_OPT <- bench_start(values = c("rounds", "trees", "out"), positional = TRUE)
 if (!is.null(BENCH_OPT$out)) bench_record(BENCH_OPT$out, "Training CPU time of builds, interleaved (train-ab)")
 
-use_competitors("ranger")  # CRAN's current ranger, from bench/lib (the ratios are to it)
-
 rounds <- bench_integer(BENCH_OPT, "rounds", 7L)
 trees <- bench_integer(BENCH_OPT, "trees", 50L)
 libs <- BENCH_OPT$positional
@@ -30,6 +28,8 @@ missing_lib <- libs[!file.exists(file.path(libs, "ccforest"))]
 if (length(missing_lib) > 0L) {
   stop("no ccforest installed in: ", paste(missing_lib, collapse = ", "), call. = FALSE)
 }
+
+use_competitors("ranger")  # CRAN's current ranger, from bench/lib (the ratios are to it)
 
 d <- mlb("LetterRecognition")
 names(d)[names(d) == "lettr"] <- "y"
