@@ -161,7 +161,17 @@ bench_start <- function(flags = character(0), values = character(0), positional 
   if (!threads && !is.null(o$threads)) {
     stop("--threads: this script's design fixes the threads of its fits (see its header)", call. = FALSE)
   }
-  if (!is.null(o$lib)) Sys.setenv(CCFOREST_LIB = o$lib)
+  if (!is.null(o$lib)) {
+    # A library path that does not exist would be dropped by .libPaths() without
+    # a word, and the run would measure the machine's build instead.
+    libs <- strsplit(o$lib, .Platform$path.sep, fixed = TRUE)[[1L]]
+    missing <- libs[!dir.exists(libs)]
+    if (length(missing)) stop(sprintf("--lib: no directory '%s'", missing[1L]), call. = FALSE)
+    if (!length(find.package("ccforest", lib.loc = libs, quiet = TRUE))) {
+      stop(sprintf("--lib: no ccforest installed in '%s'", o$lib), call. = FALSE)
+    }
+    Sys.setenv(CCFOREST_LIB = o$lib)
+  }
   if (!is.null(o$update)) Sys.setenv(CCFOREST_BENCH_UPDATE = if (o$update) "1" else "0")
   use_private_library()
   script <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))

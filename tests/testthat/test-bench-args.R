@@ -100,6 +100,11 @@ test_that("bench_start() applies --lib and --no-update, and refuses --threads an
     .libPaths(paths)
   }, add = TRUE)
   lib <- withr::local_tempdir()
+  expect_error(b$bench_start(args = c("--lib", file.path(lib, "none"))), "--lib: no directory '.*none'")
+  expect_error(b$bench_start(args = c("--lib", lib)), "--lib: no ccforest installed in")
+  # A library holding ccforest (a DESCRIPTION is what find.package() looks for).
+  dir.create(file.path(lib, "ccforest"))
+  writeLines(c("Package: ccforest", "Version: 0.0.0"), file.path(lib, "ccforest", "DESCRIPTION"))
   opt <- b$bench_start(values = "trees", args = c("--lib", lib, "--no-update", "--trees", "5"))
   expect_identical(Sys.getenv("CCFOREST_LIB"), lib)
   expect_identical(Sys.getenv("CCFOREST_BENCH_UPDATE"), "0")
