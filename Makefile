@@ -9,7 +9,8 @@
 #   make test      install, testthat suite on the installed package, the
 #                  documentation's file references (check-docs), then
 #                  R CMD check --as-cran (fails on ERROR or WARNING)
-#   make check-docs  every file the docs refer to exists (tools/check-doc-references.R)
+#   make check-docs  every file the docs refer to exists (tools/check-doc-references.R);
+#                  every bench/ script parses and is in bench/README.md (tools/check-bench.R)
 #   make test-file FILE=tests/testthat/test-x.R
 #                  one test file against this checkout's sources, installed
 #                  without vignettes or manual into check/lib (objects kept
@@ -107,6 +108,7 @@ run-tests:
 
 check-docs:
 	$(RSCRIPT) tools/check-doc-references.R
+	$(RSCRIPT) tools/check-bench.R
 
 # Checks the tarball left by `make build`/`make install`. R CMD check's own
 # exit status is kept and judged, with the log, by tools/check-log.sh.

@@ -276,7 +276,7 @@
 #'   sample of a thousand rows already pins down directions in the few
 #'   features a node samples: on LetterRecognition the default saves about a
 #'   tenth of the training time and on the 100,000-row binary task of
-#'   [`bench/speed.R`](https://github.com/ccforest/ccforest/blob/main/bench/speed.R) about a fifth, and on the data sets of
+#'   [`bench/comparisons/speed.R`](https://github.com/ccforest/ccforest/blob/main/bench/comparisons/speed.R) about a fifth, and on the data sets of
 #'   [`bench/results/large-nodes.md`](https://github.com/ccforest/ccforest/blob/main/bench/results/large-nodes.md)
 #'   it changed no error beyond noise. It has no effect with bagging (the
 #'   CCA then takes all of a node's rows) or with `projection = "rotation"`
@@ -351,7 +351,7 @@
 #'   and out-of-bag estimates stay honest: a level's rows are dealt into
 #'   three folds (shuffled by `seed`), and each row gets the value of its
 #'   level computed from the other two
-#'   ([`bench/factor-oob.R`](https://github.com/ccforest/ccforest/blob/main/bench/factor-oob.R)).
+#'   ([`bench/decisions/factor-oob.R`](https://github.com/ccforest/ccforest/blob/main/bench/decisions/factor-oob.R)).
 #'   The cost is then that of at most eight numeric columns whatever the
 #'   number of levels, and a noisy factor with
 #'   many levels cannot over-fit the canonical correlations through one

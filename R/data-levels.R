@@ -21,7 +21,7 @@
 # made from the other folds; the leak left is through folds of a level whose
 # outputs happen to sum alike, which more folds make likelier (smaller folds)
 # and fewer folds trade for values from less data. Measured with
-# bench/factor-oob.R (gap = out-of-bag minus test error; 24 repeats for 3 and
+# bench/decisions/factor-oob.R (gap = out-of-bag minus test error; 24 repeats for 3 and
 # 5 folds, 8 for the others): two noise classes and 40 levels of 2 to 100
 # rows, 3 folds -0.002 (se 0.004), 5 folds -0.031 (0.004), the full level
 # mean -0.002 but -0.17 on a noise regression with 200 levels (3 folds

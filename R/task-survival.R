@@ -191,7 +191,7 @@ check_survival_split_rule <- function(split_rule, task) {
 #'
 #' Survival leaves estimate a whole curve, and small ones make noisy curves:
 #' their default is the square root of the rows (at least 5), the node to
-#' split twice that. On the data of bench/survival.R this beat fixed sizes
+#' split twice that. On the data of bench/comparisons/survival.R this beat fixed sizes
 #' of 3 to 30 rows and leaves counted in events (3, 5 or 8 events), in
 #' Brier score above all (bench/results/survival-design.md).
 #' @noRd

@@ -57,7 +57,7 @@
 #' @section Latency:
 #' A request costs plumber's own work (reading the request, parsing JSON,
 #' writing the answer) plus one `predict()` call. The script
-#' [`bench/serving-api.R`](https://github.com/ccforest/ccforest/blob/main/bench/serving-api.R)
+#' [`bench/comparisons/serving-api.R`](https://github.com/ccforest/ccforest/blob/main/bench/comparisons/serving-api.R)
 #' measures both; see
 #' `vignette("frameworks")`. A client that keeps its connection to plumber
 #' open waits about 40 ms more per request on Linux: httpuv, plumber's

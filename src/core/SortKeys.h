@@ -82,7 +82,7 @@ class KeySorter {
 
  private:
   static constexpr uint64_t kHighHalf = 0xFFFFFFFF00000000ULL;
-  // Measured on projections (bench/node-phases.R with a clock around the
+  // Measured on projections (bench/instruments/node-phases.R with a clock around the
   // sort, letter): from 16 values the radix sort beats std::sort, whose
   // comparisons the branch predictor cannot guess (16-127 rows: 49.5 -> 28.5
   // ms of a 0.86 s fit; from 8 values it lost at the smallest nodes); below

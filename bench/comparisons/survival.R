@@ -2,9 +2,9 @@
 # Survival forests: ccforest next to aorsf, ranger and randomForestSRC on
 # right-censored data, and competing risks on mgus2 (issue 24, point 8).
 #
-#   Rscript bench/survival.R               # full run: 20 splits, 500 trees
-#   Rscript bench/survival.R --quick       # 2 splits, 50 trees (writes *.tmp files)
-#   Rscript bench/survival.R --splits 10 --trees 200 --datasets veteran,pbc
+#   Rscript bench/comparisons/survival.R               # full run: 20 splits, 500 trees
+#   Rscript bench/comparisons/survival.R --quick       # 2 splits, 50 trees (writes *.tmp files)
+#   Rscript bench/comparisons/survival.R --splits 10 --trees 200 --datasets veteran,pbc
 #
 # Written before ccforest's survival forests exist: the script first tries a
 # tiny ccforest(Surv(time, status) ~ ., ...) fit and predict(type =
@@ -20,7 +20,7 @@
 #             oobag_pred_type = "none", importance = "none" and attach_data =
 #             FALSE: out-of-bag predictions and ANOVA importance are work
 #             ccforest does not do by default, and the attached copy of the
-#             data would count in the model's size (as in bench/speed.R)
+#             data would count in the model's size (as in bench/comparisons/speed.R)
 #   ranger    ranger(Surv(time, status) ~ ., data, num.trees, num.threads,
 #             seed): log-rank splits, min.node.size 3, out-of-bag C computed
 #             (its defaults)
@@ -70,7 +70,7 @@
 #            (events before censorings at tied times).
 #            IPA = 1 - IBS / IBS of the training split's Kaplan-Meier curve
 #            (the null model; larger is better, 0 = no better than KM).
-#            bench/survival-check.R checks these against riskRegression.
+#            bench/comparisons/survival-check.R checks these against riskRegression.
 #   train s, predict s   wall-clock seconds of the fit, and of predicting the
 #            held-out survival curves at the 50 times (2 threads)
 #   model MB length(serialize(fit, NULL)) / 2^20
@@ -103,15 +103,20 @@
 # split x learner); --quick or a partial run (--datasets, --splits, --trees)
 # writes *.tmp files.
 #
-# Set CCFOREST_LIB to a library path to benchmark a ccforest installed there.
+# Give --lib PATH (or set CCFOREST_LIB) to a library path to benchmark a ccforest installed there.
 
-# (bench/survival-check.R sources this file for its metric functions.)
+# (bench/comparisons/survival-check.R sources this file for its metric functions.)
 source(file.path(local({
   f <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))
   if (length(f)) dirname(f[1L]) else "bench"
-}), "common.R"))
+}), "..", "common.R"))
+# Run as a script, it parses its arguments; the scripts that source it for
+# its functions have parsed their own.
+if (sys.nframe() == 0L) {
+  BENCH_OPT <- bench_start(values = c("splits", "trees", "datasets"), threads = TRUE, quick = TRUE)
+}
 
-N_THREAD <- 2L
+N_THREAD <- bench_threads(2L)
 N_GRID <- 50L
 CR_HORIZON <- 120
 SURV_SETS <- c("veteran", "pbc", "lung", "colon", "gbsg")
@@ -431,20 +436,13 @@ ccforest_feature <- function(task) {
 # ---------------------------------------------------------------------------
 # Command line
 
-parse_args <- function(args) {
-  opt <- list(quick = "--quick" %in% args, splits = NULL, trees = NULL, datasets = NULL,
-              cr = TRUE)
-  opt$splits <- if ("--splits" %in% args) integer_option(args, "--splits", 20L) else NULL
-  opt$trees <- if ("--trees" %in% args) integer_option(args, "--trees", 500L) else NULL
-  if ("--datasets" %in% args) {
-    opt$datasets <- strsplit(args[match("--datasets", args) + 1L], ",", fixed = TRUE)[[1L]]
+survival_options <- function(o) {
+  opt <- list(quick = bench_flag(o, "quick"), splits = bench_integer(o, "splits"),
+              trees = bench_integer(o, "trees"), datasets = bench_list(o, "datasets"), cr = TRUE)
+  if (!is.null(opt$datasets)) {
     opt$cr <- "mgus2" %in% opt$datasets
     opt$datasets <- setdiff(opt$datasets, "mgus2")
   }
-  known <- c("--quick", "--splits", "--trees", "--datasets")
-  values <- match(c("--splits", "--trees", "--datasets"), args) + 1L
-  rest <- args[-c(which(args %in% known), values[!is.na(values)])]
-  if (length(rest)) stop("unknown argument: ", paste(rest, collapse = " "), call. = FALSE)
   bad <- setdiff(opt$datasets, SURV_SETS)
   if (length(bad)) stop("unknown data set: ", paste(bad, collapse = ", "), call. = FALSE)
   opt
@@ -500,15 +498,14 @@ metric_table <- function(res, metric, learners, digits, reference, sets) {
 # Main
 
 main <- function() {
-  raw_args <- commandArgs(trailingOnly = TRUE)
-  opt <- parse_args(raw_args)
+  opt <- survival_options(BENCH_OPT)
   n_split <- opt$splits %||% (if (opt$quick) 2L else 20L)
   n_tree <- opt$trees %||% (if (opt$quick) 50L else 500L)
   sets <- opt$datasets %||% SURV_SETS
   partial <- opt$quick || !is.null(opt$splits) || !is.null(opt$trees) || !is.null(opt$datasets)
-  if (!requireNamespace("callr", quietly = TRUE)) stop("bench/survival.R needs callr")
+  if (!requireNamespace("callr", quietly = TRUE)) stop("bench/comparisons/survival.R needs callr")
 
-  out_dir <- file.path(bench_dir(), "results")
+  out_dir <- results_dir()
   dir.create(out_dir, showWarnings = FALSE, recursive = TRUE)
   base <- if (opt$quick) "survival-quick" else "survival"
   suffix <- if (partial) ".tmp" else ""
@@ -617,7 +614,7 @@ main <- function() {
                 proc.time()[["elapsed"]] - t_set))
   }
   results <- do.call(rbind, rows)
-  utils::write.csv(results, csv_file, row.names = FALSE)
+  bench_write(results, csv_file)
   total_min <- as.numeric(difftime(Sys.time(), started_at, units = "mins"))
 
   # ---- report
@@ -625,8 +622,7 @@ main <- function() {
   ref <- "aorsf"
   lines <- c(
     report_header("Survival forests: ccforest next to aorsf, ranger and randomForestSRC",
-                  "survival.R", raw_args, started_at, csv_file, machine,
-                  packages = c("ccforest", SURV_COMPETITORS, "survival", "callr")),
+                  csv_file = csv_file, packages = c("ccforest", SURV_COMPETITORS, "survival", "callr")),
     sprintf("| protocol | %d repeated random 2/3 - 1/3 splits per data set (stratified by event), the same for every learner; %d trees, %d threads; every fit in a fresh R process |",
             n_split, n_tree, N_THREAD),
     sprintf("| total run time | %.1f min; load average at end: %s |", total_min, machine_info()$load),
@@ -721,7 +717,7 @@ main <- function() {
                "### model size, MB", "",
                metric_table(cr, "model_mb", cr_learners, 2L, cr_ref, "mgus2"), "")
   }
-  writeLines(lines, md_file)
+  bench_write(lines, md_file)
   cat(sprintf("wrote %s and %s (%.1f min)\n", md_file, csv_file, total_min))
 }
 

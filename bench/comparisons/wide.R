@@ -5,9 +5,9 @@
 # splits (issue 38).
 #
 #   make install
-#   Rscript bench/wide.R                 # full run: 4 repeats, 200 trees (about 13 minutes)
-#   Rscript bench/wide.R --quick         # smoke run: 1 repeat, 50 trees, small p
-#   Rscript bench/wide.R --trees 200 --repeats 4 --sim-only | --arrays-only
+#   Rscript bench/comparisons/wide.R                 # full run: 4 repeats, 200 trees (about 13 minutes)
+#   Rscript bench/comparisons/wide.R --quick         # smoke run: 1 repeat, 50 trees, small p
+#   Rscript bench/comparisons/wide.R --trees 200 --repeats 4 --sim-only | --arrays-only
 #
 # Data:
 #   simulated, sparse: n = 1,000 rows of p independent N(0, 1) features, a
@@ -47,7 +47,9 @@
 # CCFOREST_LIB to benchmark a ccforest installed in another library.
 
 source(file.path(dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1L])),
-                 "common.R"))
+                 "..", "common.R"))
+BENCH_OPT <- bench_start(flags = c("sim-only", "arrays-only"), values = c("trees", "repeats"),
+                         threads = TRUE, quick = TRUE)
 
 use_competitors(c("ranger", "spls", "sda", "HiDimDA"))
 suppressPackageStartupMessages({
@@ -55,7 +57,7 @@ suppressPackageStartupMessages({
   library(ranger)
 })
 
-N_THREAD <- 1L
+N_THREAD <- bench_threads(1L)
 
 LEARNERS <- list(
   ccforest = function(xtr, ytr, xte, n_tree, seed) {
@@ -162,15 +164,14 @@ run_split <- function(x, y, test, n_tree, seed, design, rep, fold) {
 }
 
 main <- function() {
-  raw_args <- commandArgs(trailingOnly = TRUE)
-  quick <- "--quick" %in% raw_args
-  n_tree <- integer_option(raw_args, "--trees", if (quick) 50L else 200L)
-  repeats <- integer_option(raw_args, "--repeats", if (quick) 1L else 4L)
-  run_sim <- !"--arrays-only" %in% raw_args
-  run_arrays <- !"--sim-only" %in% raw_args
+  quick <- bench_flag(BENCH_OPT, "quick")
+  n_tree <- bench_integer(BENCH_OPT, "trees", if (quick) 50L else 200L)
+  repeats <- bench_integer(BENCH_OPT, "repeats", if (quick) 1L else 4L)
+  run_sim <- !bench_flag(BENCH_OPT, "arrays-only")
+  run_arrays <- !bench_flag(BENCH_OPT, "sim-only")
   n_fold <- 5L
 
-  out_dir <- file.path(bench_dir(), "results")
+  out_dir <- results_dir()
   dir.create(out_dir, showWarnings = FALSE, recursive = TRUE)
   suffix <- if (quick) ".tmp" else ""
   md_file <- file.path(out_dir, paste0("wide.md", suffix))
@@ -216,7 +217,7 @@ main <- function() {
     }
   }
   results <- do.call(rbind, rows)
-  utils::write.csv(results, csv_file, row.names = FALSE)
+  bench_write(results, csv_file)
   total_min <- as.numeric(difftime(Sys.time(), started_at, units = "mins"))
 
   learners <- names(LEARNERS)
@@ -253,9 +254,8 @@ main <- function() {
     sprintf("%.2g (%s)", v$p, v$verdict)
   }
   lines <- c(
-    report_header("Wide data: sparse and dense signals among thousands of features", "wide.R",
-                  raw_args, started_at, csv_file, machine,
-                  packages = c("ccforest", "ranger", "spls", "sda", "HiDimDA")),
+    report_header("Wide data: sparse and dense signals among thousands of features", 
+                  csv_file = csv_file, packages = c("ccforest", "ranger", "spls", "sda", "HiDimDA")),
     sprintf("| trees / threads | %d trees per forest, %d thread |", n_tree, N_THREAD),
     sprintf("| splits | simulations: %d repeats of a new data set, 800 rows to train, 200 held out; microarrays: %d x %d-fold stratified cross-validation |",
             repeats, repeats, n_fold),
@@ -295,7 +295,7 @@ main <- function() {
   lines <- c(lines, "",
              sprintf("Total fit + predict time over all splits (s): %s.",
                      paste(sprintf("%s %.1f", times$learner, times$train_time), collapse = ", ")))
-  writeLines(lines, md_file, useBytes = TRUE)
+  bench_write(lines, md_file)
   cat(lines, sep = "\n")
 }
 

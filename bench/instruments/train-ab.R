@@ -3,7 +3,7 @@
 # against ranger, interleaved, on LetterRecognition (the task of issue 12).
 #
 #   R CMD INSTALL -l /tmp/libA .      # one build per library
-#   Rscript bench/train-ab.R /tmp/libA /tmp/libB [--rounds 7] [--trees 50]
+#   Rscript bench/instruments/train-ab.R /tmp/libA /tmp/libB [--rounds 7] [--trees 50]
 #
 # Design: the machines we run on change speed by up to half between runs
 # minutes apart, so builds measured in separate runs cannot be compared.
@@ -13,23 +13,23 @@
 # report is each one's best user CPU time over the rounds and its ratio to
 # ranger's (CRAN's current ranger, from bench/lib/: see bench/common.R;
 # before 2026-11-27 the ratios were to Debian's 0.14.1). Nothing is written to bench/results: this is a tool for
-# comparing changes, and bench/speed.R is the record.
+# comparing changes, and bench/comparisons/speed.R is the record.
 
 source(file.path(dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1L])),
-                 "common.R"))
+                 "..", "common.R"))
+BENCH_OPT <- bench_start(values = c("rounds", "trees", "out"), positional = TRUE)
+if (!is.null(BENCH_OPT$out)) bench_record(BENCH_OPT$out, "Training CPU time of builds, interleaved (train-ab)")
 
-use_competitors("ranger")  # CRAN's current ranger, from bench/lib (the ratios are to it)
-
-args <- commandArgs(trailingOnly = TRUE)
-rounds <- integer_option(args, "--rounds", 7L)
-trees <- integer_option(args, "--trees", 50L)
-flags <- which(args %in% c("--rounds", "--trees"))
-libs <- if (length(flags) > 0L) args[-c(flags, flags + 1L)] else args
+rounds <- bench_integer(BENCH_OPT, "rounds", 7L)
+trees <- bench_integer(BENCH_OPT, "trees", 50L)
+libs <- BENCH_OPT$positional
 if (length(libs) == 0L) stop("give one or more library paths holding a ccforest build", call. = FALSE)
 missing_lib <- libs[!file.exists(file.path(libs, "ccforest"))]
 if (length(missing_lib) > 0L) {
   stop("no ccforest installed in: ", paste(missing_lib, collapse = ", "), call. = FALSE)
 }
+
+use_competitors("ranger")  # CRAN's current ranger, from bench/lib (the ratios are to it)
 
 d <- mlb("LetterRecognition")
 names(d)[names(d) == "lettr"] <- "y"
@@ -60,3 +60,4 @@ for (r in seq_len(rounds)) {
 best <- apply(times, 2L, min)
 print(data.frame(best_cpu_s = best, ratio_to_ranger = round(best / best[["ranger"]], 2)))
 cat(sprintf("load at end: %s\n", machine_info()$load))
+if (!is.null(BENCH_OPT$out)) bench_finish(quick = FALSE)

@@ -2,8 +2,8 @@
 # Quantile prediction time (type = "quantiles", quantile regression forests)
 # against ranger's (quantreg = TRUE), measured in the same run.
 #
-#   Rscript bench/quantiles.R            # full run: a few minutes on 2 idle cores
-#   Rscript bench/quantiles.R --quick    # small sizes, seconds
+#   Rscript bench/comparisons/quantiles.R            # full run: a few minutes on 2 idle cores
+#   Rscript bench/comparisons/quantiles.R --quick    # small sizes, seconds
 #
 # Tasks: y = x1 + N(0, 1) with three standard normal features, n training
 # rows, 1,000 new rows to predict (100 with --quick), quantiles 0.1, 0.5 and
@@ -14,19 +14,21 @@
 # Times are the best of two repetitions (CPU seconds of this process).
 # Correctness is the tests' business (test-quantiles.R checks the quantiles
 # against the weighted distribution written out in R); here the quantiles
-# are only checked to be ordered. Results are printed only.
+# are only checked to be ordered. What it prints goes to
+# bench/results/quantiles.md (.md.tmp with --quick).
 
 source_common <- function() {
   file <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))
   dir <- if (length(file)) dirname(file) else "bench"
-  source(file.path(dir, "common.R"))
+  source(file.path(dir, "..", "common.R"))
   dir
 }
 invisible(source_common())
-use_private_library()
+BENCH_OPT <- bench_start(quick = TRUE)
+bench_record("quantiles", "Quantile prediction time: ccforest next to ranger")
 suppressPackageStartupMessages(library(ccforest))
 has_ranger <- requireNamespace("ranger", quietly = TRUE)
-quick <- "--quick" %in% commandArgs(TRUE)
+quick <- bench_flag(BENCH_OPT, "quick")
 
 best_cpu <- function(expr_fn, reps = 2L) {
   min(vapply(seq_len(reps), function(i) {
@@ -67,3 +69,4 @@ for (name in names(settings)) {
   cat(line, "\n")
 }
 cat(sprintf("load average at end: %s\n", paste(machine_info()$load, collapse = " ")))
+bench_finish()

@@ -10,9 +10,9 @@
 # 2026-11-26 used Debian's 0.14.1).
 #
 #   make install
-#   Rscript bench/factors.R                  # 3 repeats, 200 trees (~5 min)
-#   Rscript bench/factors.R --repeats 5 --output factors-5
-#   CCFOREST_LIB=/tmp/old Rscript bench/factors.R --output factors-old   # another build
+#   Rscript bench/decisions/factors.R                  # 3 repeats, 200 trees (~5 min)
+#   Rscript bench/decisions/factors.R --repeats 5 --output factors-5
+#   Rscript bench/run.R factors --lib /tmp/old --output factors-old   # another build
 #
 # Tasks, all simulated so that the factor's role is known:
 #   classes   K = 2, 3 or 5 classes, four numeric features whose class means
@@ -36,15 +36,13 @@
 # Output: bench/results/<output>.md, .csv and -real.csv (default output: factors).
 
 script_path <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1L])
-source(file.path(dirname(script_path), "common.R"))
+source(file.path(dirname(script_path), "..", "common.R"))
+BENCH_OPT <- bench_start(values = c("trees", "repeats", "output"), threads = TRUE)
+n_tree <- bench_integer(BENCH_OPT, "trees", 200L)
+repeats <- bench_integer(BENCH_OPT, "repeats", 3L)
+output <- bench_value(BENCH_OPT, "output", "factors")
+n_thread <- bench_threads(2L)
 
-args <- commandArgs(trailingOnly = TRUE)
-n_tree <- integer_option(args, "--trees", 200L)
-repeats <- integer_option(args, "--repeats", 3L)
-output <- if ("--output" %in% args) args[match("--output", args) + 1L] else "factors"
-n_thread <- 2L
-
-use_private_library()
 use_competitors("ranger")  # CRAN's current ranger, from bench/lib
 suppressPackageStartupMessages(library(ccforest))
 started_at <- Sys.time()
@@ -209,13 +207,13 @@ summary_rows <- unlist(lapply(split(wide, paste(wide$task, wide$factor)), functi
           geo(w$valued, w$onehot), geo(w$valued, w$without), geo(w$valued, w$ranger))
 }))
 
-csv_file <- file.path(dirname(script_path), "results", paste0(output, ".csv"))
+csv_file <- file.path(results_dir(), paste0(output, ".csv"))
 md_file <- sub("\\.csv$", ".md", csv_file)
-utils::write.csv(results, csv_file, row.names = FALSE)
-utils::write.csv(real_results, sub("\\.csv$", "-real.csv", csv_file), row.names = FALSE)
+bench_write(results, csv_file)
+bench_write(real_results, sub("\\.csv$", "-real.csv", csv_file))
 report <- c(
   report_header("Factors with many levels: valued by the outputs, one-hot, left out, and ranger",
-                "factors.R", args, started_at, csv_file, machine),
+                csv_file = csv_file),
   sprintf("| trees, repeats | %d trees; %d repeats per task; %d threads |", n_tree, repeats,
           n_thread),
   sprintf("| load at end | %s |", machine_info()$load),
@@ -258,6 +256,6 @@ report <- c(
   "",
   sprintf("Run time: %.1f min.", as.numeric(difftime(Sys.time(), started_at, units = "mins")))
 )
-writeLines(report, md_file)
-cat(report[-(1:12)], sep = "\n")
+bench_write(report, md_file)
+cat(after_stamp(report), sep = "\n")
 cat("\nWritten to", md_file, "\n")

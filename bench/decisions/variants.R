@@ -1,12 +1,12 @@
 #!/usr/bin/env Rscript
 # Beyond the paper: ccforest's defaults and options that depart from the
 # paper's algorithm, against ccforest's defaults, the paper's CCF and
-# ranger, on the data sets, folds and seeds of bench/accuracy.R.
+# ranger, on the data sets, folds and seeds of bench/comparisons/accuracy.R.
 #
 #   make install
-#   Rscript bench/variants.R                    # all data sets of accuracy.R
-#   Rscript bench/variants.R --trees 200        # trees per forest (default 500)
-#   Rscript bench/variants.R --datasets iris,servo --repeats 1
+#   Rscript bench/decisions/variants.R                    # all data sets of accuracy.R
+#   Rscript bench/decisions/variants.R --trees 200        # trees per forest (default 500)
+#   Rscript bench/decisions/variants.R --datasets iris,servo --repeats 1
 #
 # Learners:
 #   CCF        ccforest defaults (max_directions = 2, onehot_max_levels = 32):
@@ -32,16 +32,12 @@
 #
 # Output: bench/results/variants.md and .csv (.tmp suffix for partial runs).
 
-args_all <- commandArgs(trailingOnly = TRUE)
 script_path <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1L])
+source(file.path(dirname(script_path), "..", "common.R"))
+BENCH_OPT <- bench_start(values = c("trees", "datasets", "repeats"), threads = TRUE)
 # accuracy.R's definitions (data sets, folds, imputation for ranger, errors),
-# without running it.
-local({
-  commandArgs <- function(trailingOnly = FALSE) {
-    if (trailingOnly) character(0) else c(sprintf("--file=%s", file.path(dirname(script_path), "accuracy.R")))
-  }
-  sys.source(file.path(dirname(script_path), "accuracy.R"), envir = globalenv())
-})
+# without running it (it runs only as a script).
+sys.source(file.path(bench_dir(), "comparisons", "accuracy.R"), envir = globalenv())
 
 VARIANTS <- c("CCF", "paper", "CCF+random axes", "CCF+axes", "CCF+bins", "ranger")
 OPTIONS <- list("CCF" = list(), "paper" = list(variant = "paper"),
@@ -59,11 +55,11 @@ fit_variant <- function(learner, xtr, ytr, xte, n_tree, seed) {
 geo_ratio <- function(a, b) exp(mean(log(pmax(a, 1e-9) / pmax(b, 1e-9))))
 
 variants_main <- function() {
-  opt <- parse_args(args_all)
+  opt <- accuracy_options(BENCH_OPT)
   sets <- opt$datasets %||% DEFAULT_SETS
   n_tree <- opt$trees
   partial <- !is.null(opt$datasets) || !is.null(opt$repeats)
-  out_dir <- file.path(dirname(normalizePath(script_path)), "results")
+  out_dir <- results_dir()
   suffix <- if (partial) ".tmp" else ""
   md_file <- file.path(out_dir, paste0("variants.md", suffix))
   csv_file <- file.path(out_dir, paste0("variants.csv", suffix))
@@ -109,7 +105,7 @@ variants_main <- function() {
                 }, ""), collapse = " "), proc.time()[["elapsed"]] - t0))
   }
   all <- do.call(rbind, rows)
-  utils::write.csv(all, csv_file, row.names = FALSE)
+  bench_write(all, csv_file)
 
   table <- list()
   for (name in sets) {
@@ -137,8 +133,7 @@ variants_main <- function() {
   fmt <- function(v) sprintf("%.2f", v)
   lines <- c(
     report_header("ccforest beyond the paper: defaults and options against the paper's CCF",
-                  "variants.R",
-                  args_all, started, csv_file, machine),
+                  csv_file = csv_file),
     sprintf("| trees | %d |", n_tree), "",
     paste("Errors: % misclassified (classification) or test MSE as % of the response's variance",
           "(regression), mean over the folds of accuracy.R's protocol (same folds and seeds)."),
@@ -186,7 +181,7 @@ variants_main <- function() {
   lines <- c(lines, "", sprintf("Run time: %.1f min; load average at the end: %s.",
                                 as.numeric(difftime(Sys.time(), started, units = "mins")),
                                 machine_info()$load))
-  writeLines(lines, md_file)
+  bench_write(lines, md_file)
   cat(sprintf("wrote %s and %s\n", md_file, csv_file))
 }
 

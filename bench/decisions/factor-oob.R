@@ -14,9 +14,9 @@
 #   onehot   no valuing: onehot_max_levels = Inf
 # The alternatives replace level_scores() in the loaded namespace.
 #
-#   Rscript bench/factor-oob.R               # 8 repeats of every task, ~25 min
-#   Rscript bench/factor-oob.R --quick       # 1 repeat, two tasks, ~1 min
-#   Rscript bench/factor-oob.R --repeats 24 --variants folds3,folds5
+#   Rscript bench/decisions/factor-oob.R               # 8 repeats of every task, ~25 min
+#   Rscript bench/decisions/factor-oob.R --quick       # 1 repeat, two tasks, ~1 min
+#   Rscript bench/decisions/factor-oob.R --repeats 24 --variants folds3,folds5
 #
 # Tasks (bagging, 100 trees, 2 threads; train / test rows):
 #   noise      two noise classes, a factor of 40 levels with probabilities
@@ -30,25 +30,24 @@
 #   chick      ChickWeight (50 chicks): weight from time, chick and diet
 # Error: misclassification rate, or mean squared error. Gap = out-of-bag
 # minus test error, mean over repeats, with its standard error.
-# Results are printed only.
+# What it prints goes to bench/results/factor-oob.md, every fit's errors to
+# factor-oob.csv (.tmp files with --quick).
 
 source_common <- function() {
   file <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))
   dir <- if (length(file)) dirname(file) else "bench"
-  source(file.path(dir, "common.R"))
+  source(file.path(dir, "..", "common.R"))
   dir
 }
 invisible(source_common())
-use_private_library()
+BENCH_OPT <- bench_start(values = c("repeats", "variants"), threads = TRUE, quick = TRUE)
+bench_record("factor-oob", "Out-of-bag estimates with many-level factors: ways of valuing training rows")
 suppressPackageStartupMessages(library(ccforest))
-args <- commandArgs(TRUE)
-quick <- "--quick" %in% args
-repeats <- integer_option(args, "--repeats", if (quick) 1L else 8L)
-variants <- if ("--variants" %in% args) {
-  strsplit(args[match("--variants", args) + 1L], ",")[[1]]
-} else {
-  c("folds3", "folds2", "folds5", "folds10", "loo", "full", "onehot")
-}
+quick <- bench_flag(BENCH_OPT, "quick")
+repeats <- bench_integer(BENCH_OPT, "repeats", if (quick) 1L else 8L)
+variants <- bench_list(BENCH_OPT, "variants",
+                       c("folds3", "folds2", "folds5", "folds10", "loo", "full", "onehot"))
+n_thread <- bench_threads(2L)
 tasks <- if (quick) c("noise", "chick") else
   c("noise", "noise3", "noise_reg", "signal", "math", "math_class", "chick")
 
@@ -169,9 +168,9 @@ for (task in tasks) {
     for (v in variants) {
       use_variant(v)
       fit <- ccforest(y ~ ., tk$train, n_tree = 100, sampling = "bagging", seed = rep,
-                      onehot_max_levels = if (v == "onehot") Inf else 32, n_thread = 2,
+                      onehot_max_levels = if (v == "onehot") Inf else 32, n_thread = n_thread,
                       verbose = FALSE)
-      p <- predict(fit, tk$test, n_thread = 2)
+      p <- predict(fit, tk$test, n_thread = n_thread)
       test <- if (is.factor(tk$test$y)) mean(p != tk$test$y) else mean((p - tk$test$y)^2)
       rows[[length(rows) + 1L]] <- data.frame(task = task, rep = rep, variant = v,
                                               oob = fit$oob_error, test = test)
@@ -188,3 +187,5 @@ summary <- do.call(rbind, lapply(split(r, list(r$task, r$variant), drop = TRUE),
 summary <- summary[order(match(summary$task, tasks), match(summary$variant, variants)), ]
 print(summary, digits = 3, row.names = FALSE)
 cat(sprintf("load average at end: %s\n", paste(machine_info()$load, collapse = " ")))
+bench_write(r, file.path(results_dir(), paste0("factor-oob.csv", if (quick) ".tmp" else "")))
+bench_finish()

@@ -9,8 +9,8 @@
 #   paper    variant = "paper": every direction (and the paper's other rules)
 #
 #   make install
-#   Rscript bench/max-directions.R                      # 500 trees, 10 x 5-fold (letter 2 x 5)
-#   Rscript bench/max-directions.R --trees 100 --letter-repeats 6
+#   Rscript bench/decisions/max-directions.R                      # 500 trees, 10 x 5-fold (letter 2 x 5)
+#   Rscript bench/decisions/max-directions.R --trees 100 --letter-repeats 6
 #
 # Error: % misclassified. p: paired two-sided Wilcoxon signed-rank test
 # against CCF over the folds (win/loss: p < 0.05). Time: each learner's total
@@ -19,15 +19,13 @@
 # max-directions-<trees>trees.md and .csv.
 
 script_path <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1L])
-source(file.path(dirname(script_path), "common.R"))
+source(file.path(dirname(script_path), "..", "common.R"))
+BENCH_OPT <- bench_start(values = c("trees", "repeats", "letter-repeats"), threads = TRUE)
+n_tree <- bench_integer(BENCH_OPT, "trees", 500L)
+repeats <- bench_integer(BENCH_OPT, "repeats", 10L)
+letter_repeats <- bench_integer(BENCH_OPT, "letter-repeats", max(1L, repeats %/% 5L))
+n_thread <- bench_threads(2L)
 
-args <- commandArgs(trailingOnly = TRUE)
-n_tree <- integer_option(args, "--trees", 500L)
-repeats <- integer_option(args, "--repeats", 10L)
-letter_repeats <- integer_option(args, "--letter-repeats", max(1L, repeats %/% 5L))
-n_thread <- 2L
-
-use_private_library()
 suppressPackageStartupMessages(library(ccforest))
 started_at <- Sys.time()
 machine <- machine_info()
@@ -78,13 +76,12 @@ table_rows <- paired_verdicts(results, "CCF")
 n_classes <- vapply(table_rows$dataset, function(name) nlevels(tasks[[name]]$y), integer(1))
 
 base <- if (n_tree == 500L) "max-directions" else sprintf("max-directions-%dtrees", n_tree)
-csv_file <- file.path(dirname(script_path), "results", paste0(base, ".csv"))
+csv_file <- file.path(results_dir(), paste0(base, ".csv"))
 md_file <- sub("\\.csv$", ".md", csv_file)
-utils::write.csv(results, csv_file, row.names = FALSE)
+bench_write(results, csv_file)
 report <- c(
   report_header("Canonical directions searched per node: the defaults against fewer and more",
-                "max-directions.R", args, started_at, csv_file, machine,
-                packages = c("ccforest", "mlbench")),
+                csv_file = csv_file, packages = c("ccforest", "mlbench")),
   sprintf("| trees, folds | %d trees; 5-fold cross-validation, repeated (see folds); %d threads |",
           n_tree, n_thread),
   sprintf("| load at end | %s |", machine_info()$load),
@@ -100,6 +97,6 @@ report <- c(
           n_classes, table_rows$folds, table_rows$learner, table_rows$reference,
           table_rows$error, table_rows$p, table_rows$verdict, table_rows$time_ratio)
 )
-writeLines(report, md_file)
-cat(report[-(1:12)], sep = "\n")
+bench_write(report, md_file)
+cat(after_stamp(report), sep = "\n")
 cat("\nWritten to", md_file, "\n")

@@ -4,28 +4,29 @@
 # and, once the settings are fixed, on held-out ones (both lists were fixed
 # before the first run: bench/results/survival-defaults.md).
 #
-#   CCFOREST_LIB=/work/lib/x Rscript bench/survival-defaults.R configs.R 6 200 out.rds [sets]
+#   Rscript bench/run.R survival-defaults configs.R 6 200 out.rds [sets] [--lib /work/lib/x]
 #
 # configs.R returns a named list of configurations: list(learner = "aorsf")
 # or list(learner = "ranger") (each package's defaults; aorsf without
 # out-of-bag predictions, importance or the attached data, as in
-# bench/survival.R), or list(args = <ccforest() arguments, or a function of
+# bench/comparisons/survival.R), or list(args = <ccforest() arguments, or a function of
 # the training split returning them>, options = <options() set during the
 # fit>); the options ccforest.survival_min_statistic and
 # ccforest.survival_cut_samples of rounds 1 and 2
-# (bench/survival-defaults/round*.R) are read by the package at commit
+# (bench/decisions/survival-defaults/round*.R) are read by the package at commit
 # f8fee39 only, and ccforest.survival_newton of round 5 at 2edb35f only:
 # they lost and were removed (bench/results/survival-defaults.md).
-# Results go to an .rds file (out.rds); bench/results/survival-defaults.csv
+# Results go to an .rds file (out.rds, stamped: attr(, "bench_stamp"));
+# bench/results/survival-defaults.csv
 # holds every round's, and report.R reads either, e.g.
-#   Rscript bench/survival-defaults/report.R out.rds default
-#   Rscript bench/survival-defaults/report.R bench/results/survival-defaults.csv aorsf holdout
+#   Rscript bench/decisions/survival-defaults/report.R out.rds default
+#   Rscript bench/decisions/survival-defaults/report.R bench/results/survival-defaults.csv aorsf holdout
 # `sets`: comma-separated names, "dev" (the ten development sets) or
 # "holdout" (the five held-out ones); default "dev".
 #
 # Everything runs in this one process, one thread per fit, so that the
 # machine's two cores stay shared: C-index and IPA are computed as
-# bench/survival.R computes them (its functions are sourced; Harrell's C of
+# bench/comparisons/survival.R computes them (its functions are sourced; Harrell's C of
 # the summed cumulative hazard at the training split's event times, IPA over
 # 50 times from the 10th to the 75th percentile of the held-out times), on
 # repeated random 2/3 - 1/3 splits stratified by event whose seeds depend
@@ -33,24 +34,32 @@
 # splits. Data sets larger than 1,500 rows are subsampled once (fixed seed).
 # The printed summary gives, per data set, each configuration's mean and
 # its paired difference to aorsf with the Nadeau-Bengio corrected standard
-# error (sqrt((1/J + 1/2) var(d)), as bench/survival.R). Training times are
+# error (sqrt((1/J + 1/2) var(d)), as bench/comparisons/survival.R). Training times are
 # CPU seconds of one thread in this process: read them as ratios within a
 # run, with the load average printed at the start and end.
-args <- commandArgs(TRUE)
 here <- dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1L]))
 suppressPackageStartupMessages(library(survival))
-source(file.path(here, "survival.R"))
-invisible(use_competitors(c("aorsf", "ranger"), install = Sys.getenv("CCFOREST_BENCH_UPDATE") != "0"))
+source(file.path(here, "..", "comparisons", "survival.R"))
+BENCH_OPT <- bench_start(values = "first-split", positional = TRUE,
+                         env = c("first-split" = "CCFOREST_FIRST_SPLIT"))
+args <- BENCH_OPT$positional
+if (!length(args) %in% 4:5) {
+  stop("usage: survival-defaults.R configs.R SPLITS TREES out.rds [sets] [--first-split K]", call. = FALSE)
+}
+# The command line is checked before anything is installed or fitted.
+n_split <- as_count(args[2], "SPLITS"); n_tree <- as_count(args[3], "TREES"); out <- args[4]
+if (!grepl("[.]rds$", out)) stop(sprintf("the results file must end in .rds, not '%s'", out), call. = FALSE)
+if (!file.exists(args[1])) stop(sprintf("no configuration file '%s'", args[1]), call. = FALSE)
+invisible(use_competitors(c("aorsf", "ranger"), install = bench_update()))
 suppressPackageStartupMessages(library(ccforest))
 configs <- source(args[1])$value
-n_split <- as.integer(args[2]); n_tree <- as.integer(args[3]); out <- args[4]
 
 DEV_SETS <- c(SURV_SETS, "rotterdam", "flchain", "nwtco", "retinopathy", "cgd0")
 HOLDOUT_SETS <- c("mgus2", "myeloid", "nafld1", "Aids2", "Melanoma")
 MAX_ROWS <- 1500L
-# CCFOREST_FIRST_SPLIT=k runs splits k, k + 1, ... (fresh splits for a
-# confirmation round); default 1.
-FIRST_SPLIT <- as.integer(Sys.getenv("CCFOREST_FIRST_SPLIT", "1"))
+# --first-split k (or CCFOREST_FIRST_SPLIT=k) runs splits k, k + 1, ... (fresh
+# splits for a confirmation round); default 1.
+FIRST_SPLIT <- bench_integer(BENCH_OPT, "first-split", 1L)
 sets <- if (length(args) >= 5) strsplit(args[5], ",")[[1]] else "dev"
 sets <- unlist(lapply(sets, function(s) switch(s, dev = DEV_SETS, holdout = HOLDOUT_SETS, s)))
 
@@ -183,7 +192,7 @@ for (name in sets) {
     }
   }
   all <- do.call(rbind, res)
-  saveRDS(all, out)
+  bench_write(all, out)
   r <- all[all$dataset == name, ]
   ref <- r[r$config == "aorsf", ]
   summary <- do.call(rbind, lapply(names(configs), function(cn) {

@@ -4,12 +4,12 @@
 # Rainforth & Wood 2017, sections 4 and 5).
 #
 #   make install
-#   Rscript bench/accuracy.R                  # full run (see bench/README.md for its run time)
-#   Rscript bench/accuracy.R --quick          # smoke run: 4 small datasets, 1 x 3-fold, 50 trees
-#   Rscript bench/accuracy.R --trees 100      # every learner grows 100 trees (default 500)
-#   Rscript bench/accuracy.R --datasets iris,vehicle   # only these datasets
-#   Rscript bench/accuracy.R --repeats 1      # cap the number of CV repeats of every dataset
-#   Rscript bench/accuracy.R --resume         # reuse the fits already in the output CSV (same
+#   Rscript bench/comparisons/accuracy.R                  # full run (see bench/README.md for its run time)
+#   Rscript bench/comparisons/accuracy.R --quick          # smoke run: 4 small datasets, 1 x 3-fold, 50 trees
+#   Rscript bench/comparisons/accuracy.R --trees 100      # every learner grows 100 trees (default 500)
+#   Rscript bench/comparisons/accuracy.R --datasets iris,vehicle   # only these datasets
+#   Rscript bench/comparisons/accuracy.R --repeats 1      # cap the number of CV repeats of every dataset
+#   Rscript bench/comparisons/accuracy.R --resume         # reuse the fits already in the output CSV (same
 #                                             # data set, repeat, fold, learner and trees) and
 #                                             # run only the missing ones
 #
@@ -47,10 +47,16 @@
 # --datasets / --repeats (a partial run), the files get a .tmp suffix so the
 # full results are not overwritten.
 #
-# Set CCFOREST_LIB to a library path to benchmark a ccforest installed there.
+# Give --lib PATH (or set CCFOREST_LIB) to a library path to benchmark a ccforest installed there.
 
 source(file.path(dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1L])),
-                 "common.R"))
+                 "..", "common.R"))
+# Run as a script, it parses its arguments; bench/decisions/variants.R, which
+# sources it for its definitions, has parsed its own.
+if (sys.nframe() == 0L) {
+  BENCH_OPT <- bench_start(flags = "resume", values = c("trees", "datasets", "repeats"),
+                           threads = TRUE, quick = TRUE)
+}
 
 use_competitors("ranger")
 suppressPackageStartupMessages({
@@ -59,39 +65,16 @@ suppressPackageStartupMessages({
   library(mlbench)
 })
 
-N_THREAD <- 2L
+N_THREAD <- bench_threads(2L)
 
 # ---------------------------------------------------------------------------
 # Command line
 
-parse_args <- function(args) {
-  opt <- list(trees = 500L, quick = FALSE, datasets = NULL, repeats = NULL, resume = FALSE)
-  i <- 1L
-  value_of <- function(name) {
-    a <- args[i]
-    if (grepl("=", a, fixed = TRUE)) return(list(value = sub("^[^=]*=", "", a), step = 1L))
-    if (i + 1L > length(args)) stop("missing value for ", name, call. = FALSE)
-    list(value = args[i + 1L], step = 2L)
-  }
-  while (i <= length(args)) {
-    a <- args[i]
-    if (a == "--quick") {
-      opt$quick <- TRUE; i <- i + 1L
-    } else if (a == "--resume") {
-      opt$resume <- TRUE; i <- i + 1L
-    } else if (grepl("^--trees", a)) {
-      v <- value_of("--trees"); opt$trees <- as.integer(v$value); i <- i + v$step
-    } else if (grepl("^--datasets", a)) {
-      v <- value_of("--datasets"); opt$datasets <- strsplit(v$value, ",", fixed = TRUE)[[1L]]
-      i <- i + v$step
-    } else if (grepl("^--repeats", a)) {
-      v <- value_of("--repeats"); opt$repeats <- as.integer(v$value); i <- i + v$step
-    } else {
-      stop("unknown argument: ", a, call. = FALSE)
-    }
-  }
-  if (is.na(opt$trees) || opt$trees < 1L) stop("--trees must be a positive integer", call. = FALSE)
-  opt
+# The options of bench_start() as this script (and variants.R) reads them.
+accuracy_options <- function(opt) {
+  list(trees = bench_integer(opt, "trees", 500L), trees_given = !is.null(opt$trees),
+       quick = bench_flag(opt, "quick"), datasets = bench_list(opt, "datasets"),
+       repeats = bench_integer(opt, "repeats"), resume = bench_flag(opt, "resume"))
 }
 
 # ---------------------------------------------------------------------------
@@ -269,19 +252,14 @@ paper_mean_sd <- function(s) {
 # Main
 
 main <- function() {
-  raw_args <- commandArgs(trailingOnly = TRUE)
-  opt <- parse_args(raw_args)
+  opt <- accuracy_options(BENCH_OPT)
   sets <- opt$datasets %||% (if (opt$quick) QUICK_SETS else DEFAULT_SETS)
-  n_tree <- if (opt$quick && !any(grepl("^--trees", raw_args))) 50L else opt$trees
+  n_tree <- if (opt$quick && !opt$trees_given) 50L else opt$trees
   partial <- opt$quick || !is.null(opt$datasets) || !is.null(opt$repeats)
   bad <- setdiff(sets, names(DATASETS))
   if (length(bad)) stop("unknown data set(s): ", paste(bad, collapse = ", "), call. = FALSE)
 
-  script_dir <- local({
-    f <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))
-    if (length(f)) dirname(normalizePath(f[1L])) else "bench"
-  })
-  out_dir <- file.path(script_dir, "results")
+  out_dir <- results_dir()
   dir.create(out_dir, showWarnings = FALSE, recursive = TRUE)
   suffix <- if (partial) ".tmp" else ""
   base <- if (opt$quick) "accuracy-quick" else "accuracy"
@@ -298,7 +276,7 @@ main <- function() {
   done <- NULL
   n_reused <- 0L
   if (opt$resume && file.exists(csv_file)) {
-    done <- utils::read.csv(csv_file, stringsAsFactors = FALSE)
+    done <- bench_read_csv(csv_file)
     done <- done[done$n_tree == n_tree & done$dataset %in% sets, , drop = FALSE]
     cat(sprintf("resuming: %d fits reused from %s\n", nrow(done), csv_file))
   }
@@ -352,16 +330,16 @@ main <- function() {
     cat(sprintf("[%s] %s (n=%d, D=%d, %dx%d-fold): %s  [%.0f s]\n",
                 format(Sys.time(), "%H:%M:%S"), name, n, D, repeats, folds_k,
                 paste(summ, collapse = " "), proc.time()[["elapsed"]] - t_set))
-    utils::write.csv(do.call(rbind, rows), csv_file, row.names = FALSE)  # keep partial results
+    bench_write(do.call(rbind, rows), csv_file)  # keep partial results
   }
   results <- do.call(rbind, rows)
-  utils::write.csv(results, csv_file, row.names = FALSE)
+  bench_write(results, csv_file)
   total_min <- as.numeric(difftime(Sys.time(), started_at, units = "mins"))
 
   # ---- markdown report
   lines <- c(
     report_header("Accuracy: ccforest next to ranger (repeated k-fold cross-validation)",
-                  "accuracy.R", raw_args, started_at, csv_file, machine),
+                  csv_file = csv_file),
     sprintf("| trees / threads | %d trees for every learner, %d threads |", n_tree, N_THREAD),
     sprintf("| total run time | %.1f min%s |", total_min,
             if (n_reused > 0L) " (this invocation only)" else ""),
@@ -414,7 +392,7 @@ main <- function() {
                                 spec$label, mean(err$CCF), mean(err$ranger)))
     }
   }
-  lines <- c(lines, "", "Mean train time per fit (seconds, wall clock, 2 threads; other jobs may have shared the machine):", "",
+  lines <- c(lines, "", sprintf("Mean train time per fit (seconds, wall clock, %d threads; other jobs may have shared the machine):", N_THREAD), "",
              "| data set | n train | CCF | CCF-Bag | RRF | CCF-axis | ranger |", "|---|---:|---:|---:|---:|---:|---:|")
   for (name in sets) {
     dd <- results[results$dataset == name, ]
@@ -467,10 +445,10 @@ main <- function() {
       "fit). The sd of the 5-fold ones is over five large test folds, so it is smaller than,",
       "and not comparable to, the paper's 10-fold sd.")
   }
-  writeLines(lines, md_file)
+  bench_write(lines, md_file)
   cat(sprintf("wrote %s and %s (%.1f min)\n", md_file, csv_file, total_min))
 }
 
 
-# Run as a script; bench/variants.R sources the definitions above without it.
+# Run as a script; bench/decisions/variants.R sources the definitions above without it.
 if (sys.nframe() == 0L) main()

@@ -4,10 +4,10 @@
 # 15 CCTs to match the accuracy of 500 RF trees").
 #
 #   make install
-#   Rscript bench/trees.R                    # full run (see bench/README.md for its run time)
-#   Rscript bench/trees.R --quick            # smoke run: 2 small data sets, 1 x 3-fold, 100 trees
-#   Rscript bench/trees.R --trees 200        # largest forest (default 500); the k grid stops there
-#   Rscript bench/trees.R --datasets vehicle,letter
+#   Rscript bench/comparisons/trees.R                    # full run (see bench/README.md for its run time)
+#   Rscript bench/comparisons/trees.R --quick            # smoke run: 2 small data sets, 1 x 3-fold, 100 trees
+#   Rscript bench/comparisons/trees.R --trees 200        # largest forest (default 500); the k grid stops there
+#   Rscript bench/comparisons/trees.R --datasets vehicle,letter
 #
 # For every fold, one ccforest (defaults) and one ranger (defaults) of N trees
 # are grown once on the training part; the test part is then predicted with
@@ -28,10 +28,11 @@
 # git-ignored bench/lib/ on the first run (results up to 2026-11-26 used
 # Debian's ranger 0.14.1; the report names the versions and libraries).
 #
-# Set CCFOREST_LIB to a library path to benchmark a ccforest installed there.
+# Give --lib PATH (or set CCFOREST_LIB) to a library path to benchmark a ccforest installed there.
 
 source(file.path(dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1L])),
-                 "common.R"))
+                 "..", "common.R"))
+BENCH_OPT <- bench_start(values = c("trees", "datasets"), threads = TRUE, quick = TRUE)
 
 use_competitors("ranger")  # CRAN's current ranger, from bench/lib
 suppressPackageStartupMessages({
@@ -40,24 +41,10 @@ suppressPackageStartupMessages({
   library(mlbench)
 })
 
-N_THREAD <- 2L
+N_THREAD <- bench_threads(2L)
 K_GRID <- c(1L, 2L, 3L, 5L, 10L, 15L, 20L, 30L, 50L, 100L, 200L, 500L)
 
 
-parse_args <- function(args) {
-  opt <- list(trees = NULL, quick = FALSE, datasets = NULL)
-  i <- 1L
-  while (i <= length(args)) {
-    a <- args[i]
-    if (a == "--quick") { opt$quick <- TRUE; i <- i + 1L; next }
-    key <- sub("=.*$", "", a)
-    if (!key %in% c("--trees", "--datasets")) stop("unknown argument: ", a, call. = FALSE)
-    if (grepl("=", a, fixed = TRUE)) { v <- sub("^[^=]*=", "", a); i <- i + 1L } else { v <- args[i + 1L]; i <- i + 2L }
-    if (is.na(v)) stop("missing value for ", key, call. = FALSE)
-    if (key == "--trees") opt$trees <- as.integer(v) else opt$datasets <- strsplit(v, ",", fixed = TRUE)[[1L]]
-  }
-  opt
-}
 
 
 
@@ -96,8 +83,8 @@ cv_label <- function(inf) {
 err_pct <- function(pred, truth) 100 * mean(as.character(pred) != as.character(truth))
 
 main <- function() {
-  raw_args <- commandArgs(trailingOnly = TRUE)
-  opt <- parse_args(raw_args)
+  opt <- list(trees = bench_integer(BENCH_OPT, "trees"), quick = bench_flag(BENCH_OPT, "quick"),
+              datasets = bench_list(BENCH_OPT, "datasets"))
   sets <- opt$datasets %||% (if (opt$quick) QUICK_SETS else DEFAULT_SETS)
   bad <- setdiff(sets, names(DATASETS))
   if (length(bad)) stop("unknown data set(s): ", paste(bad, collapse = ", "), call. = FALSE)
@@ -105,11 +92,7 @@ main <- function() {
   ks <- sort(unique(c(K_GRID[K_GRID <= n_tree], n_tree)))
   partial <- opt$quick || !is.null(opt$datasets)
 
-  script_dir <- local({
-    f <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))
-    if (length(f)) dirname(normalizePath(f[1L])) else "bench"
-  })
-  out_dir <- file.path(script_dir, "results")
+  out_dir <- results_dir()
   dir.create(out_dir, showWarnings = FALSE, recursive = TRUE)
   base <- if (opt$quick) "trees-quick" else "trees"
   suffix <- if (partial) ".tmp" else ""
@@ -163,10 +146,10 @@ main <- function() {
                 mean(dd$error[dd$learner == "ccforest" & dd$k == 1]), n_tree,
                 mean(dd$error[dd$learner == "ccforest" & dd$k == n_tree]), n_tree,
                 mean(dd$error[dd$learner == "ranger" & dd$k == n_tree]), info[[name]]$elapsed))
-    utils::write.csv(do.call(rbind, rows), csv_file, row.names = FALSE)
+    bench_write(do.call(rbind, rows), csv_file)
   }
   results <- do.call(rbind, rows)
-  utils::write.csv(results, csv_file, row.names = FALSE)
+  bench_write(results, csv_file)
   total_min <- as.numeric(difftime(Sys.time(), started_at, units = "mins"))
 
   # Summaries: mean over folds, per data set x learner x k.
@@ -175,12 +158,12 @@ main <- function() {
   summary_rows <- list()
   lines <- c(
     report_header("Error versus number of trees: ccforest next to ranger",
-                  "trees.R", raw_args, started_at, csv_file, machine),
+                  csv_file = csv_file),
     sprintf("| total run time | %.1f min |", total_min),
     "",
-    sprintf("One forest of %d trees per fold and learner (defaults of each package, 2 threads),", n_tree),
+    sprintf("One forest of %d trees per fold and learner (defaults of each package, %d threads),", n_tree, N_THREAD),
     "predicted with its first k trees. Error = % of test rows misclassified, mean over folds",
-    "(same stratified folds for both learners). Data sets as in `bench/accuracy.R`.",
+    "(same stratified folds for both learners). Data sets as in `bench/comparisons/accuracy.R`.",
     "CV \"1x5 (3 of 5 folds)\": the rows are split 5-fold but only the first 3 folds are fitted",
     "and tested (to fit the run-time budget on a shared 2-core machine).",
     "",
@@ -222,7 +205,7 @@ main <- function() {
     }
     lines <- c(lines, "")
   }
-  writeLines(lines, md_file)
+  bench_write(lines, md_file)
   cat(sprintf("wrote %s and %s (%.1f min)\n", md_file, csv_file, total_min))
 }
 

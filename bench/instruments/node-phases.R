@@ -2,9 +2,9 @@
 # Where training time goes, by phase of a node's growth and by node size, on
 # LetterRecognition: the measurement behind issue 26's speed work.
 #
-#   Rscript bench/node-phases.R [--trees 100] [--rows 15000] [--options "list(...)"] [--cca]
+#   Rscript bench/instruments/node-phases.R [--trees 100] [--rows 15000] [--options "list(...)"] [--cca]
 #
-# Design: callgrind's instruction counts (bench/instructions.R) do not see
+# Design: callgrind's instruction counts (bench/instruments/instructions.R) do not see
 # memory waits or the latency of divisions and square roots, and several
 # changes that cut instructions left the time unchanged (issue 26's notes).
 # This script times the phases themselves. It copies the package's sources
@@ -21,7 +21,7 @@
 # rows (split), and making a leaf. The clock itself (up to 8 reads per node,
 # some 20 ns each) adds about a tenth to the fit, which lands mostly on the
 # small nodes: the script prints the instrumented fit's CPU time beside the
-# uninstrumented build's (`CCFOREST_LIB` or the machine's). The forest is
+# uninstrumented build's (`--lib`, `CCFOREST_LIB` or the machine's). The forest is
 # fitted twice in one process (a warm-up, then the timed fit) and the table
 # holds half of both fits' sums. Prints the table; nothing is written to
 # bench/results.
@@ -38,20 +38,18 @@
 
 options(width = 200)
 source(file.path(dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1L])),
-                 "common.R"))
-use_private_library()
+                 "..", "common.R"))
+BENCH_OPT <- bench_start(flags = "cca", values = c("trees", "rows", "options", "out"))
+if (!is.null(BENCH_OPT$out)) bench_record(BENCH_OPT$out, "Training time by phase of a node's growth")
 
-args <- commandArgs(trailingOnly = TRUE)
-trees <- integer_option(args, "--trees", 100L)
-rows <- integer_option(args, "--rows", 15000L)
-at <- match("--options", args)
-options_text <- if (is.na(at)) "list()" else args[at + 1L]
-cca_clock <- "--cca" %in% args
+trees <- bench_integer(BENCH_OPT, "trees", 100L)
+rows <- bench_integer(BENCH_OPT, "rows", 15000L)
+options_text <- bench_value(BENCH_OPT, "options", "list()")
+cca_clock <- bench_flag(BENCH_OPT, "cca")
 extra <- eval(parse(text = options_text))
 if (!is.list(extra)) stop("--options must give a list", call. = FALSE)
 
-root <- normalizePath(file.path(dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE),
-                                                                       value = TRUE)[1L])), ".."))
+root <- normalizePath(dirname(bench_dir()))  # the checkout
 work <- tempfile("node-phases")
 dir.create(file.path(work, "pkg"), recursive = TRUE)
 for (item in c("DESCRIPTION", "NAMESPACE", "R", "src")) {
@@ -115,7 +113,7 @@ patch_source <- function(file, edits) {
   for (e in edits) {
     found <- gregexpr(e[1L], code, fixed = TRUE)[[1L]]
     if (sum(found > 0L) != 1L) {
-      stop(sprintf("anchor found %d times in src/core/%s (update bench/node-phases.R): %s",
+      stop(sprintf("anchor found %d times in src/core/%s (update bench/instruments/node-phases.R): %s",
                    sum(found > 0L), file, e[1L]), call. = FALSE)
     }
     code <- sub(e[1L], e[2L], code, fixed = TRUE)
@@ -212,7 +210,7 @@ run <- function(library_path) {
   if (!is.null(attr(out, "status"))) stop("a fit failed:\n", paste(out, collapse = "\n"), call. = FALSE)
   out
 }
-plain_lib <- if (nzchar(Sys.getenv("CCFOREST_LIB"))) Sys.getenv("CCFOREST_LIB") else ""
+plain_lib <- bench_value(BENCH_OPT, "lib", "")
 cat("fitting (instrumented, then uninstrumented) ...\n")
 timed <- run(lib)
 plain <- run(plain_lib)
@@ -271,3 +269,4 @@ if (cca_clock) {
               100 * sum(cca_all[c("factor", "whiten", "eigen", "back")]) / sum(all_ms)))
 }
 unlink(work, recursive = TRUE)
+if (!is.null(BENCH_OPT$out)) bench_finish(quick = FALSE)

@@ -1,13 +1,16 @@
-# Markdown tables of a bench/survival-defaults.R result file: per data set
+# Markdown tables of a bench/decisions/survival-defaults.R result file: per data set
 # (columns) and configuration (rows), the mean C-index or IPA over the
 # splits and, in brackets, the paired difference to `reference` with the
 # Nadeau-Bengio corrected standard error; then the CPU seconds of training
 # summed over the splits, as a ratio to aorsf's.
 #
-#   Rscript bench/survival-defaults/report.R results.rds[,more.rds] [reference]
-#   Rscript bench/survival-defaults/report.R survival-defaults.csv [reference] [round,round]
-args <- commandArgs(TRUE)
-read_one <- function(f) if (grepl("[.]csv$", f)) utils::read.csv(f) else readRDS(f)
+#   Rscript bench/decisions/survival-defaults/report.R results.rds[,more.rds] [reference]
+#   Rscript bench/decisions/survival-defaults/report.R survival-defaults.csv [reference] [round,round]
+source(file.path(dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1L])),
+                 "..", "..", "common.R"))
+args <- bench_start(positional = TRUE)$positional
+if (!length(args) %in% 1:3) stop("usage: report.R results.rds[,more.rds] [reference] [round,round]", call. = FALSE)
+read_one <- function(f) if (grepl("[.]csv$", f)) bench_read_csv(f) else readRDS(f)
 r <- do.call(rbind, lapply(strsplit(args[1], ",")[[1]], function(f) {
   x <- read_one(f)
   x[setdiff(names(x), "round")]

@@ -7,8 +7,8 @@
 # each alone, on data sets whose nodes exceed 1,024 rows.
 #
 #   make install
-#   Rscript bench/large-nodes.R                 # 500 trees (see below for the folds)
-#   Rscript bench/large-nodes.R --trees 100 --repeats 1
+#   Rscript bench/decisions/large-nodes.R                 # 500 trees (see below for the folds)
+#   Rscript bench/decisions/large-nodes.R --trees 100 --repeats 1
 #
 # Data sets: letter (LetterRecognition, 20,000 x 16, 26 classes), satellite
 # (6,435 x 36, 6 classes), waveform (mlbench.waveform(5000), 3 classes),
@@ -32,15 +32,13 @@
 # --repeats is given).
 
 script_path <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1L])
-source(file.path(dirname(script_path), "common.R"))
+source(file.path(dirname(script_path), "..", "common.R"))
+BENCH_OPT <- bench_start(values = c("trees", "repeats"), threads = TRUE)
+n_tree <- bench_integer(BENCH_OPT, "trees", 500L)
+repeats <- bench_integer(BENCH_OPT, "repeats", 2L)
+partial <- !is.null(BENCH_OPT$trees) || !is.null(BENCH_OPT$repeats)
+n_thread <- bench_threads(2L)
 
-args <- commandArgs(trailingOnly = TRUE)
-n_tree <- integer_option(args, "--trees", 500L)
-repeats <- integer_option(args, "--repeats", 2L)
-partial <- any(c("--trees", "--repeats") %in% args)
-n_thread <- 2L
-
-use_private_library()
 suppressPackageStartupMessages(library(ccforest))
 started_at <- Sys.time()
 machine <- machine_info()
@@ -103,13 +101,12 @@ table_rows <- paired_verdicts(results, "exact")
 n_rows <- vapply(table_rows$dataset, function(name) length(tasks[[name]]$y), integer(1))
 
 suffix <- if (partial) ".tmp" else ""
-csv_file <- file.path(dirname(script_path), "results", paste0("large-nodes.csv", suffix))
-md_file <- file.path(dirname(script_path), "results", paste0("large-nodes.md", suffix))
-utils::write.csv(results, csv_file, row.names = FALSE)
+csv_file <- file.path(results_dir(), paste0("large-nodes.csv", suffix))
+md_file <- file.path(results_dir(), paste0("large-nodes.md", suffix))
+bench_write(results, csv_file)
 report <- c(
   report_header("bootstrap_max_rows and exact_split_max_rows (1,024 rows, the defaults) against exact nodes",
-                "large-nodes.R", args, started_at, csv_file, machine,
-                packages = c("ccforest", "mlbench")),
+                csv_file = csv_file, packages = c("ccforest", "mlbench")),
   sprintf("| trees, folds | %d trees; 5-fold cross-validation, repeated (see folds); %d threads |",
           n_tree, n_thread),
   sprintf("| load at end | %s |", machine_info()$load),
@@ -126,6 +123,6 @@ report <- c(
           n_rows, table_rows$folds, table_rows$learner, table_rows$reference,
           table_rows$error, table_rows$p, table_rows$verdict, table_rows$time_ratio)
 )
-writeLines(report, md_file)
-cat(report[-(1:12)], sep = "\n")
+bench_write(report, md_file)
+cat(after_stamp(report), sep = "\n")
 cat("\nWritten to", md_file, "\n")

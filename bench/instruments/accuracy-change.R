@@ -1,13 +1,13 @@
 #!/usr/bin/env Rscript
 # Did a change of ccforest move its accuracy? Compares two raw result files of
-# bench/accuracy.R fold by fold: the folds and learner seeds depend only on
+# bench/comparisons/accuracy.R fold by fold: the folds and learner seeds depend only on
 # the data set, the repeat and the fold, so the same row of both files is the
 # same training and test split grown from the same seed, and the difference
 # of the two errors is a paired sample.
 #
 #   cp bench/results/accuracy.csv /tmp/before.csv     # the run before the change
-#   Rscript bench/accuracy.R                          # the run after it
-#   Rscript bench/accuracy-change.R /tmp/before.csv bench/results/accuracy.csv
+#   Rscript bench/comparisons/accuracy.R                          # the run after it
+#   Rscript bench/instruments/accuracy-change.R /tmp/before.csv bench/results/accuracy.csv
 #       [--learners CCF,CCF-Bag,RRF,CCF-axis] [--out bench/results/accuracy-change.md]
 #
 # Prints, for each data set and ccforest learner, the mean error before and
@@ -17,21 +17,18 @@
 # with a difference larger than its standard error; the script says which
 # rows those are and in which direction.
 
-args <- commandArgs(trailingOnly = TRUE)
-value_of <- function(name, default) {
-  at <- match(name, args)
-  if (is.na(at)) default else args[at + 1L]
-}
-flag_at <- which(startsWith(args, "--"))
-files <- args[setdiff(seq_along(args), c(flag_at, flag_at + 1L))]
+source(file.path(dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1L])),
+                 "..", "common.R"))
+BENCH_OPT <- bench_start(values = c("learners", "out"), positional = TRUE)
+files <- BENCH_OPT$positional
 if (length(files) != 2L) {
-  stop("usage: accuracy-change.R BEFORE.csv AFTER.csv [--learners ...] [--out FILE]", call. = FALSE)
+  stop("usage: accuracy-change.R BEFORE.csv AFTER.csv [--learners ...] [--out FILE.md]", call. = FALSE)
 }
-learners <- strsplit(value_of("--learners", "CCF,CCF-Bag,RRF,CCF-axis"), ",", fixed = TRUE)[[1L]]
-out <- value_of("--out", "")
+learners <- bench_list(BENCH_OPT, "learners", c("CCF", "CCF-Bag", "RRF", "CCF-axis"))
+out <- bench_value(BENCH_OPT, "out", "")
 
-before <- utils::read.csv(files[1L], stringsAsFactors = FALSE)
-after <- utils::read.csv(files[2L], stringsAsFactors = FALSE)
+before <- bench_read_csv(files[1L])
+after <- bench_read_csv(files[2L])
 key <- c("dataset", "rep", "fold", "learner", "n_tree", "seed")
 both <- merge(before[c(key, "error")], after[c(key, "error")], by = key,
               suffixes = c(".before", ".after"))
@@ -75,4 +72,4 @@ lines <- c(lines, "", if (n_beyond == 0L) {
                 collapse = "; "))
 })
 writeLines(lines)
-if (nzchar(out)) writeLines(lines, out)
+if (nzchar(out)) bench_write(lines, out)

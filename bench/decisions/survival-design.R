@@ -1,9 +1,9 @@
 #!/usr/bin/env Rscript
 # Design measurements of ccforest's survival forests (issue 24): settings of
-# ccforest against aorsf on the splits bench/survival.R uses (the same split
+# ccforest against aorsf on the splits bench/comparisons/survival.R uses (the same split
 # and learner seeds), in one process, for choosing the defaults.
 #
-#   CCFOREST_LIB=/tmp/lib Rscript bench/survival-design.R configs.R 6 200 out.rds [sets]
+#   Rscript bench/run.R survival-design configs.R 6 200 out.rds [sets] [--lib /tmp/lib]
 #
 # configs.R returns a named list of configurations: list(learner = "aorsf"),
 # or list(args = <ccforest() arguments, or a function of the training split
@@ -13,19 +13,23 @@
 # measured as the option ccforest.survival_min_events, is now the argument
 # min_events (give it in `args`); the estimator alternatives of
 # bench/results/survival-design.md (ccforest.survival_average) were measured
-# at commit e10361f and removed after. Data sets: bench/survival.R's five,
+# at commit e10361f and removed after. Data sets: bench/comparisons/survival.R's five,
 # and rotterdam and flchain (survival package) as larger ones. Each split's
-# C-index and IPA (as in bench/survival.R) per configuration go to out.rds;
+# C-index and IPA (as in bench/comparisons/survival.R) per configuration go to out.rds;
 # means are printed per data set. Timings are not comparable (one process,
 # shared machine).
-args <- commandArgs(TRUE)
-lib <- Sys.getenv("CCFOREST_LIB")
 here <- dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1L]))
-.libPaths(c(if (nzchar(lib)) lib, file.path(here, "lib"), .libPaths()))
+source(file.path(here, "..", "comparisons", "survival.R"))
+BENCH_OPT <- bench_start(positional = TRUE)
+args <- BENCH_OPT$positional
+if (!length(args) %in% 4:5) {
+  stop("usage: survival-design.R configs.R SPLITS TREES out.rds [sets]", call. = FALSE)
+}
+n_split <- as_count(args[2], "SPLITS"); n_tree <- as_count(args[3], "TREES"); out <- args[4]
+if (!grepl("[.]rds$", out)) stop(sprintf("the results file must end in .rds, not '%s'", out), call. = FALSE)
+.libPaths(c(ccforest_libraries(), competitor_library(), .libPaths()))
 suppressPackageStartupMessages({library(survival); library(ccforest)})
-source(file.path(here, "survival.R"))
 configs <- source(args[1])$value
-n_split <- as.integer(args[2]); n_tree <- as.integer(args[3]); out <- args[4]
 sets <- if (length(args) >= 5) strsplit(args[5], ",")[[1]] else SURV_SETS
 extra_data <- function(name) {
   d <- switch(name,
@@ -91,4 +95,4 @@ for (name in sets) {
   cat(name, "\n")
   print(aggregate(cbind(c_index, ipa) ~ config, r[r$dataset == name, ], mean), digits = 3)
 }
-saveRDS(do.call(rbind, res), out)
+bench_write(do.call(rbind, res), out)

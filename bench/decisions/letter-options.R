@@ -4,30 +4,31 @@
 # test error under option settings that do less work per node, next to the
 # default and to CRAN's ranger, in one run.
 #
-#   Rscript bench/letter-options.R [--seeds 6] [--trees 100]
+#   Rscript bench/decisions/letter-options.R [--seeds 6] [--trees 100]
 #
 # Design: one split of the data (15,000 training rows, 5,000 test rows); for
 # each seed every setting and ranger are fitted once, on one thread, in
 # turn, so that a drift of the machine's speed falls on all of them alike.
 # Reported: the best and mean CPU seconds over the seeds, their ratio to
 # ranger's best, and the mean test error with its standard error over the
-# seeds (of one split: it shows the trade-off's size, bench/accuracy.R is
+# seeds (of one split: it shows the trade-off's size, bench/comparisons/accuracy.R is
 # the test of a default). The settings: the default; searching only the
 # strongest direction (max_directions = 1); also capping the projection
 # bootstrap at 256 rows; and fewer features per node (mtry 4, 3 and 2: the
 # paper's lambda = ceiling(log2(16) + 1) is 5, ranger's floor(sqrt(16)) 4).
-# Printed only; nothing is written to bench/results.
+# What it prints goes to bench/results/letter-options.md, every fit's time
+# and error to letter-options.csv.
 
 source(file.path(dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1L])),
-                 "common.R"))
+                 "..", "common.R"))
 options(width = 200)
-use_private_library()
+BENCH_OPT <- bench_start(values = c("seeds", "trees"))
+bench_record("letter-options", "What issue 26's letter goal would cost: settings that do less work per node")
 use_competitors("ranger")
 suppressPackageStartupMessages(library(ccforest))
 
-args <- commandArgs(trailingOnly = TRUE)
-seeds <- integer_option(args, "--seeds", 6L)
-trees <- integer_option(args, "--trees", 100L)
+seeds <- bench_integer(BENCH_OPT, "seeds", 6L)
+trees <- bench_integer(BENCH_OPT, "trees", 100L)
 
 d <- mlb("LetterRecognition")
 set.seed(1)
@@ -76,3 +77,5 @@ table <- do.call(rbind, lapply(split(results, factor(results$setting, unique(res
 table$to_ranger <- round(table$best_s / table["ranger", "best_s"], 2)
 print(table)
 cat(sprintf("load at end: %s\n", machine_info()$load))
+bench_write(results, file.path(results_dir(), "letter-options.csv"))
+bench_finish(quick = FALSE)

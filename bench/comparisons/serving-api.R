@@ -3,9 +3,9 @@
 # direct predict() call in R (issue 35's goal: median request time for one
 # row <= 10 ms through the API).
 #
-#   Rscript bench/serving-api.R                    # 500 trees, 300 requests per model
-#   Rscript bench/serving-api.R --quick            # 50 trees, 50 requests
-#   Rscript bench/serving-api.R --trees 500 --requests 1000
+#   Rscript bench/comparisons/serving-api.R                    # 500 trees, 300 requests per model
+#   Rscript bench/comparisons/serving-api.R --quick            # 50 trees, 50 requests
+#   Rscript bench/comparisons/serving-api.R --trees 500 --requests 1000
 #
 # Models: a classifier of mlbench's LetterRecognition (16 features, 26
 # classes; 16,000 training rows) served with type = "prob" (26
@@ -27,17 +27,18 @@
 # per second (requests / total time, one client), and the median time of
 # predict() on one row here, which is the part of a request that is the
 # forest's; the rest is HTTP, JSON and plumber. No competitor: ranger
-# served by vetiver goes through the same plumber layers.
+# served by vetiver goes through the same plumber layers. What it prints goes
+# to bench/results/serving-api.md (.md.tmp with --quick).
 # Needs vetiver, plumber, curl, jsonlite and mlbench.
 
 script_path <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1L])
-source(file.path(dirname(script_path), "common.R"))
-use_private_library()
+source(file.path(dirname(script_path), "..", "common.R"))
+BENCH_OPT <- bench_start(values = c("trees", "requests"), quick = TRUE)
+bench_record("serving-api", "A forest served by vetiver and plumber: one-row request times")
 
-args <- commandArgs(trailingOnly = TRUE)
-quick <- "--quick" %in% args
-n_tree <- integer_option(args, "--trees", if (quick) 50L else 500L)
-n_request <- integer_option(args, "--requests", if (quick) 50L else 300L)
+quick <- bench_flag(BENCH_OPT, "quick")
+n_tree <- bench_integer(BENCH_OPT, "trees", if (quick) 50L else 500L)
+n_request <- bench_integer(BENCH_OPT, "requests", if (quick) 50L else 300L)
 n_warmup <- 20L
 suppressPackageStartupMessages({
   library(ccforest)
@@ -48,7 +49,7 @@ commit <- tryCatch(
   system2("git", c("-C", dirname(script_path), "rev-parse", "--short", "HEAD"), stdout = TRUE),
   error = function(e) NA_character_)
 uptime <- function() tryCatch(system("uptime", intern = TRUE), error = function(e) NA_character_)
-cat("# bench/serving-api.R\n")
+cat("# bench/comparisons/serving-api.R\n")
 cat(sprintf("commit %s, ccforest %s (%s), vetiver %s, plumber %s, R %s\n", commit,
             utils::packageVersion("ccforest"), dirname(find.package("ccforest")),
             utils::packageVersion("vetiver"), utils::packageVersion("plumber"),
@@ -165,3 +166,4 @@ cat("\ngoal: median one-row request <= 10 ms:",
     paste(sprintf("%s (%s) %s", results$model, results$connection,
                   ifelse(results$median_ms <= 10, "met", "NOT met")), collapse = ", "), "\n")
 cat("load at end:", uptime(), "\n")
+bench_finish()

@@ -3,9 +3,9 @@
 # answers one row at a time, as a web service or a Shiny app calls it, next
 # to ranger (CRAN's current version, bench/lib) in the same process.
 #
-#   Rscript bench/serving.R [--calls 300] [--soak 10000] [--quick]
-#   CCFOREST_LIB=/tmp/lib-before CCFOREST_BENCH_NAME=serving-0.3.0 \
-#     Rscript bench/serving.R --calls 40 --soak 0   # another build, its own report
+#   Rscript bench/comparisons/serving.R [--calls 300] [--soak 10000] [--quick]
+#   Rscript bench/run.R serving --lib /tmp/lib-before --name serving-0.3.0 --calls 40 --soak 0
+#     # another build, its own report (CCFOREST_LIB and CCFOREST_BENCH_NAME work too)
 #
 # Four models, each predicting on one thread (n_thread = 1, num.threads = 1):
 #   letter      500 trees on 15,000 LetterRecognition rows, type = "prob"
@@ -23,7 +23,9 @@
 # Writes results/serving.md (results/serving.md.tmp with --quick).
 
 source(file.path(dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1L])),
-                 "common.R"))
+                 "..", "common.R"))
+BENCH_OPT <- bench_start(values = c("calls", "soak", "name"), env = c(name = "CCFOREST_BENCH_NAME"),
+                         quick = TRUE)
 use_competitors("ranger")
 suppressPackageStartupMessages({
   library(ccforest)
@@ -31,9 +33,8 @@ suppressPackageStartupMessages({
   library(survival)
 })
 
-args <- commandArgs(trailingOnly = TRUE)
-quick <- "--quick" %in% args
-calls <- integer_option(args, "--calls", if (quick) 40L else 300L)
+quick <- bench_flag(BENCH_OPT, "quick")
+calls <- bench_integer(BENCH_OPT, "calls", if (quick) 40L else 300L)
 started_at <- Sys.time()
 machine <- machine_info()
 commit <- tryCatch(system("git rev-parse --short HEAD", intern = TRUE, ignore.stderr = TRUE),
@@ -187,7 +188,7 @@ batch <- data.frame(
                                          n_thread = 1))[["elapsed"]])),
     min(replicate(3, system.time(predict(models$binary$rg, batch_rows,
                                          num.threads = 1))[["elapsed"]]))))
-n_soak <- integer_option(args, "--soak", if (quick) 1000L else 10000L)
+n_soak <- bench_integer(BENCH_OPT, "soak", if (quick) 1000L else 10000L, min = 0L)
 letter_rows <- lapply(seq_len(nrow(letter_test)), function(i) letter_test[i, , drop = FALSE])
 row_of <- function(i) letter_rows[[i]]
 invisible(gc())
@@ -204,13 +205,13 @@ ratio <- function(model, column) {
   r[[column]][r$learner == "ccforest"] / r[[column]][r$learner == "ranger"]
 }
 fmt <- function(x, digits = 3) ifelse(is.na(x), "-", formatC(x, format = "f", digits = digits))
-out_file <- file.path(bench_dir(), "results",
-                      paste0(Sys.getenv("CCFOREST_BENCH_NAME", "serving"), ".md",
+out_file <- file.path(results_dir(),
+                      paste0(bench_value(BENCH_OPT, "name", "serving"), ".md",
                              if (quick) ".tmp" else ""))
 csv_file <- sub("\\.md", ".csv", out_file)
-utils::write.csv(results, csv_file, row.names = FALSE)
+bench_write(results, csv_file)
 lines <- c(
-  report_header("Serving: one row at a time", "serving.R", args, started_at, csv_file, machine,
+  report_header("Serving: one row at a time", csv_file = csv_file,
                 packages = c("ccforest", "ranger", "mlbench")),
   "",
   "One thread for prediction. Milliseconds per predict() call on one row, from the second call",
@@ -237,5 +238,5 @@ lines <- c(
   "",
   sprintf("Load average at the end: %s.", readLines("/proc/loadavg"))
 )
-writeLines(lines, out_file)
+bench_write(lines, out_file)
 cat(lines, sep = "\n")

@@ -6,9 +6,9 @@
 # tool), on the same folds.
 #
 #   make install
-#   Rscript bench/spectra.R             # full run: 2 x 5-fold, 300 trees (about 2 minutes)
-#   Rscript bench/spectra.R --quick     # smoke run: 1 x 5-fold, 50 trees
-#   Rscript bench/spectra.R --trees 500
+#   Rscript bench/comparisons/spectra.R             # full run: 2 x 5-fold, 300 trees (about 2 minutes)
+#   Rscript bench/comparisons/spectra.R --quick     # smoke run: 1 x 5-fold, 50 trees
+#   Rscript bench/comparisons/spectra.R --trees 500
 #
 # Data:
 #   tecator (caret): 215 meat samples, 100 absorbances (850-1050 nm), and
@@ -33,7 +33,8 @@
 # ccforest installed in another library.
 
 source(file.path(dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1L])),
-                 "common.R"))
+                 "..", "common.R"))
+BENCH_OPT <- bench_start(values = "trees", threads = TRUE, quick = TRUE)
 
 use_competitors(c("ranger", "pls"))
 suppressPackageStartupMessages({
@@ -42,7 +43,7 @@ suppressPackageStartupMessages({
   library(pls)
 })
 
-N_THREAD <- 2L
+N_THREAD <- bench_threads(2L)
 MAX_COMPONENTS <- 20L
 
 load_tecator <- function() {
@@ -118,13 +119,12 @@ fit_fold <- function(d, test, seed, n_tree) {
 }
 
 main <- function() {
-  raw_args <- commandArgs(trailingOnly = TRUE)
-  quick <- "--quick" %in% raw_args
-  n_tree <- integer_option(raw_args, "--trees", if (quick) 50L else 300L)
+  quick <- bench_flag(BENCH_OPT, "quick")
+  n_tree <- bench_integer(BENCH_OPT, "trees", if (quick) 50L else 300L)
   repeats <- if (quick) 1L else 2L
   n_fold <- 5L
 
-  out_dir <- file.path(bench_dir(), "results")
+  out_dir <- results_dir()
   dir.create(out_dir, showWarnings = FALSE, recursive = TRUE)
   suffix <- if (quick) ".tmp" else ""
   md_file <- file.path(out_dir, paste0("spectra.md", suffix))
@@ -161,7 +161,7 @@ main <- function() {
     }
   }
   results <- do.call(rbind, rows)
-  utils::write.csv(results, csv_file, row.names = FALSE)
+  bench_write(results, csv_file)
   total_min <- as.numeric(difftime(Sys.time(), started_at, units = "mins"))
 
   results$task <- paste(results$dataset, results$output)
@@ -175,8 +175,7 @@ main <- function() {
     transform(results[results$learner %in% c("ccforest", "ranger"), ], dataset = task),
     reference = "ranger")
   lines <- c(
-    report_header("Where oblique forests win: near-infrared spectra", "spectra.R", raw_args,
-                  started_at, csv_file, machine,
+    report_header("Where oblique forests win: near-infrared spectra", csv_file = csv_file,
                   packages = c("ccforest", "ranger", "pls", "caret")),
     sprintf("| trees / threads | %d trees per forest, %d threads |", n_tree, N_THREAD),
     sprintf("| folds | %d x %d-fold cross-validation, the same folds for every learner |",
@@ -212,7 +211,7 @@ main <- function() {
   lines <- c(lines, "",
              sprintf("Total training time over all folds (s): %s.",
                      paste(sprintf("%s %.1f", times$learner, times$train_time), collapse = ", ")))
-  writeLines(lines, md_file, useBytes = TRUE)
+  bench_write(lines, md_file)
   cat(lines, sep = "\n")
 }
 

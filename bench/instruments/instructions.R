@@ -3,7 +3,7 @@
 # or more builds of ccforest (private libraries) on the same fixed fits.
 #
 #   R CMD INSTALL -l /tmp/libA .      # one build per library
-#   Rscript bench/instructions.R /tmp/libA /tmp/libB [--rows 15000] [--trees 3]
+#   Rscript bench/instruments/instructions.R /tmp/libA /tmp/libB [--rows 15000] [--trees 3]
 #       [--tasks letter,binary,regression] [--options "list(max_directions = 1)"] [--keep DIR]
 #
 # Design: wall-clock and CPU times on a shared machine move by a tenth or more
@@ -11,14 +11,14 @@
 # made of. An instruction count is the same for the same binary and input
 # whatever else the machine does, so two builds can be compared in one
 # short run; it does not see cache misses or branch mispredictions, so a
-# change that pays in instructions must still be timed (bench/train-ab.R,
-# bench/speed.R). Each fit runs in a fresh R process under callgrind with
+# change that pays in instructions must still be timed (bench/instruments/train-ab.R,
+# bench/comparisons/speed.R). Each fit runs in a fresh R process under callgrind with
 # collection on only inside TreeTrainer::grow() (the growing of trees: no R,
 # no encoding, no start-up), one thread, seed 1:
 #
 # - letter: `mlbench::LetterRecognition`, `--rows` random rows (26 classes,
 #   16 features), `--trees` trees;
-# - binary: a simulated two-class task like bench/speed.R's (20 correlated
+# - binary: a simulated two-class task like bench/comparisons/speed.R's (20 correlated
 #   features, the label the sign of a non-linear function of three
 #   combinations plus noise), `--rows` rows;
 # - regression: the same features, a numeric output.
@@ -26,21 +26,21 @@
 # `--options` adds arguments to every ccforest() call (an R expression giving
 # a list). Prints the instructions per build and task, and each build's
 # ratio to the first. `--keep DIR` keeps callgrind's output files there (read them with
-# callgrind_annotate). Nothing is written to bench/results.
+# callgrind_annotate). `--out NAME` also writes what it prints to
+# bench/results/NAME.md, stamped.
 
+source(file.path(dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1L])),
+                 "..", "common.R"))
 options(width = 200)
-args <- commandArgs(trailingOnly = TRUE)
-value_of <- function(name, default) {
-  at <- match(name, args)
-  if (is.na(at)) default else args[at + 1L]
-}
-rows <- as.integer(value_of("--rows", "15000"))
-trees <- as.integer(value_of("--trees", "3"))
-tasks <- strsplit(value_of("--tasks", "letter,binary,regression"), ",", fixed = TRUE)[[1L]]
-keep <- value_of("--keep", "")
-options_text <- value_of("--options", "list()")
-flags <- which(args %in% c("--rows", "--trees", "--tasks", "--keep", "--options"))
-libs <- if (length(flags) > 0L) args[-c(flags, flags + 1L)] else args
+BENCH_OPT <- bench_start(values = c("rows", "trees", "tasks", "keep", "options", "out"),
+                         positional = TRUE)
+if (!is.null(BENCH_OPT$out)) bench_record(BENCH_OPT$out, "Instructions spent growing trees (callgrind)")
+rows <- bench_integer(BENCH_OPT, "rows", 15000L)
+trees <- bench_integer(BENCH_OPT, "trees", 3L)
+tasks <- bench_list(BENCH_OPT, "tasks", c("letter", "binary", "regression"))
+keep <- bench_value(BENCH_OPT, "keep", "")
+options_text <- bench_value(BENCH_OPT, "options", "list()")
+libs <- BENCH_OPT$positional
 if (length(libs) == 0L) stop("give one or more library paths holding a ccforest build", call. = FALSE)
 if (!nzchar(Sys.which("valgrind"))) stop("valgrind is not installed", call. = FALSE)
 unknown <- setdiff(tasks, c("letter", "binary", "regression"))
@@ -99,3 +99,4 @@ for (task in tasks) {
   table[[paste(task, "ratio")]] <- round(result[, task] / result[1L, task], 3)
 }
 print(table, row.names = FALSE)
+if (!is.null(BENCH_OPT$out)) bench_finish(quick = FALSE)

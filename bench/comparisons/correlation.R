@@ -4,9 +4,9 @@
 # error of ccforest and ranger as artificial correlation grows.
 #
 #   make install
-#   Rscript bench/correlation.R               # full run (see bench/README.md for its run time)
-#   Rscript bench/correlation.R --quick       # smoke run: iris only, 1 x 5-fold, 50 trees, 4 kappas
-#   Rscript bench/correlation.R --trees 200   # trees per forest (default 500)
+#   Rscript bench/comparisons/correlation.R               # full run (see bench/README.md for its run time)
+#   Rscript bench/comparisons/correlation.R --quick       # smoke run: iris only, 1 x 5-fold, 50 trees, 4 kappas
+#   Rscript bench/comparisons/correlation.R --trees 200   # trees per forest (default 500)
 #
 # The paper's transformation, applied to the whole data set after z-scoring
 # every feature (the paper's preprocessing):
@@ -36,10 +36,11 @@
 # git-ignored bench/lib/ on the first run (results up to 2026-11-26 used
 # Debian's ranger 0.14.1; the report names the versions and libraries).
 #
-# Set CCFOREST_LIB to a library path to benchmark a ccforest installed there.
+# Give --lib PATH (or set CCFOREST_LIB) to a library path to benchmark a ccforest installed there.
 
 source(file.path(dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1L])),
-                 "common.R"))
+                 "..", "common.R"))
+BENCH_OPT <- bench_start(values = "trees", threads = TRUE, quick = TRUE)
 
 use_competitors("ranger")  # CRAN's current ranger, from bench/lib
 suppressPackageStartupMessages({
@@ -48,23 +49,11 @@ suppressPackageStartupMessages({
   library(mlbench)
 })
 
-N_THREAD <- 2L
+N_THREAD <- bench_threads(2L)
 KAPPAS <- c(0, 0.01, 0.1, 1, 10, 100, 1000, 10000)
 LEARNERS <- c("CCF", "RRF", "CCF-axis", "ranger")
 
 
-parse_args <- function(args) {
-  opt <- list(trees = NULL, quick = FALSE)
-  i <- 1L
-  while (i <= length(args)) {
-    a <- args[i]
-    if (a == "--quick") { opt$quick <- TRUE; i <- i + 1L; next }
-    if (grepl("^--trees=", a)) { opt$trees <- as.integer(sub("^--trees=", "", a)); i <- i + 1L; next }
-    if (a == "--trees") { opt$trees <- as.integer(args[i + 1L]); i <- i + 2L; next }
-    stop("unknown argument: ", a, call. = FALSE)
-  }
-  opt
-}
 
 
 DATASETS <- list(
@@ -109,17 +98,12 @@ fit_predict <- function(learner, xtr, ytr, xte, n_tree, seed) {
 }
 
 main <- function() {
-  raw_args <- commandArgs(trailingOnly = TRUE)
-  opt <- parse_args(raw_args)
+  opt <- list(trees = bench_integer(BENCH_OPT, "trees"), quick = bench_flag(BENCH_OPT, "quick"))
   n_tree <- opt$trees %||% (if (opt$quick) 50L else 500L)
   kappas <- if (opt$quick) c(0, 1, 100, 10000) else KAPPAS
   sets <- if (opt$quick) "iris" else names(DATASETS)
 
-  script_dir <- local({
-    f <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))
-    if (length(f)) dirname(normalizePath(f[1L])) else "bench"
-  })
-  out_dir <- file.path(script_dir, "results")
+  out_dir <- results_dir()
   dir.create(out_dir, showWarnings = FALSE, recursive = TRUE)
   base <- if (opt$quick) "correlation-quick" else "correlation"
   suffix <- if (opt$quick) ".tmp" else ""
@@ -162,15 +146,15 @@ main <- function() {
                     proc.time()[["elapsed"]] - t0))
       }
     }
-    utils::write.csv(do.call(rbind, rows), csv_file, row.names = FALSE)
+    bench_write(do.call(rbind, rows), csv_file)
   }
   results <- do.call(rbind, rows)
-  utils::write.csv(results, csv_file, row.names = FALSE)
+  bench_write(results, csv_file)
   total_min <- as.numeric(difftime(Sys.time(), started_at, units = "mins"))
 
   lines <- c(
     report_header("Effect of correlated features: ccforest next to ranger",
-                  "correlation.R", raw_args, started_at, csv_file, machine),
+                  csv_file = csv_file),
     sprintf("| trees / threads | %d trees per forest, %d threads |", n_tree, N_THREAD),
     sprintf("| total run time | %.1f min |", total_min),
     "",
@@ -205,7 +189,7 @@ main <- function() {
       "From kappa = %g to %g: CCF %.2f -> %.2f (%+.2f points), ranger %.2f -> %.2f (%+.2f points).",
       kappas[1L], max(kappas), base_ccf, top_ccf, top_ccf - base_ccf, base_rf, top_rf, top_rf - base_rf), "")
   }
-  writeLines(lines, md_file)
+  bench_write(lines, md_file)
   cat(sprintf("wrote %s and %s (%.1f min)\n", md_file, csv_file, total_min))
 }
 

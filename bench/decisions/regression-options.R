@@ -1,6 +1,6 @@
 #!/usr/bin/env Rscript
 # The regression options beyond the paper (issue 14), on more regression
-# tasks than bench/accuracy.R's three, in three sets:
+# tasks than bench/comparisons/accuracy.R's three, in three sets:
 #   development  the tasks the options were first looked at on: accuracy.R's
 #                three (BostonHousing, Servo, Ozone) and the six added when
 #                searched axes looked like a default (Friedman 1-3 with
@@ -14,8 +14,8 @@
 # Everything comes with R, MASS and mlbench.
 #
 #   make install
-#   Rscript bench/regression-options.R                 # 4 x 5-fold CV, 200 trees (~4 min)
-#   Rscript bench/regression-options.R --trees 500 --repeats 6
+#   Rscript bench/decisions/regression-options.R                 # 4 x 5-fold CV, 200 trees (~4 min)
+#   Rscript bench/decisions/regression-options.R --trees 500 --repeats 6
 #
 # Learners, same folds and seeds: CCF (ccforest's defaults: the paper's
 # regression forest), CCF+random axes (axis_candidates = "random"),
@@ -34,14 +34,12 @@
 # Output: bench/results/regression-options.md and .csv.
 
 script_path <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1L])
-source(file.path(dirname(script_path), "common.R"))
+source(file.path(dirname(script_path), "..", "common.R"))
+BENCH_OPT <- bench_start(values = c("trees", "repeats"), threads = TRUE)
+n_tree <- bench_integer(BENCH_OPT, "trees", 200L)
+repeats <- bench_integer(BENCH_OPT, "repeats", 4L)
+n_thread <- bench_threads(2L)
 
-args <- commandArgs(trailingOnly = TRUE)
-n_tree <- integer_option(args, "--trees", 200L)
-repeats <- integer_option(args, "--repeats", 4L)
-n_thread <- 2L
-
-use_private_library()
 use_competitors("ranger")  # CRAN's current ranger, from bench/lib
 suppressPackageStartupMessages(library(ccforest))
 started_at <- Sys.time()
@@ -224,13 +222,13 @@ summary_lines <- unlist(lapply(c("development", "holdout", "confirmation"), func
     }, character(1)))
 }))
 
-csv_file <- file.path(dirname(script_path), "results", "regression-options.csv")
+csv_file <- file.path(results_dir(), "regression-options.csv")
 md_file <- sub("\\.csv$", ".md", csv_file)
-utils::write.csv(results, csv_file, row.names = FALSE)
+bench_write(results, csv_file)
 report <- c(
   report_header(paste("Regression options beyond the paper, on development, holdout and",
                       "confirmation sets"),
-                "regression-options.R", args, started_at, csv_file, machine),
+                csv_file = csv_file),
   sprintf("| trees, folds | %d trees; %d x 5-fold cross-validation; %d threads |", n_tree, repeats,
           n_thread),
   sprintf("| load at end | %s |", machine_info()$load),
@@ -256,6 +254,6 @@ report <- c(
           per_task$dataset, per_task$n, per_task$option, per_task$CCF, per_task$error,
           per_task$ranger, per_task$p, per_task$verdict, per_task$time_ratio)
 )
-writeLines(report, md_file)
-cat(report[-(1:12)], sep = "\n")
+bench_write(report, md_file)
+cat(after_stamp(report), sep = "\n")
 cat("\nWritten to", md_file, "\n")

@@ -1,9 +1,9 @@
 #!/usr/bin/env Rscript
-# Checks bench/survival.R's own metric code against riskRegression::Score on
+# Checks bench/comparisons/survival.R's own metric code against riskRegression::Score on
 # fixed examples: the IPCW Brier score (and its integral), and the IPCW
 # time-dependent AUC of a competing-risk CIF.
 #
-#   RISKREGRESSION_LIB=/path/to/lib Rscript bench/survival-check.R
+#   RISKREGRESSION_LIB=/path/to/lib Rscript bench/comparisons/survival-check.R
 #
 # riskRegression is not on this machine, and CRAN's current version needs rms,
 # which needs R >= 4.4.0. Debian bookworm has it built for this R
@@ -13,23 +13,28 @@
 #   mkdir -p /tmp/rr-debs && cd /tmp/rr-debs
 #   apt-get download $(apt-get install -s r-cran-riskregression | awk '/^Inst/ {print $2}')
 #   for f in *.deb; do dpkg-deb -x "$f" /tmp/rr-root; done
-#   RISKREGRESSION_LIB=/tmp/rr-root/usr/lib/R/site-library Rscript bench/survival-check.R
+#   RISKREGRESSION_LIB=/tmp/rr-root/usr/lib/R/site-library Rscript bench/comparisons/survival-check.R
 #
 # riskRegression estimates the censoring distribution on the data it scores,
 # so here survival.R's functions get the held-out rows' own reverse
 # Kaplan-Meier estimate too (survival.R itself uses the training split's).
 # Both compute the Brier score with weights 1/G(T_i-) for events by t and
-# 1/G(t) for rows still at risk. Nothing is written to bench/results.
+# 1/G(t) for rows still at risk. What it prints goes to
+# bench/results/survival-check.md (--riskregression-lib PATH or
+# RISKREGRESSION_LIB: the library holding riskRegression).
 
-rr_lib <- Sys.getenv("RISKREGRESSION_LIB")
-if (nzchar(rr_lib)) .libPaths(c(.libPaths(), rr_lib))  # last: it must not shadow anything
-if (!requireNamespace("riskRegression", quietly = TRUE)) {
-  stop("riskRegression is needed (see the header for RISKREGRESSION_LIB)", call. = FALSE)
-}
 source(file.path(local({
   f <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))
   if (length(f)) dirname(f[1L]) else "bench"
 }), "survival.R"))
+BENCH_OPT <- bench_start(values = "riskregression-lib",
+                         env = c("riskregression-lib" = "RISKREGRESSION_LIB"))
+rr_lib <- bench_value(BENCH_OPT, "riskregression-lib", "")
+if (nzchar(rr_lib)) .libPaths(c(.libPaths(), rr_lib))  # last: it must not shadow anything
+if (!requireNamespace("riskRegression", quietly = TRUE)) {
+  stop("riskRegression is needed (see the header for RISKREGRESSION_LIB)", call. = FALSE)
+}
+bench_record("survival-check", "survival.R's metrics against riskRegression::Score")
 suppressPackageStartupMessages({
   library(survival)
   library(prodlim)
@@ -120,3 +125,4 @@ for (k in 1:2) {
 
 cat(sprintf("largest difference: %.2e (%s)\n", worst,
             if (worst < 1e-8) "agreement to rounding" else "DISAGREEMENT"))
+bench_finish()
