@@ -185,7 +185,7 @@ one_cause_risk <- function(object, risk, package) {
 dalex_model_info <- function(model, is_multiclass = FALSE, ...) {
   # A survival forest is explained by its risk, a number per row (or per
   # row and cause): a regression, to DALEX.
-  type <- if (model$task %in% c("regression", "survival")) {
+  type <- if (task_record(model$task)$explained_as == "regression") {
     "regression"
   } else if (isTRUE(is_multiclass) || any(model$response$n_class > 2L)) {
     "multiclass"
@@ -202,7 +202,7 @@ dalex_model_info <- function(model, is_multiclass = FALSE, ...) {
 #' regression
 #' @noRd
 pdp_get_task <- function(object) {
-  if (object$task == "survival") "regression" else object$task
+  task_record(object$task)$explained_as
 }
 
 #' @noRd
@@ -234,7 +234,7 @@ pdp_get_predictions <- function(object, newdata, inv.link = NULL, ...) {
 
 #' @noRd
 iml_task <- function(model) {
-  if (model$task == "survival") "regression" else model$task
+  task_record(model$task)$explained_as
 }
 
 #' iml's prediction function: probabilities by default, or the `type` given

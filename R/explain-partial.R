@@ -362,11 +362,7 @@ pd_values <- function(object, data, points, ice, n_tree, n_thread, chunk_rows, s
   })
   values <- do.call(rbind, pieces)
   dimnames(values) <- NULL
-  if (object$task == "regression") {
-    values <- sweep(sweep(values, 2L, object$response$scale, `*`), 2L,
-                    object$response$center, `+`)
-  }
-  values
+  task_record(object$task)$to_output_units(values, object$response)
 }
 
 #' Names of the prediction columns, as in tree_info()

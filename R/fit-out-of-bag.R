@@ -4,15 +4,18 @@
 # are in task-survival-oob.R.
 
 #' The fit with its out-of-bag estimates (nothing for a forest grown without
-#' samples)
+#' samples), as its task makes them
 #' @noRd
 add_out_of_bag <- function(fit, training, core, n_thread, importance, kept_rows, response) {
   if (!has_out_of_bag(fit$options)) {
     return(fit)
   }
-  if (fit$task == "survival") {
-    return(survival_out_of_bag(fit, training, core, n_thread, importance, kept_rows, response))
-  }
+  task_record(fit$task)$out_of_bag(fit, training, core, n_thread, importance, kept_rows, response)
+}
+
+#' Out-of-bag estimates of classes and values (see add_out_of_bag())
+#' @noRd
+values_out_of_bag <- function(fit, training, core, n_thread, importance, kept_rows, response) {
   oob <- with_memory_advice(
     ccf_oob_cpp(fit$forest$trees, training,
                 forest_source(fit$seed, fit$forest$first_tree, core$sample, core$impute_random),
@@ -37,8 +40,9 @@ add_out_of_bag <- function(fit, training, core, n_thread, importance, kept_rows,
 #' numeric output)
 #' @noRd
 oob_importance <- function(values, object, type = "permutation") {
-  if (object$task == "regression" && object$response$n_output == 1L) {
-    values <- values * object$response$scale^2
+  scale <- task_record(object$task)$error_scale(object$response)
+  if (!is.null(scale) && object$response$n_output == 1L) {
+    values <- values * scale
   }
   new_importance(values, object$blueprint$feature_names, type)
 }
@@ -123,8 +127,9 @@ oob_error_curve <- function(oob, response) {
   seen <- oob$n_seen
   if (is.null(seen)) return(NULL)
   per_output <- oob$error_sum / pmax(seen, 1L)
-  if (response$task == "regression") {
-    per_output <- sweep(per_output, 2L, response$scale^2, `*`)
+  scale <- task_record(response$task)$error_scale(response)
+  if (!is.null(scale)) {
+    per_output <- sweep(per_output, 2L, scale, `*`)
   }
   curve <- rowMeans(per_output)
   curve[seen == 0L] <- NA_real_

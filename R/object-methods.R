@@ -177,9 +177,7 @@ fitted.ccforest <- function(object, type = NULL, ...) {
   if (is.null(type)) {
     return(object$predictions)
   }
-  choices <- switch(object$task, classification = c("class", "prob"), survival = "risk",
-                    "response")
-  type <- check_choice(type, "type", choices)
+  type <- check_choice(type, "type", task_record(object$task)$fitted_types)
   if (type != "prob") {
     return(object$predictions)
   }
@@ -194,13 +192,11 @@ fitted.ccforest <- function(object, type = NULL, ...) {
 #' @export
 residuals.ccforest <- function(object, ...) {
   check_ccforest(object)
-  if (object$task == "classification") {
-    stop("residuals() is for regression forests; `object` is a classifier. ",
-         "fitted() gives its out-of-bag classes.", call. = FALSE)
-  }
-  if (object$task == "survival") {
-    stop("residuals() is for regression forests; `object` is a survival forest. ",
-         "fitted() gives its out-of-bag risk.", call. = FALSE)
+  if (object$task != "regression") {
+    record <- task_record(object$task)
+    stop(sprintf(paste0("residuals() is for regression forests; `object` is %s. ",
+                        "fitted() gives its out-of-bag %s."), record$described,
+                 record$fitted_what), call. = FALSE)
   }
   check_out_of_bag(object, "residuals")
   if (is.null(object$residuals)) {

@@ -186,27 +186,6 @@ check_survival_split_rule <- function(split_rule, task) {
        call. = FALSE)
 }
 
-#' The defaults of min_split and min_leaf for a task of n rows (of positive
-#' weight; only survival's depend on it)
-#'
-#' Survival leaves estimate a whole curve, and small ones make noisy curves:
-#' their default is the square root of the rows (at least 5), the node to
-#' split twice that. On the data of bench/comparisons/survival.R this beat fixed sizes
-#' of 3 to 30 rows and leaves counted in events (3, 5 or 8 events), in
-#' Brier score above all (bench/results/survival-design.md).
-#' @noRd
-default_node_size <- function(task, what, n) {
-  if (task == "survival") {
-    leaf <- max(5L, as.integer(ceiling(sqrt(n))))
-    return(if (what == "min_leaf") leaf else 2L * leaf)
-  }
-  sizes <- switch(task,
-    classification = c(min_split = 2L, min_leaf = 1L),
-    c(min_split = 6L, min_leaf = 3L)
-  )
-  sizes[[what]]
-}
-
 #' The options of a survival fit beyond the common ones: the least events in
 #' a child (checked by check_min_events()) and the periods of the CCA's
 #' response

@@ -377,7 +377,7 @@ json_column <- function(col, fitted_type, units) {
 #' @noRd
 prediction_frame <- function(pred, model, args) {
   task <- model$task
-  type <- args$type %||% switch(task, classification = "class", survival = "risk", "response")
+  type <- args$type %||% task_record(task)$default_type
   n <- NROW(pred)
   if (task == "survival" && type %in% c("survival", "chf", "cif")) {
     times <- args$times %||% model$response$survival$event_times
