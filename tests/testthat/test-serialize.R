@@ -81,12 +81,16 @@ test_that("the fitted object holds plain data only", {
   expect_identical(non_plain_nodes(fit), "object$cache <externalptr>")
   # The forest itself: its format, one raw vector per tree, the number of
   # its first tree, the per-variable importance (with the rest of its exact
-  # sums) and the fingerprints of its training data and of its weights.
+  # sums), the counts of the limits that acted and the fingerprints of its
+  # training data and of its weights.
   expect_identical(
     vapply(fit$forest, typeof, character(1)),
     c(format = "integer", trees = "list", first_tree = "integer", importance = "double",
-      exact_remainder = "double", data_hash = "character", weights_hash = "character")
+      exact_remainder = "double", limits = "double", data_hash = "character",
+      weights_hash = "character")
   )
+  expect_named(fit$forest$limits, c("max_directions", "direction_ratio", "bootstrap_max_rows",
+                                    "exact_split_max_rows"))
   expect_identical(nrow(fit$forest$exact_remainder), 4L)
   expect_match(fit$forest$data_hash, "^[0-9a-f]{16}$")
   expect_match(fit$forest$weights_hash, "^[0-9a-f]{16}$")
@@ -149,6 +153,18 @@ test_that("a damaged forest gives an R error saying so, never a crash", {
     },
     tree_null = function(f) {
       f$forest$trees[8] <- list(NULL)
+      f
+    },
+    limits_unnamed = function(f) {
+      f$forest$limits <- unname(f$forest$limits)
+      f
+    },
+    limits_negative = function(f) {
+      f$forest$limits[[2]] <- -1
+      f
+    },
+    limits_fraction = function(f) {
+      f$forest$limits[[1]] <- 0.5
       f
     },
     first_tree_missing = function(f) {
