@@ -144,44 +144,6 @@ format_tree_count <- function(n_tree, first_tree = 1L) {
           first_tree + n_tree - 1L)
 }
 
-#' The options of a fit that depart from Rainforth and Wood (2017) and act
-#' on it, as the user would write them; "none" for the paper's forest
-#'
-#' @param acting Which of max_directions, direction_ratio, onehot_max_levels,
-#'   bootstrap_max_rows and exact_split_max_rows change this fit (see
-#'   acting_options()); by default all are shown when set.
-#' @noRd
-beyond_paper_label <- function(opts, acting = c(max_directions = TRUE, direction_ratio = TRUE,
-                                                onehot_max_levels = TRUE,
-                                                bootstrap_max_rows = TRUE,
-                                                exact_split_max_rows = TRUE)) {
-  shown <- c(
-    if (!identical(opts$max_directions %||% 0L, 0L) && acting[["max_directions"]]) {
-      sprintf("max_directions = %d", opts$max_directions)
-    },
-    if ((opts$direction_ratio %||% 0) > 0 && acting[["direction_ratio"]]) {
-      sprintf("direction_ratio = %s", format(opts$direction_ratio))
-    },
-    if (is.finite(opts$onehot_max_levels %||% Inf) && acting[["onehot_max_levels"]]) {
-      sprintf("onehot_max_levels = %d", as.integer(opts$onehot_max_levels))
-    },
-    if (!identical(opts$output_bins %||% 0L, 0L)) sprintf("output_bins = %d", opts$output_bins),
-    if (axis_mode(opts$axis_candidates) != "none") {
-      sprintf("axis_candidates = \"%s\"", axis_mode(opts$axis_candidates))
-    },
-    if (!identical(opts$bootstrap_max_rows %||% 0L, 0L) && acting[["bootstrap_max_rows"]]) {
-      sprintf("bootstrap_max_rows = %d", opts$bootstrap_max_rows)
-    },
-    if (!identical(opts$exact_split_max_rows %||% 0L, 0L) && acting[["exact_split_max_rows"]]) {
-      sprintf("exact_split_max_rows = %d", opts$exact_split_max_rows)
-    }
-  )
-  if (length(shown) == 0L) {
-    return(if (identical(opts$variant, "paper")) "none (variant = \"paper\")" else "none")
-  }
-  paste(shown, collapse = ", ")
-}
-
 #' Whether the defaults beyond the paper change this fit at all:
 #' `onehot_max_levels` only when a factor had more levels (it was valued by
 #' the outputs instead of expanded); `max_directions` only when a node can
