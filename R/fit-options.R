@@ -321,8 +321,9 @@ apply_paper_variant <- function(values, given) {
     return(values)
   }
   for (o in option_table) {
-    if (is.null(o$paper) || !given[[o$name]]) next
     value <- values[[o$name]]
+    # NULL, as do.call() and wrappers pass "not given", is not a departure.
+    if (is.null(o$paper) || !given[[o$name]] || is.null(value)) next
     agrees <- if (!is.null(o$paper$agrees)) {
       o$paper$agrees(value)
     } else {

@@ -116,6 +116,10 @@ test_that("variant = \"paper\" refuses every option it fixes, given otherwise", 
                    list(onehot_max_levels = Inf, max_directions = 0L, direction_ratio = 0,
                         bootstrap_max_rows = 0L, exact_split_max_rows = 0L, output_bins = 0L,
                         axis_candidates = "none"))
+  # NULL, as wrappers pass "not given", is not a departure.
+  expect_identical(ccforest(y ~ ., d, n_tree = 1, seed = 1, variant = "paper",
+                            max_directions = NULL, direction_ratio = NULL)$forest$trees,
+                   fit$forest$trees)
 })
 
 test_that("print() shows each option beyond the paper from its row, in a fixed order", {
