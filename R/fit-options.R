@@ -27,6 +27,9 @@
 #            core does not read it
 #   beyond   list(rank, label): print()'s words for a value beyond the
 #            paper (NULL when it is the paper's), in the order of `rank`
+#   shown    list(rank, label, value, summary_only): a row of its own in
+#            print() and summary() (value(options): the text, NA for none),
+#            in the order of `rank`; see option_rows()
 #   parsnip  list(parsnip, pkg, fun, sub): the engine argument of
 #            rand_forest() and its dials parameter, NULL if not tunable there
 #   mlr3     list(tags, ...): the learners' parameter (tags, and `task`,
@@ -36,10 +39,18 @@
 #' One row of the option table; see the top of R/fit-options.R
 #' @noRd
 option <- function(name, default, type, stage = "call", check = NULL, stored = TRUE,
-                   paper = NULL, core = NULL, beyond = NULL, parsnip = NULL, mlr3 = NULL) {
+                   paper = NULL, core = NULL, beyond = NULL, shown = NULL, parsnip = NULL,
+                   mlr3 = NULL) {
   list(name = name, default = default, type = type, stage = stage, check = check,
-       stored = stored, paper = paper, core = core, beyond = beyond, parsnip = parsnip,
-       mlr3 = mlr3)
+       stored = stored, paper = paper, core = core, beyond = beyond, shown = shown,
+       parsnip = parsnip, mlr3 = mlr3)
+}
+
+#' An option's row of its own in print() (and summary()), or in summary()
+#' only
+#' @noRd
+shown_row <- function(rank, label, value, summary_only = FALSE) {
+  list(rank = rank, label = label, value = value, summary_only = summary_only)
 }
 
 #' A whole number >= min (<= max); `null` says that NULL is taken (and what
@@ -113,6 +124,9 @@ option_table <- list(
            check_min_split(value, context$task, context$n_row, context$n_counted)
          },
          core = core_as_is("min_split"),
+         shown = shown_row(6, "min_split, min_leaf:", function(opts) {
+           sprintf("%d, %d", opts$min_split, opts$min_leaf)
+         }, summary_only = TRUE),
          parsnip = list(parsnip = "min_n", pkg = "dials", fun = "min_n", sub = FALSE),
          mlr3 = list(tags = tune_tags)),
   option("min_leaf", NULL, count_type(min = 1L, null = TRUE), stage = "data",
@@ -123,10 +137,15 @@ option_table <- list(
          check = function(value, context) check_min_events(value, context$task),
          stored = FALSE, core = core_as_is("min_events")),
   option("max_depth", NULL, count_type(min = 1L, null = TRUE, null_as = 0L),
-         core = core_as_is("max_depth"), mlr3 = list(tags = tune_tags)),
+         core = core_as_is("max_depth"),
+         shown = shown_row(7, "max_depth:", function(opts) {
+           if (opts$max_depth == 0L) "unlimited" else format(opts$max_depth)
+         }, summary_only = TRUE),
+         mlr3 = list(tags = tune_tags)),
   option("split_rule", NULL, choice_type(c("entropy", "gini", "variance", "logrank")),
          stage = "data", check = function(value, context) check_split_rule(value, context$task),
          core = core_as_is("split_rule"),
+         shown = shown_row(3, "Split rule:", function(opts) opts$split_rule %||% NA_character_),
          parsnip = list(parsnip = "split_rule", pkg = "ccforest", fun = "ccf_split_rule",
                         sub = FALSE),
          mlr3 = list(tags = tune_tags, task = "classif", values = c("entropy", "gini"),
@@ -137,6 +156,7 @@ option_table <- list(
            bagging <- value == "bagging"
            list(projection_bootstrap = !bagging, bagging = bagging)
          },
+         shown = shown_row(1, "Sampling:", function(opts) sampling_label(opts)),
          parsnip = list(parsnip = "sampling", pkg = "ccforest", fun = "ccf_sampling",
                         sub = FALSE),
          mlr3 = list(tags = tune_tags)),
@@ -151,6 +171,7 @@ option_table <- list(
          mlr3 = list(tags = tune_tags)),
   option("projection", "cca", choice_type(c("cca", "rotation", "pca", "axis")),
          core = core_as_is("projection"),
+         shown = shown_row(2, "Projection:", function(opts) projection_label(opts$projection)),
          parsnip = list(parsnip = "projection", pkg = "ccforest", fun = "ccf_projection",
                         sub = FALSE),
          mlr3 = list(tags = tune_tags)),
@@ -162,6 +183,7 @@ option_table <- list(
          core = function(value, options, training) {
            list(impute_random = value %in% c("impute_random", "omit"))
          },
+         shown = shown_row(8, "na_action:", function(opts) opts$na_action, summary_only = TRUE),
          mlr3 = list(tags = "train")),
   # Checked against the rows by check_case_weights(); the fit stores whether
   # there were any.
@@ -232,6 +254,7 @@ option_table <- list(
          core = function(value, options, training) {
            if (!is.null(value)) list(feature_weights = unname(value))
          },
+         shown = shown_row(5, "Feature weights:", function(opts) feature_weights_label(opts)),
          mlr3 = list(tags = "train")),
   option("variant", "ccforest", choice_type(c("ccforest", "paper")),
          core = core_as_is("variant", "ccforest"), mlr3 = list(tags = "train")),
@@ -391,6 +414,24 @@ beyond_paper_label <- function(opts, acting = logical(0)) {
     return(if (identical(opts$variant, "paper")) "none (variant = \"paper\")" else "none")
   }
   paste(shown, collapse = ", ")
+}
+
+#' Rank of the "Beyond paper:" line among the options' rows (see `shown`)
+#' @noRd
+beyond_paper_rank <- 4
+
+#' The rows print() and summary() show for the options: each option's own
+#' (`shown`) and the "Beyond paper:" line (`beyond`, see
+#' beyond_paper_label()), in the order of their ranks; NA for a row left out
+#' @param summary Whether the rows are summary()'s (more of them).
+#' @noRd
+option_rows <- function(opts, beyond, summary = FALSE) {
+  rows <- Filter(function(o) !is.null(o$shown) && (summary || !o$shown$summary_only),
+                 option_table)
+  values <- vapply(rows, function(o) o$shown$value(opts), character(1))
+  names(values) <- vapply(rows, function(o) o$shown$label, character(1))
+  ranks <- c(vapply(rows, function(o) o$shown$rank, numeric(1)), beyond_paper_rank)
+  c(values, "Beyond paper:" = beyond)[order(ranks)]
 }
 
 #' The engine arguments of rand_forest()'s "ccforest" engine, for

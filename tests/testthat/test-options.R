@@ -26,7 +26,7 @@ test_that("every option is documented in ?ccforest", {
 
 test_that("each row is well formed", {
   fields <- c("name", "default", "type", "stage", "check", "stored", "paper", "core", "beyond",
-              "parsnip", "mlr3")
+              "shown", "parsnip", "mlr3")
   for (o in option_table) {
     expect_identical(names(o), fields, label = o$name)
     expect_true(o$stage %in% c("call", "data", "pipeline"), label = o$name)
@@ -161,4 +161,29 @@ test_that("parsnip's engine arguments are the table's, each with a dials paramet
       expect_true(all(param$values %in% o$type$values), label = o$name)
     }
   }
+})
+
+test_that("print() and summary() show the options' own rows from the table, in rank order", {
+  fit <- ccforest(Species ~ ., iris, n_tree = 3, seed = 1, feature_weights = c(1, 1, 1, 0.5),
+                  max_depth = 4)
+  printed <- utils::capture.output(print(fit))
+  summarised <- utils::capture.output(print(summary(fit)))
+  rows <- Filter(function(o) !is.null(o$shown), option_table)
+  rows <- rows[order(vapply(rows, function(o) o$shown$rank, numeric(1)))]
+  line_of <- function(lines, label) which(startsWith(lines, label))
+  expect_identical(line_of(printed, "Feature weights:"), line_of(printed, "Beyond paper:") + 1L)
+  at <- 0L
+  for (o in rows) {
+    if (!o$shown$summary_only) {
+      expect_length(line_of(printed, o$shown$label), 1L)
+    } else {
+      expect_length(line_of(printed, o$shown$label), 0L)
+    }
+    line <- line_of(summarised, o$shown$label)
+    expect_length(line, 1L)
+    expect_gt(line, at)
+    at <- line
+  }
+  expect_match(summarised, "^max_depth: +4$", all = FALSE)
+  expect_match(summarised, "^Feature weights: +given, 4 of 4 positive$", all = FALSE)
 })
