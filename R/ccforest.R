@@ -552,52 +552,21 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
   check_dots(dots, valid = names(formals(ccforest.default)), fn = "ccforest")
   check_y(y, missing(y))
 
-  # Arguments whose meaning does not depend on the data.
-  n_tree <- check_n_tree(n_tree)
-  na_action <- check_na_action(na_action)
-  sampling <- check_sampling(sampling)
-  projection <- check_projection(projection)
-  importance <- check_importance(importance)
-  verbose <- check_flag(verbose, "verbose")
-  n_thread <- resolve_n_thread(n_thread)
-  seed <- resolve_seed(seed)
-  first_tree <- check_first_tree(first_tree, n_tree)
-  backend <- check_backend(backend)
-  n_batch <- resolve_n_batch(n_batch, n_tree, backend)
-  variant <- check_variant(variant)
-  axis_choice <- check_axis_candidates(axis_candidates)
-  onehot_given <- !missing(onehot_max_levels)
-  if (variant == "paper") {
-    check_paper_variant(
-      given = list(max_directions = if (!missing(max_directions)) max_directions,
-                   direction_ratio = if (!missing(direction_ratio)) direction_ratio,
-                   onehot_max_levels = if (!missing(onehot_max_levels)) onehot_max_levels,
-                   bootstrap_max_rows = if (!missing(bootstrap_max_rows)) bootstrap_max_rows,
-                   exact_split_max_rows = if (!missing(exact_split_max_rows)) exact_split_max_rows,
-                   output_bins = output_bins,
-                   axis_candidates = if (axis_choice != "none") axis_candidates,
-                   feature_weights = feature_weights)
-    )
-    max_directions <- Inf
-    direction_ratio <- 0
-    onehot_max_levels <- Inf
-    bootstrap_max_rows <- Inf
-    exact_split_max_rows <- Inf
-  }
-  onehot_max_levels <- check_onehot_max_levels(onehot_max_levels)
-  max_directions <- check_max_directions(max_directions)
-  direction_ratio <- check_direction_ratio(direction_ratio)
-  bootstrap_max_rows <- check_bootstrap_max_rows(bootstrap_max_rows)
-  exact_split_max_rows <- check_exact_split_max_rows(exact_split_max_rows)
-  max_depth <- check_max_depth(max_depth)
+  # The options, as one list checked from the table (R/fit-options.R): those
+  # whose meaning does not depend on the data first.
+  call_options <- given_options(environment())
+  opt <- apply_paper_variant(call_options$values, call_options$given)
+  opt <- check_options(opt, "call")
 
   # The rows, then the outputs and the weights, each prepared once.
   x <- as_feature_frame(x, x_arg)
-  if (variant == "paper") check_paper_factors(x, explicit = onehot_given)
+  if (opt$variant == "paper") {
+    check_paper_factors(x, explicit = call_options$given[["onehot_max_levels"]])
+  }
   check_same_rows(x, y)
-  case_weights <- check_case_weights(case_weights, nrow(x))
+  case_weights <- check_case_weights(opt$case_weights, nrow(x))
   kept_rows <- NULL
-  if (na_action == "omit") {
+  if (opt$na_action == "omit") {
     keep <- stats::complete.cases(x) & response_row_ok(y)
     if (!any(keep)) {
       stop("No complete rows remain after na_action = \"omit\".", call. = FALSE)
@@ -608,7 +577,7 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
     if (!all(keep)) kept_rows <- keep
   }
   outputs <- parse_response(y, y_arg)
-  class_weights <- check_class_weights(class_weights, outputs)
+  class_weights <- check_class_weights(opt$class_weights, outputs)
   weights <- row_weights(case_weights, class_weights, outputs)
   # Rows of weight 0 take no part, not even in the z-score statistics.
   stat_rows <- if (!is.null(weights) && any(weights == 0)) weights > 0
@@ -617,89 +586,80 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
 
   # The features, once: a factor with many levels is valued by the outputs.
   blueprint <- new_blueprint(x, x_arg, stat_rows = stat_rows, response = response,
-                             weights = weights, onehot_max_levels = onehot_max_levels,
-                             seed = seed)
-  x_impute <- if (na_action == "omit") "fail" else na_action
+                             weights = weights, onehot_max_levels = opt$onehot_max_levels,
+                             seed = opt$seed)
+  x_impute <- if (opt$na_action == "omit") "fail" else opt$na_action
   matrix_x <- training_matrix(blueprint, x, na_action = x_impute, arg = x_arg)
   blueprint <- attr(matrix_x, "blueprint")
   attr(matrix_x, "blueprint") <- NULL
 
-  # Arguments whose meaning depends on the task, the features or the rows.
-  quantiles <- check_quantiles(quantiles, response)
-  split_rule <- check_split_rule(split_rule, task)
+  # The options whose meaning depends on the task, the features or the rows.
   n_feature <- length(blueprint$feature_names)
-  mtry <- check_mtry(mtry, n_feature)
-  feature_weights <- check_feature_weights(feature_weights, blueprint$feature_names, task)
-  n_counted <- rows_counted(matrix_x, weights)
-  min_split <- check_min_split(min_split, task, nrow(matrix_x), n_counted)
-  min_leaf <- check_min_leaf(min_leaf, task, n_counted)
-  min_events <- check_min_events(min_events, task)
-  output_bins <- check_output_bins(output_bins, response)
-  bagging <- resolve_bagging(sampling, mtry, n_feature, task)
-  sample <- resolve_sample(sample_fraction, replace, bagging, response, weights, class_weights)
+  opt <- check_options(opt, "data", context = list(
+    task = task, response = response, n_feature = n_feature,
+    feature_names = blueprint$feature_names, n_row = nrow(matrix_x),
+    n_counted = rows_counted(matrix_x, weights)
+  ))
+  bagging <- resolve_bagging(opt$sampling, opt$mtry, n_feature, task)
+  sample <- resolve_sample(opt$sample_fraction, opt$replace, bagging, response, weights,
+                           class_weights)
   check_classes_drawn(response, weights, sample$sample_fraction, case_weights, class_weights)
 
-  options <- list(
-    n_tree = n_tree, mtry = mtry, min_split = min_split, min_leaf = min_leaf,
-    max_depth = max_depth, split_rule = split_rule,
+  options <- stored_options(opt, resolved = list(
     sampling = if (bagging) "bagging" else "projection",
     sample_fraction = sample$sample_fraction, replace = sample$replace,
-    projection = projection, importance = importance, na_action = na_action,
-    case_weights = !is.null(case_weights), class_weights = class_weights,
-    onehot_max_levels = onehot_max_levels, max_directions = max_directions,
-    direction_ratio = direction_ratio,
-    bootstrap_max_rows = bootstrap_max_rows, exact_split_max_rows = exact_split_max_rows,
-    output_bins = output_bins,
-    axis_candidates = axis_choice, variant = variant
-  )
-  if (task == "survival") options <- survival_options(options, response, min_events)
-  check_importance_sampling(importance, options)
+    case_weights = !is.null(case_weights), class_weights = class_weights
+  ))
+  if (task == "survival") options <- survival_options(options, response, opt$min_events)
+  check_importance_sampling(opt$importance, options)
   training <- training_set(matrix_x, blueprint, response, weights)
   # Stored only when given: a fit without them samples uniformly, as before.
+  feature_weights <- opt$feature_weights
   if (identical(feature_weights, "screen")) {
     options$feature_screen <- TRUE
     feature_weights <- screen_weights(training, blueprint$feature_names)
   }
   if (!is.null(feature_weights)) options$feature_weights <- feature_weights
-  core <- core_options(options, seed, training)
+  core <- core_options(options, opt$seed, training)
 
   # What the fit allocates besides its trees is set aside before growing.
   n_sample <- if (is.null(weights)) nrow(matrix_x) else sum(weights > 0)
   extra <- fit_extra_bytes(
-    nrow(matrix_x), n_sample, prediction_width(response), n_tree, n_thread, bagging, quantiles,
-    min_leaf, max_depth
+    nrow(matrix_x), n_sample, prediction_width(response), opt$n_tree, opt$n_thread, bagging,
+    opt$quantiles, opt$min_leaf, opt$max_depth
   )
   if (task == "survival" && bagging) {
-    extra[["oob"]] <- survival_oob_bytes(nrow(matrix_x), n_tree, response$survival$n_cause)
+    extra[["oob"]] <- survival_oob_bytes(nrow(matrix_x), opt$n_tree, response$survival$n_cause)
   }
   tree_limit <- memory_for_trees(extra)
   started <- proc.time()[["elapsed"]]
-  grown <- if (backend == "future") {
-    grow_on_futures(training, core, first_tree = first_tree - 1L, n_tree = n_tree,
-                    n_thread = n_thread, n_batch = n_batch, verbose = verbose,
+  grown <- if (opt$backend == "future") {
+    grow_on_futures(training, core, first_tree = opt$first_tree - 1L, n_tree = opt$n_tree,
+                    n_thread = opt$n_thread, n_batch = opt$n_batch, verbose = opt$verbose,
                     limit = tree_limit)
   } else {
-    grow_trees(training, core, first_tree = first_tree - 1L, n_tree = n_tree,
-               n_thread = n_thread, verbose = verbose, limit = tree_limit)
+    grow_trees(training, core, first_tree = opt$first_tree - 1L, n_tree = opt$n_tree,
+               n_thread = opt$n_thread, verbose = opt$verbose, limit = tree_limit)
   }
   fit <- new_ccforest(
-    forest = new_forest(grown, first_tree = first_tree, training = training), task = task,
+    forest = new_forest(grown, first_tree = opt$first_tree, training = training), task = task,
     blueprint = blueprint,
-    response = response_blueprint(response), options = options, seed = seed,
+    response = response_blueprint(response), options = options, seed = opt$seed,
     n_obs = nrow(matrix_x), train_time = NA_real_, call = call
   )
-  fit <- add_out_of_bag(fit, training, core, n_thread, importance, kept_rows, response)
-  if (quantiles) {
-    fit$quantile <- quantile_data(fit, training, response, core, n_thread)
+  fit <- add_out_of_bag(fit, training, core, opt$n_thread, opt$importance, kept_rows,
+                        response)
+  if (opt$quantiles) {
+    fit$quantile <- quantile_data(fit, training, response, core, opt$n_thread)
   }
   fit$train_time <- proc.time()[["elapsed"]] - started
-  if (importance == "projection") {
+  if (opt$importance == "projection") {
     fit$variable.importance <- projection_importance(fit)
   }
   fit <- seal_ccforest(fit)
   # A fit is usually followed by a prediction: its trees are decoded for it
   # now, and kept with the fit.
-  ccf_prime_cpp(fit$cache, fit$forest$trees, model_shape(fit), n_thread)
+  ccf_prime_cpp(fit$cache, fit$forest$trees, model_shape(fit), opt$n_thread)
   fit
 }
 

@@ -61,34 +61,6 @@ axis_mode <- function(axis_candidates) {
   check_axis_candidates(axis_candidates %||% "none")
 }
 
-#' The options as the core reads them, by name (enumerated ones by the names
-#' src/core/Options.h lists)
-#' @param training The training_set(), which sample sizes count.
-#' @noRd
-core_options <- function(options, seed, training) {
-  bagging <- options$sampling == "bagging"
-  core <- list(
-    seed = seed, mtry = options$mtry, min_split = options$min_split,
-    min_leaf = options$min_leaf, max_depth = options$max_depth,
-    split_rule = options$split_rule, projection = options$projection,
-    projection_bootstrap = !bagging, bagging = bagging,
-    impute_random = options$na_action %in% c("impute_random", "omit"),
-    rank_tolerance = 1e-4,
-    max_directions = options$max_directions %||% 0L,
-    direction_ratio = options$direction_ratio %||% 0,
-    bootstrap_max_rows = options$bootstrap_max_rows %||% 0L,
-    exact_split_max_rows = options$exact_split_max_rows %||% 0L,
-    output_bins = options$output_bins %||% 0L,
-    axis_candidates = axis_mode(options$axis_candidates),
-    variant = options$variant %||% "ccforest",
-    sample = row_sample(options, training)
-  )
-  # Survival forests only: the least rows with an event in a leaf.
-  if (!is.null(options$min_events)) core$min_events <- options$min_events
-  if (!is.null(options$feature_weights)) core$feature_weights <- unname(options$feature_weights)
-  core
-}
-
 #' Where a forest's stored trees came from, as the core reads it: enough to
 #' redraw what was not stored (the trees' samples, imputations)
 #' @param first_tree The 1-based number of the first stored tree.

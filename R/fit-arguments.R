@@ -1,28 +1,11 @@
-# One check per argument of ccforest(): each takes the argument as given
-# (and what its meaning depends on: the task, the number of features or
-# rows) and returns the value the fit uses, or stops with a message naming
-# the argument, the rule and the offending value. The generic checks they
-# build on (check_count(), check_choice(), ...) are in fit-validate.R.
-
-#' @noRd
-check_n_tree <- function(n_tree) {
-  check_count(n_tree, "n_tree", min = 1L)
-}
-
-#' @noRd
-check_na_action <- function(na_action) {
-  check_choice(na_action, "na_action", c("impute_random", "impute_mean", "fail", "omit"))
-}
-
-#' @noRd
-check_sampling <- function(sampling) {
-  check_choice(sampling, "sampling", c("auto", "projection", "bagging"))
-}
-
-#' @noRd
-check_projection <- function(projection) {
-  check_choice(projection, "projection", c("cca", "rotation", "pca", "axis"))
-}
+# The checks of ccforest()'s arguments beyond what an option's type says
+# (the option table in fit-options.R names them): each takes the argument as
+# given (and what its meaning depends on: the task, the number of features
+# or rows) and returns the value the fit uses, or stops with a message
+# naming the argument, the rule and the offending value. Options whose type
+# says all (counts, numbers, choices, flags) are checked by
+# check_option_type(); the generic checks (check_count(), check_choice(),
+# ...) are in fit-validate.R.
 
 #' ranger's importance modes get a pointer to ccforest's
 #' @noRd
@@ -47,11 +30,6 @@ check_importance_sampling <- function(importance, options) {
       "data>) instead."), importance), call. = FALSE)
   }
   importance
-}
-
-#' @noRd
-check_variant <- function(variant) {
-  check_choice(variant, "variant", c("ccforest", "paper"))
 }
 
 #' `y` is needed, and is not the formula
@@ -114,40 +92,6 @@ check_min_events <- function(min_events, task) {
     return(NULL)
   }
   check_count(min_events %||% 1L, "min_events", min = 1L)
-}
-
-#' NULL for unlimited (0 for the core)
-#' @noRd
-check_max_depth <- function(max_depth) {
-  if (is.null(max_depth)) 0L else check_count(max_depth, "max_depth", min = 1L)
-}
-
-#' Inf for every direction (0 for the core)
-#' @noRd
-check_max_directions <- function(max_directions) {
-  if (identical(max_directions, Inf)) 0L else check_count(max_directions, "max_directions", min = 1L)
-}
-
-#' 0 searches every one of the max_directions strongest canonical directions
-#' @noRd
-check_direction_ratio <- function(direction_ratio) {
-  check_number(direction_ratio, "direction_ratio", min = 0, max = 1)
-}
-
-#' Inf for every row of the node (0 for the core)
-#' @noRd
-check_bootstrap_max_rows <- function(bootstrap_max_rows) {
-  if (identical(bootstrap_max_rows, Inf)) 0L else {
-    check_count(bootstrap_max_rows, "bootstrap_max_rows", min = 2L)
-  }
-}
-
-#' Inf for an exhaustive search at every node (0 for the core)
-#' @noRd
-check_exact_split_max_rows <- function(exact_split_max_rows) {
-  if (identical(exact_split_max_rows, Inf)) 0L else {
-    check_count(exact_split_max_rows, "exact_split_max_rows", min = 1L)
-  }
 }
 
 #' NULL for the paper's CCA (0 for the core); regression with one output only
@@ -218,35 +162,6 @@ check_split_rule <- function(split_rule, task) {
   split_rule
 }
 
-#' variant = "paper" fixes the options that depart from the paper; any of
-#' them given with another value is an error rather than silently overridden
-#' @noRd
-check_paper_variant <- function(given) {
-  departs <- c(
-    max_directions = !is.null(given$max_directions) && !identical(given$max_directions, Inf),
-    direction_ratio = !is.null(given$direction_ratio) &&
-      !isTRUE(is_plain_number(given$direction_ratio) && length(given$direction_ratio) == 1L &&
-                given$direction_ratio == 0),
-    onehot_max_levels = !is.null(given$onehot_max_levels) &&
-      !identical(given$onehot_max_levels, Inf),
-    bootstrap_max_rows = !is.null(given$bootstrap_max_rows) &&
-      !identical(given$bootstrap_max_rows, Inf),
-    exact_split_max_rows = !is.null(given$exact_split_max_rows) &&
-      !identical(given$exact_split_max_rows, Inf),
-    output_bins = !is.null(given$output_bins),
-    axis_candidates = !is.null(given$axis_candidates),
-    feature_weights = !is.null(given$feature_weights)
-  )
-  if (!any(departs)) {
-    return(invisible())
-  }
-  first <- names(departs)[departs][[1L]]
-  stop(sprintf(paste0(
-    "`variant = \"paper\"` grows the paper's forest, which `%s = %s` departs from: ",
-    "drop `%s`, or use `variant = \"ccforest\"`."),
-    first, describe_value(given[[first]], TRUE), first), call. = FALSE)
-}
-
 #' axis_candidates as a mode; TRUE and FALSE, the flag it was, mean "search"
 #' and "none"
 #' @noRd
@@ -258,15 +173,6 @@ check_axis_candidates <- function(axis_candidates) {
     return("none")
   }
   check_choice(axis_candidates, "axis_candidates", c("none", "random", "search"))
-}
-
-#' A count >= 1, or Inf for one-hot encoding of every factor (the paper's)
-#' @noRd
-check_onehot_max_levels <- function(onehot_max_levels) {
-  if (identical(onehot_max_levels, Inf)) {
-    return(Inf)
-  }
-  check_count(onehot_max_levels, "onehot_max_levels", min = 1L)
 }
 
 #' x and y must describe the same rows

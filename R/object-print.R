@@ -25,11 +25,7 @@ print.ccforest <- function(x, ...) {
     "Task:" = s$task_label,
     "Trees:" = format_tree_count(s$n_tree, s$first_tree),
     "mtry:" = sprintf("%d of %d features", x$options$mtry, s$n_feature),
-    "Sampling:" = s$sampling_label,
-    "Projection:" = s$projection_label,
-    "Split rule:" = x$options$split_rule,
-    "Beyond paper:" = s$beyond_paper,
-    "Feature weights:" = feature_weights_label(x$options),
+    option_rows(x$options, s$beyond_paper),
     "Rows:" = format(x$n_obs),
     "Features:" = sprintf("%d (%d columns after encoding)", s$n_feature, s$n_column),
     "Mean tree size:" = sprintf("%.1f leaves, depth %.1f", mean(s$leaves), mean(s$depth)),
@@ -96,14 +92,7 @@ print.summary.ccforest <- function(x, ...) {
     "Rows:" = format(x$n_obs),
     "Features:" = sprintf("%d (%d columns after encoding)", x$n_feature, x$n_column),
     "mtry:" = format(opts$mtry),
-    "Sampling:" = x$sampling_label,
-    "Projection:" = x$projection_label,
-    "Split rule:" = opts$split_rule,
-    "Beyond paper:" = x$beyond_paper %||% beyond_paper_label(opts),
-    "Feature weights:" = feature_weights_label(opts),
-    "min_split, min_leaf:" = sprintf("%d, %d", opts$min_split, opts$min_leaf),
-    "max_depth:" = if (opts$max_depth == 0L) "unlimited" else format(opts$max_depth),
-    "na_action:" = opts$na_action,
+    option_rows(opts, x$beyond_paper %||% beyond_paper_label(opts), summary = TRUE),
     "Seed:" = format(x$seed, scientific = FALSE),
     "Leaves per tree:" = five_numbers(x$leaves),
     "Depth:" = five_numbers(x$depth),
@@ -142,44 +131,6 @@ format_tree_count <- function(n_tree, first_tree = 1L) {
   }
   sprintf("%d (trees %d to %d of the forest with this seed)", n_tree, first_tree,
           first_tree + n_tree - 1L)
-}
-
-#' The options of a fit that depart from Rainforth and Wood (2017) and act
-#' on it, as the user would write them; "none" for the paper's forest
-#'
-#' @param acting Which of max_directions, direction_ratio, onehot_max_levels,
-#'   bootstrap_max_rows and exact_split_max_rows change this fit (see
-#'   acting_options()); by default all are shown when set.
-#' @noRd
-beyond_paper_label <- function(opts, acting = c(max_directions = TRUE, direction_ratio = TRUE,
-                                                onehot_max_levels = TRUE,
-                                                bootstrap_max_rows = TRUE,
-                                                exact_split_max_rows = TRUE)) {
-  shown <- c(
-    if (!identical(opts$max_directions %||% 0L, 0L) && acting[["max_directions"]]) {
-      sprintf("max_directions = %d", opts$max_directions)
-    },
-    if ((opts$direction_ratio %||% 0) > 0 && acting[["direction_ratio"]]) {
-      sprintf("direction_ratio = %s", format(opts$direction_ratio))
-    },
-    if (is.finite(opts$onehot_max_levels %||% Inf) && acting[["onehot_max_levels"]]) {
-      sprintf("onehot_max_levels = %d", as.integer(opts$onehot_max_levels))
-    },
-    if (!identical(opts$output_bins %||% 0L, 0L)) sprintf("output_bins = %d", opts$output_bins),
-    if (axis_mode(opts$axis_candidates) != "none") {
-      sprintf("axis_candidates = \"%s\"", axis_mode(opts$axis_candidates))
-    },
-    if (!identical(opts$bootstrap_max_rows %||% 0L, 0L) && acting[["bootstrap_max_rows"]]) {
-      sprintf("bootstrap_max_rows = %d", opts$bootstrap_max_rows)
-    },
-    if (!identical(opts$exact_split_max_rows %||% 0L, 0L) && acting[["exact_split_max_rows"]]) {
-      sprintf("exact_split_max_rows = %d", opts$exact_split_max_rows)
-    }
-  )
-  if (length(shown) == 0L) {
-    return(if (identical(opts$variant, "paper")) "none (variant = \"paper\")" else "none")
-  }
-  paste(shown, collapse = ", ")
 }
 
 #' Whether the defaults beyond the paper changed this fit at all, as the

@@ -1,7 +1,8 @@
 # dials parameter objects for the engine arguments of ccforest that can be
-# tuned. The parsnip engine names these functions (see
-# register_parsnip_engine()), so tune and extract_parameter_set_dials() find
-# them without a hand-made parameter set.
+# tuned. The parsnip engine names these functions (the option table's
+# `parsnip` rows, R/fit-options.R), so tune and extract_parameter_set_dials()
+# find them without a hand-made parameter set; the values a qualitative one
+# may take are the option's, from the table.
 
 #' Tuning parameters of ccforest's engine arguments (dials)
 #'
@@ -27,14 +28,15 @@
 #' }
 #' @export
 ccf_projection <- function(values = c("cca", "rotation", "pca", "axis")) {
-  qual_param(values, "values", c("cca", "rotation", "pca", "axis"),
+  qual_param(values, "values", option_table$projection$type$values,
              c(ccf_projection = "Projection of the sampled features"))
 }
 
 #' @rdname ccf_projection
 #' @export
 ccf_split_rule <- function(values = c("entropy", "gini")) {
-  qual_param(values, "values", c("entropy", "gini", "variance"),
+  # Survival's log-rank rule is the only one for its task: nothing to tune.
+  qual_param(values, "values", setdiff(option_table$split_rule$type$values, "logrank"),
              c(ccf_split_rule = "Split rule"))
 }
 
@@ -93,7 +95,7 @@ ccf_direction_ratio <- function(range = c(0, 1)) {
 #' @rdname ccf_max_directions
 #' @export
 ccf_axis_candidates <- function(values = c("none", "random", "search")) {
-  qual_param(values, "values", c("none", "random", "search"),
+  qual_param(values, "values", option_table$axis_candidates$type$values,
              c(ccf_axis_candidates = "Axes among the candidates"))
 }
 

@@ -190,63 +190,19 @@ mlr3_learner_class <- function(task_type) {
 }
 
 #' The learners' parameters: ccforest()'s arguments, with their ranges and
-#' defaults, less those the task gives (x, y, case_weights) or that make no
-#' sense inside mlr3 (first_tree: a learner is a whole forest; quantiles and
-#' min_events: no mlr3 predict type or task uses them)
+#' defaults, from the option table (R/fit-options.R), less those the task
+#' gives (x, y, case_weights) or that make no sense inside mlr3 (first_tree:
+#' a learner is a whole forest; quantiles and min_events: no mlr3 predict
+#' type or task uses them); and mtry_ratio, mtry as a share of the task's
+#' features
 #' @noRd
 mlr3_param_set <- function(task_type) {
-  classif <- task_type == "classif"
-  train <- "train"
-  tune <- c("train", "tune")
-  # A limit that Inf lifts (ccforest()'s default for these is finite).
-  count_or_inf <- function(lower, default, tags = train) {
-    paradox::p_int(lower = lower, default = default, special_vals = list(Inf), tags = tags)
-  }
-  params <- list(
-    n_tree = paradox::p_int(lower = 1L, default = 500L, tags = train),
-    mtry = paradox::p_int(lower = 1L, special_vals = list(NULL), default = NULL, tags = tune),
-    mtry_ratio = paradox::p_dbl(lower = 0, upper = 1, tags = tune),
-    min_split = paradox::p_int(lower = 1L, special_vals = list(NULL), default = NULL,
-                               tags = tune),
-    min_leaf = paradox::p_int(lower = 1L, special_vals = list(NULL), default = NULL,
-                              tags = tune),
-    max_depth = paradox::p_int(lower = 1L, special_vals = list(NULL), default = NULL,
-                               tags = tune),
-    split_rule = if (classif) {
-      paradox::p_fct(c("entropy", "gini"), default = "entropy", tags = tune)
-    },
-    sampling = paradox::p_fct(c("auto", "projection", "bagging"), default = "auto", tags = tune),
-    sample_fraction = paradox::p_dbl(lower = 0, upper = 1, special_vals = list(NULL),
-                                     default = NULL, tags = tune),
-    replace = paradox::p_lgl(special_vals = list(NULL), default = NULL, tags = tune),
-    projection = paradox::p_fct(c("cca", "rotation", "pca", "axis"), default = "cca",
-                                tags = tune),
-    importance = paradox::p_fct(c("none", "projection", "permutation", "negation"),
-                                default = "none", tags = train),
-    na_action = paradox::p_fct(c("impute_random", "impute_mean", "fail", "omit"),
-                               default = "impute_random", tags = train),
-    class_weights = if (classif) paradox::p_uty(default = NULL, tags = train),
-    onehot_max_levels = count_or_inf(1L, 32L),
-    max_directions = count_or_inf(1L, 2L, tune),
-    direction_ratio = paradox::p_dbl(lower = 0, upper = 1, default = 0.9, tags = tune),
-    bootstrap_max_rows = count_or_inf(2L, 1024L),
-    exact_split_max_rows = count_or_inf(1L, 1024L),
-    output_bins = if (!classif) {
-      paradox::p_int(lower = 2L, special_vals = list(NULL), default = NULL, tags = tune)
-    },
-    axis_candidates = paradox::p_fct(c("none", "random", "search"), default = "none",
-                                     tags = tune),
-    feature_weights = paradox::p_uty(default = NULL, tags = train),
-    variant = paradox::p_fct(c("ccforest", "paper"), default = "ccforest", tags = train),
-    n_thread = paradox::p_int(lower = 0L, default = 2L, tags = c("train", "predict", "threads")),
-    seed = paradox::p_int(lower = 0L, upper = 2147483647L, special_vals = list(NULL),
-                          default = NULL, tags = train),
-    verbose = paradox::p_lgl(tags = train),  # ccforest()'s default is interactive()
-    backend = paradox::p_fct(c("threads", "future"), default = "threads", tags = train),
-    n_batch = paradox::p_int(lower = 1L, special_vals = list(NULL), default = NULL,
-                             tags = train)
-  )
-  do.call(paradox::ps, params[!vapply(params, is.null, logical(1))])
+  params <- mlr3_option_params(task_type)
+  at <- match("mtry", names(params))
+  params <- c(params[seq_len(at)],
+              list(mtry_ratio = paradox::p_dbl(lower = 0, upper = 1, tags = c("train", "tune"))),
+              params[-seq_len(at)])
+  do.call(paradox::ps, params)
 }
 
 #' mtry from mtry_ratio, a share of the task's features

@@ -120,30 +120,11 @@ register_parsnip_engine <- function() {
     parsnip::set_dependency(model, eng = engine, pkg = "ccforest", mode = mode)
   }
 
-  # `trees` is a submodel parameter: predict(n_tree = k) uses the first k
-  # trees, so one fit serves every smaller value (see multi_predict below).
-  arguments <- list(
-    list(parsnip = "mtry", original = "mtry", pkg = "dials", fun = "mtry", sub = FALSE),
-    list(parsnip = "trees", original = "n_tree", pkg = "dials", fun = "trees", sub = TRUE),
-    list(parsnip = "min_n", original = "min_split", pkg = "dials", fun = "min_n", sub = FALSE),
-    list(parsnip = "projection", original = "projection", pkg = "ccforest",
-         fun = "ccf_projection", sub = FALSE),
-    list(parsnip = "split_rule", original = "split_rule", pkg = "ccforest",
-         fun = "ccf_split_rule", sub = FALSE),
-    list(parsnip = "sampling", original = "sampling", pkg = "ccforest",
-         fun = "ccf_sampling", sub = FALSE),
-    list(parsnip = "max_directions", original = "max_directions", pkg = "ccforest",
-         fun = "ccf_max_directions", sub = FALSE),
-    list(parsnip = "direction_ratio", original = "direction_ratio", pkg = "ccforest",
-         fun = "ccf_direction_ratio", sub = FALSE),
-    list(parsnip = "axis_candidates", original = "axis_candidates", pkg = "ccforest",
-         fun = "ccf_axis_candidates", sub = FALSE),
-    list(parsnip = "output_bins", original = "output_bins", pkg = "ccforest",
-         fun = "ccf_output_bins", sub = FALSE),
-    list(parsnip = "sample_fraction", original = "sample_fraction", pkg = "dials",
-         fun = "sample_prop", sub = FALSE)
-  )
-  for (a in arguments) {
+  # The engine arguments and their dials parameters come from the option
+  # table (R/fit-options.R). `trees` is a submodel parameter: predict(n_tree
+  # = k) uses the first k trees, so one fit serves every smaller value (see
+  # multi_predict below).
+  for (a in parsnip_arguments()) {
     parsnip::set_model_arg(
       model = model, eng = engine, parsnip = a$parsnip, original = a$original,
       func = list(pkg = a$pkg, fun = a$fun), has_submodel = a$sub
