@@ -354,37 +354,6 @@ double quantile_of(const std::vector<LeafRange>& ranges, std::vector<Entry>& ent
 
 }  // namespace
 
-namespace {
-
-/**
- * find_leaf() of one row in each of the first n_tree trees, 16 trees walked
- * at once with their steps interleaved: one tree's walk is a chain of
- * dependent loads, and a row's quantiles need all of them.
- */
-void find_leaves(const ForestModel& model, size_t n_tree, const double* row, int32_t* out) {
-  constexpr size_t kAtOnce = 16;
-  int32_t at[kAtOnce];
-  for (size_t t0 = 0; t0 < n_tree; t0 += kAtOnce) {
-    const size_t g = std::min(kAtOnce, n_tree - t0);
-    for (size_t u = 0; u < g; ++u) at[u] = model.root(t0 + u);
-    for (bool walking = true; walking;) {
-      walking = false;
-      for (size_t u = 0; u < g; ++u) {
-        if (is_leaf(at[u])) continue;
-        walking = true;
-        const uint64_t* tree = model.tree(t0 + u);
-        const NodeHead& head = ForestModel::head(tree, at[u]);
-        const double v = project_row(ForestModel::terms(tree, at[u]), head.count, row, 1);
-        at[u] = v <= head.threshold ? head.left : head.right;
-        if (!is_leaf(at[u])) __builtin_prefetch(tree + at[u]);
-      }
-    }
-    for (size_t u = 0; u < g; ++u) out[t0 + u] = ~at[u];
-  }
-}
-
-}  // namespace
-
 struct QuantileSamples::Trees {
   std::vector<TreeSample> each;
 };
@@ -425,7 +394,9 @@ void predict_quantiles(const ForestModel& model, const QuantileSamples& samples,
     if (row_hash[i] == 0) {
       // No missing value: every tree reads the row as it is.
       tree_row(x, static_cast<Eigen::Index>(i), options.impute_random, 0, 0, row.data());
-      find_leaves(model, n_tree, row.data(), leaf_at.data());
+      for (size_t t = 0; t < n_tree; t += kLeafGroup) {
+        find_leaves(model, t, std::min(kLeafGroup, n_tree - t), row.data(), leaf_at.data() + t);
+      }
     } else {
       for (size_t t = 0; t < n_tree; ++t) {
         tree_row(x, static_cast<Eigen::Index>(i), options.impute_random,
