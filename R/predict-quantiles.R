@@ -56,6 +56,21 @@ predict_quantile_values <- function(object, matrix_x, quantiles, n_tree, n_threa
     quantile = q
   ))
   if (!is.null(order)) values[, order] <- values
-  colnames(values) <- paste("quantile=", quantiles)
+  colnames(values) <- quantile_labels(quantiles)
   values
 }
+
+#' `paste("quantile=", quantiles)`, kept for the last probabilities labelled
+#' (a served model is asked for the same ones on every call; as.character()
+#' of numbers is a good part of a one-row call's R code)
+#' @noRd
+quantile_labels <- function(quantiles) {
+  if (!identical(quantiles, quantile_label_memo$key)) {
+    quantile_label_memo$labels <- paste("quantile=", quantiles)
+    quantile_label_memo$key <- quantiles
+  }
+  quantile_label_memo$labels
+}
+
+#' @noRd
+quantile_label_memo <- new.env(parent = emptyenv())

@@ -34,10 +34,12 @@ void find_leaves(const ForestModel& model, size_t first, size_t count, const dou
       const double v = project_row(ForestModel::terms(tree, at[u]), head.count, row, 1);
       at[u] = v <= head.threshold ? head.left : head.right;
       // Asked for now, read on the tree's next turn: a record's head and
-      // its first terms.
+      // its first terms; or the leaf's record, which every caller reads.
       if (!is_leaf(at[u])) {
         __builtin_prefetch(tree + at[u]);
         __builtin_prefetch(tree + at[u] + 8);
+      } else {
+        __builtin_prefetch(model.leaves(first + u) + ~at[u]);
       }
     }
   }
