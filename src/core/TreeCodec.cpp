@@ -9,6 +9,9 @@
 #if defined(__linux__)
 #include <sys/mman.h>
 #endif
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 #include "Bytes.h"
 #include "LeafCodec.h"
@@ -207,7 +210,7 @@ void layout_tree(const Tree& tree, ForestModel& model) {
       ++l;
     }
   }
-  std::vector<uint64_t> leaf_words(static_cast<size_t>(leaf_words_needed));
+  RecordWords leaf_words(static_cast<size_t>(leaf_words_needed));
   for (size_t l = 0, at = 0; l < tree.n_leaves(); ++l) {
     const int32_t count = tree.leaf_begin[l + 1] - tree.leaf_begin[l];
     const LeafHead head{count, static_cast<int32_t>(l)};
@@ -220,7 +223,7 @@ void layout_tree(const Tree& tree, ForestModel& model) {
     }
     at += leaf_record_words(count);
   }
-  std::vector<uint64_t> words(static_cast<size_t>(words_needed));
+  RecordWords words(static_cast<size_t>(words_needed));
   std::vector<int32_t> depth(n_nodes, 0);
   for (size_t j = 0, s = 0; j < n_nodes; ++j) {
     if (!tree.is_split[j]) continue;
@@ -241,8 +244,18 @@ void layout_tree(const Tree& tree, ForestModel& model) {
     std::memcpy(record, &head, sizeof head);
     ++s;
   }
-  model.split_words.insert(model.split_words.end(), words.begin(), words.end());
-  model.leaf_words.insert(model.leaf_words.end(), leaf_words.begin(), leaf_words.end());
+  // A model's first tree (every tree, when trees are decoded one per model
+  // and joined) takes the words without a copy.
+  if (model.split_words.empty()) {
+    model.split_words = std::move(words);
+  } else {
+    model.split_words.insert(model.split_words.end(), words.begin(), words.end());
+  }
+  if (model.leaf_words.empty()) {
+    model.leaf_words = std::move(leaf_words);
+  } else {
+    model.leaf_words.insert(model.leaf_words.end(), leaf_words.begin(), leaf_words.end());
+  }
   model.split_begin.push_back(model.split_words.size());
   model.leaf_begin.push_back(model.leaf_words.size());
   model.n_leaves.push_back(static_cast<int32_t>(tree.n_leaves()));
@@ -305,6 +318,12 @@ ForestModel decode_forest(const EncodedTrees& trees, const ModelShape& shape, si
     model.append(tree);
     tree = ForestModel();
   }
+  // The trees decoded one by one were as large as the joined blocks, in
+  // small pieces the allocator keeps for reuse: hand those pages back, or a
+  // prepared fit would keep twice its decoded size resident.
+#if defined(__GLIBC__)
+  malloc_trim(0);
+#endif
   return model;
 }
 
