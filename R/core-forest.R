@@ -166,13 +166,16 @@ training_fingerprint <- function(training) {
 #' or outputs
 #' @noRd
 model_shape <- function(object) {
-  response <- object$response
+  # .subset2(), not `$`: every prediction builds the shape, and `$` on the
+  # classed fit looks for a method first.
+  response <- .subset2(object, "response")
+  task <- .subset2(object, "task")
   shape <- list(
-    n_column = length(object$blueprint$column_names),
-    n_class = if (object$task == "classification") as.integer(response$n_class) else integer(0),
-    n_output = as.integer(response$n_output)
+    n_column = length(.subset2(.subset2(object, "blueprint"), "column_names")),
+    n_class = if (task == "classification") as.integer(.subset2(response, "n_class")) else integer(0),
+    n_output = as.integer(.subset2(response, "n_output"))
   )
-  if (object$task == "survival") shape <- c(shape, survival_shape(response$survival))
+  if (task == "survival") shape <- c(shape, survival_shape(.subset2(response, "survival")))
   shape
 }
 

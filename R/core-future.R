@@ -36,6 +36,10 @@ future_min_version <- "1.49.0"
 #' future::plan()), which needs the future package
 #' @noRd
 check_backend <- function(backend) {
+  # The default, on every served call.
+  if (identical(backend, "threads")) {
+    return(backend)
+  }
   backend <- check_choice(backend, "backend", c("threads", "future"))
   if (backend == "future") {
     installed <- suggested_version("future")

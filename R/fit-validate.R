@@ -420,6 +420,13 @@ check_dots <- function(dots, valid, fn) {
 #' @return An integer >= 1.
 #' @noRd
 resolve_n_thread <- function(n_thread = NULL) {
+  # A served call usually gives a plain count: what check_count() would
+  # accept and return, without building its message's pieces.
+  if (is.numeric(n_thread) && !is.object(n_thread) && length(n_thread) == 1L &&
+      !is.na(n_thread) && n_thread >= 1 && n_thread <= .Machine$integer.max &&
+      n_thread == trunc(n_thread)) {
+    return(as.integer(n_thread))
+  }
   arg <- "n_thread"
   if (is.null(n_thread)) {
     n_thread <- getOption("ccforest.n_thread")

@@ -46,12 +46,31 @@ predict_quantile_values <- function(object, matrix_x, quantiles, n_tree, n_threa
     stop("`object` is damaged: its quantile data are inconsistent. Refit the forest.",
          call. = FALSE)
   }
-  order <- order(quantiles)
+  # The core takes the probabilities in increasing order, as they are
+  # usually given: order() (a closure that dispatches on its arguments) only
+  # when they are not, which costs a served row more than the check.
+  order <- if (is.unsorted(quantiles)) order(quantiles)
   values <- core_call(object, ccf_predict_quantiles_cpp(
     predict_request(object, n_tree, n_thread, impute_random), matrix_x, q$samples, q$y,
-    q$weights %||% numeric(0), quantiles[order], quantile = q
+    q$weights %||% numeric(0), if (is.null(order)) quantiles else quantiles[order],
+    quantile = q
   ))
-  values[, order] <- values
-  colnames(values) <- paste("quantile=", quantiles)
+  if (!is.null(order)) values[, order] <- values
+  colnames(values) <- quantile_labels(quantiles)
   values
 }
+
+#' `paste("quantile=", quantiles)`, kept for the last probabilities labelled
+#' (a served model is asked for the same ones on every call; as.character()
+#' of numbers is a good part of a one-row call's R code)
+#' @noRd
+quantile_labels <- function(quantiles) {
+  if (!identical(quantiles, quantile_label_memo$key)) {
+    quantile_label_memo$labels <- paste("quantile=", quantiles)
+    quantile_label_memo$key <- quantiles
+  }
+  quantile_label_memo$labels
+}
+
+#' @noRd
+quantile_label_memo <- new.env(parent = emptyenv())

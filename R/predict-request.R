@@ -29,5 +29,5 @@ predict_request <- function(object, n_tree, n_thread, impute_random = FALSE,
 
 #' @noRd
 imputes_at_random <- function(object) {
-  object$options$na_action %in% c("impute_random", "omit")
+  .subset2(.subset2(object, "options"), "na_action") %in% c("impute_random", "omit")
 }

@@ -154,8 +154,10 @@
 #' the verification of its seal. Later calls only walk the trees for their
 #' rows, so one row costs about a millisecond or less, with any number of
 #' trees, and `n_tree` below the forest's uses the same prepared trees. The
-#' prepared trees take a few times the stored trees' memory (2-4 times; the
-#' forest itself is what [object.size()] counts, the prepared trees are not),
+#' prepared trees take a few times the stored trees' memory (2-4 times, in
+#' two blocks each rounded up to whole 2 MB pages once it passes 2 MB, which
+#' Linux may back with huge pages; the forest itself is what
+#' [object.size()] counts, the prepared trees are not),
 #' survive garbage collections while the fit lives, are shared by copies of
 #' the fit, never grow with the number of predictions, and are freed when
 #' the last copy of the fit is collected. They are kept only if they fit in

@@ -67,7 +67,7 @@ predict_survival_forest <- function(object, new_data, type, times, horizon, n_tr
     stop("predict_all = TRUE gives each tree's \"class\", \"prob\" or \"response\"; survival ",
          "forests predict curves of the whole forest only.", call. = FALSE)
   }
-  given <- names(Filter(Negate(is.null), beyond_mean))
+  given <- names(beyond_mean)[!vapply(beyond_mean, is.null, logical(1))]
   if (length(given) > 0L) {
     stop(sprintf("%s %s for type = \"interval\", not for survival forests.",
                  format_names(given), if (length(given) == 1L) "is" else "are"), call. = FALSE)
@@ -182,7 +182,7 @@ bind_rows_of <- function(values, output, n_time, n_cause) {
 #' @noRd
 format_survival <- function(values, type, times, survival) {
   causes <- survival$causes
-  time_names <- format(times, trim = TRUE)
+  time_names <- time_labels(times)
   switch(type,
     survival = {
       dimnames(values) <- list(NULL, time_names)
@@ -208,6 +208,23 @@ format_survival <- function(values, type, times, survival) {
     time = values
   )
 }
+
+#' `format(times, trim = TRUE)`, kept for the last times formatted with the
+#' same printing options: a served model is asked for the same times on every
+#' call, and format() costs a one-row prediction more than the rest of its R
+#' code
+#' @noRd
+time_labels <- function(times) {
+  key <- list(times, getOption("digits"), getOption("scipen"), getOption("OutDec"))
+  if (!identical(key, time_label_memo$key)) {
+    time_label_memo$labels <- format(times, trim = TRUE)
+    time_label_memo$key <- key
+  }
+  time_label_memo$labels
+}
+
+#' @noRd
+time_label_memo <- new.env(parent = emptyenv())
 
 #' What partial_dependence() predicts with a survival forest: its type, the
 #' core's request and the names of the prediction columns

@@ -101,10 +101,9 @@ void freeze(SEXP x) {
 }
 
 double decoded_bytes(const ForestModel& model) {
-  double words = 0.0;
-  for (const auto& t : model.trees) words += static_cast<double>(t.size());
-  for (const auto& l : model.leaves) words += static_cast<double>(l.size());
-  return 8.0 * words;
+  // What the blocks really take: their capacity, huge ones in whole pages.
+  return static_cast<double>(RecordAllocator<uint64_t>::block_bytes(model.split_words.capacity()) +
+                             RecordAllocator<uint64_t>::block_bytes(model.leaf_words.capacity()));
 }
 
 bool same_shape(const ModelShape& a, const ModelShape& b) {

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <new>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -88,24 +89,86 @@ inline size_t leaf_record_words(int32_t count) {
 }
 
 /**
+ * Storage for decoded records: an ordinary vector's, except that a large
+ * block starts on a 2 MB boundary and, on Linux, asks for transparent huge
+ * pages. A row's walk reads a few records in each of hundreds of trees
+ * spread over tens of megabytes: on 4 KB pages nearly every record read is
+ * also a miss in the address translation caches, on 2 MB pages few are.
+ */
+template <typename T>
+struct RecordAllocator {
+  using value_type = T;
+  static constexpr size_t kHugePage = size_t{2} << 20;
+  RecordAllocator() = default;
+  template <typename U>
+  RecordAllocator(const RecordAllocator<U>&) {}  // NOLINT: allocators convert implicitly
+  T* allocate(size_t n);
+  void deallocate(T* p, size_t n) noexcept;
+  /** Bytes a block of n elements really takes (huge ones are rounded up to whole pages). */
+  static size_t block_bytes(size_t n) {
+    const size_t bytes = n * sizeof(T);
+    return bytes < kHugePage ? bytes : (bytes + kHugePage - 1) / kHugePage * kHugePage;
+  }
+  template <typename U>
+  bool operator==(const RecordAllocator<U>&) const { return true; }
+  template <typename U>
+  bool operator!=(const RecordAllocator<U>&) const { return false; }
+};
+
+/** Asks the system to back [p, p + bytes) with huge pages, where it can (see TreeCodec.cpp). */
+void advise_huge_pages(void* p, size_t bytes);
+
+template <typename T>
+T* RecordAllocator<T>::allocate(size_t n) {
+  if (n > SIZE_MAX / sizeof(T)) throw std::bad_alloc();
+  const size_t bytes = block_bytes(n);
+  if (bytes < kHugePage) return static_cast<T*>(::operator new(bytes));
+  void* p = ::operator new(bytes, std::align_val_t(kHugePage));
+  advise_huge_pages(p, bytes);
+  return static_cast<T*>(p);
+}
+
+template <typename T>
+void RecordAllocator<T>::deallocate(T* p, size_t n) noexcept {
+  if (block_bytes(n) < kHugePage) {
+    ::operator delete(p);
+  } else {
+    ::operator delete(p, std::align_val_t(kHugePage));
+  }
+}
+
+using RecordWords = std::vector<uint64_t, RecordAllocator<uint64_t>>;
+
+/**
  * Decoded trees, laid out for prediction: each split one contiguous record
  * (see NodeHead), breadth first, so that a row's walk reads one or two cache
  * lines per split; each leaf one record (see LeafHead) among its tree's
- * leaves. Every index has been checked against the shape while decoding.
+ * leaves. All trees' split records lie in one block, tree after tree, and
+ * all their leaf records in another: a walk's reads stay within two regions
+ * (few pages; see RecordAllocator) instead of two allocations per tree, and
+ * split records share no cache line with the leaves' values, which a walk
+ * reads only at its end. Every index has been checked against the shape
+ * while decoding.
  */
 struct ForestModel {
   ModelShape shape;
-  std::vector<std::vector<uint64_t>> trees;   // split records; empty for a lone leaf
-  std::vector<std::vector<uint64_t>> leaves;  // leaf records, per tree
-  std::vector<int32_t> n_leaves;              // per tree
-  int max_count = 0;                          // terms of the widest split
+  RecordWords split_words;                 // every tree's split records, tree after tree
+  RecordWords leaf_words;                  // every tree's leaf records, tree after tree
+  std::vector<size_t> split_begin{0};      // tree t's split records: [split_begin[t], split_begin[t + 1])
+  std::vector<size_t> leaf_begin{0};       // the same for its leaf records
+  std::vector<int32_t> n_leaves;           // per tree
+  int max_count = 0;                       // terms of the widest split
 
-  size_t n_tree() const { return trees.size(); }
-  const uint64_t* tree(size_t t) const { return trees[t].data(); }
+  size_t n_tree() const { return n_leaves.size(); }
+  const uint64_t* tree(size_t t) const { return split_words.data() + split_begin[t]; }
+  /** Tree t's leaf records (a leaf reference ~o is the record at leaves(t) + o). */
+  const uint64_t* leaves(size_t t) const { return leaf_words.data() + leaf_begin[t]; }
   /** Where a row's walk of tree t starts: the root split, or the lone leaf. */
-  int32_t root(size_t t) const { return trees[t].empty() ? ~int32_t{0} : 0; }
+  int32_t root(size_t t) const { return tree_words(t) == 0 ? ~int32_t{0} : 0; }
   /** Words of tree t: its split records, breadth first. */
-  size_t tree_words(size_t t) const { return trees[t].size(); }
+  size_t tree_words(size_t t) const { return split_begin[t + 1] - split_begin[t]; }
+  /** Appends another model's trees (of the same shape) after this one's. */
+  void append(const ForestModel& other);
 
   /** Words of the split record at `at`, head included. */
   static size_t record_words(const uint64_t* tree, int32_t at) {
@@ -119,13 +182,13 @@ struct ForestModel {
   }
   /** The leaf record at `at` (= ~reference) of tree t: head, value indices, values. */
   const LeafHead& leaf(size_t t, int32_t at) const {
-    return *reinterpret_cast<const LeafHead*>(leaves[t].data() + at);
+    return *reinterpret_cast<const LeafHead*>(leaves(t) + at);
   }
   const int32_t* leaf_index(size_t t, int32_t at) const {
-    return reinterpret_cast<const int32_t*>(leaves[t].data() + at + 1);
+    return reinterpret_cast<const int32_t*>(leaves(t) + at + 1);
   }
   const double* leaf_values(size_t t, int32_t at) const {
-    return reinterpret_cast<const double*>(leaves[t].data() + at + 1 + (leaf(t, at).count + 1) / 2);
+    return reinterpret_cast<const double*>(leaves(t) + at + 1 + (leaf(t, at).count + 1) / 2);
   }
 };
 

@@ -20,6 +20,32 @@ constexpr size_t kTreeGroup = 16;
 
 }  // namespace
 
+void find_leaves(const ForestModel& model, size_t first, size_t count, const double* row,
+                 int32_t* out) {
+  int32_t at[kLeafGroup];
+  for (size_t u = 0; u < count; ++u) at[u] = model.root(first + u);
+  for (bool walking = true; walking;) {
+    walking = false;
+    for (size_t u = 0; u < count; ++u) {
+      if (is_leaf(at[u])) continue;
+      walking = true;
+      const uint64_t* tree = model.tree(first + u);
+      const NodeHead& head = ForestModel::head(tree, at[u]);
+      const double v = project_row(ForestModel::terms(tree, at[u]), head.count, row, 1);
+      at[u] = v <= head.threshold ? head.left : head.right;
+      // Asked for now, read on the tree's next turn: a record's head and
+      // its first terms; or the leaf's record, which every caller reads.
+      if (!is_leaf(at[u])) {
+        __builtin_prefetch(tree + at[u]);
+        __builtin_prefetch(tree + at[u] + 8);
+      } else {
+        __builtin_prefetch(model.leaves(first + u) + ~at[u]);
+      }
+    }
+  }
+  for (size_t u = 0; u < count; ++u) out[u] = ~at[u];
+}
+
 void add_tree_predictions(const ForestModel& model, const MatrixMap& x,
                           const std::vector<uint64_t>& row_hash, const PredictOptions& options,
                           const Runtime& runtime, double* out) {
@@ -102,7 +128,7 @@ void add_tree_predictions(const ForestModel& model, const MatrixMap& x,
             const int32_t go_right = -static_cast<int32_t>(!(u <= head.threshold));
             const int32_t child = head.left ^ ((head.left ^ head.right) & go_right);
             at[s] = child;
-            const uint64_t* ahead = is_leaf(child) ? model.leaves[t].data() + ~child : tree + child;
+            const uint64_t* ahead = is_leaf(child) ? model.leaves(t) + ~child : tree + child;
             __builtin_prefetch(ahead);
             __builtin_prefetch(ahead + 8);
           }
@@ -118,7 +144,7 @@ void add_tree_predictions(const ForestModel& model, const MatrixMap& x,
       if (t % 16 == 15) runtime.throw_if_cancelled();
       const uint64_t* tree = model.tree(t);
       const int32_t root = model.root(t);
-      const uint64_t* leaves = model.leaves[t].data();
+      const uint64_t* leaves = model.leaves(t);
       const uint64_t key = tree_impute_key(options.seed, options.first_tree + t);
       for (size_t k = 0; k < with_na.size(); ++k) {
         tree_row(x, static_cast<Eigen::Index>(with_na[k]), options.impute_random, key,

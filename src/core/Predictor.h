@@ -32,6 +32,18 @@ inline int32_t find_leaf(const ForestModel& model, size_t t, const double* row) 
   return ~at;
 }
 
+/** Trees find_leaves() walks at once. */
+constexpr size_t kLeafGroup = 16;
+
+/**
+ * find_leaf() of one row in trees [first, first + count) of `model`, count
+ * at most kLeafGroup, into out[0, count): the trees' walks interleaved, one
+ * step of each in turn, because one walk is a chain of dependent loads that
+ * a single row cannot otherwise overlap.
+ */
+void find_leaves(const ForestModel& model, size_t first, size_t count, const double* row,
+                 int32_t* out);
+
 /**
  * A row's value in a column as every tree sees it: the cell itself, or for a
  * missing cell the tree's draw keyed on the row's content (random

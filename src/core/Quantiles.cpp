@@ -108,6 +108,12 @@ class TreeSample {
     }
   }
 
+  /** Asks for the leaf's positions, then (prefetch_rows()) its first rows, ahead of reading them. */
+  void prefetch_leaf(size_t leaf) const { __builtin_prefetch(begin_.data() + leaf); }
+  void prefetch_rows(size_t leaf) const {
+    __builtin_prefetch(rows_ + begin_[leaf]);
+    if (weight_ != nullptr) __builtin_prefetch(block_.data() + begin_[leaf] / kBlock);
+  }
   size_t begin(size_t leaf) const { return begin_[leaf]; }
   size_t end(size_t leaf) const { return begin_[leaf + 1]; }
   double output(const double* y, size_t k) const { return y[rows_[k]]; }
@@ -354,37 +360,6 @@ double quantile_of(const std::vector<LeafRange>& ranges, std::vector<Entry>& ent
 
 }  // namespace
 
-namespace {
-
-/**
- * find_leaf() of one row in each of the first n_tree trees, 16 trees walked
- * at once with their steps interleaved: one tree's walk is a chain of
- * dependent loads, and a row's quantiles need all of them.
- */
-void find_leaves(const ForestModel& model, size_t n_tree, const double* row, int32_t* out) {
-  constexpr size_t kAtOnce = 16;
-  int32_t at[kAtOnce];
-  for (size_t t0 = 0; t0 < n_tree; t0 += kAtOnce) {
-    const size_t g = std::min(kAtOnce, n_tree - t0);
-    for (size_t u = 0; u < g; ++u) at[u] = model.root(t0 + u);
-    for (bool walking = true; walking;) {
-      walking = false;
-      for (size_t u = 0; u < g; ++u) {
-        if (is_leaf(at[u])) continue;
-        walking = true;
-        const uint64_t* tree = model.tree(t0 + u);
-        const NodeHead& head = ForestModel::head(tree, at[u]);
-        const double v = project_row(ForestModel::terms(tree, at[u]), head.count, row, 1);
-        at[u] = v <= head.threshold ? head.left : head.right;
-        if (!is_leaf(at[u])) __builtin_prefetch(tree + at[u]);
-      }
-    }
-    for (size_t u = 0; u < g; ++u) out[t0 + u] = ~at[u];
-  }
-}
-
-}  // namespace
-
 struct QuantileSamples::Trees {
   std::vector<TreeSample> each;
 };
@@ -425,7 +400,9 @@ void predict_quantiles(const ForestModel& model, const QuantileSamples& samples,
     if (row_hash[i] == 0) {
       // No missing value: every tree reads the row as it is.
       tree_row(x, static_cast<Eigen::Index>(i), options.impute_random, 0, 0, row.data());
-      find_leaves(model, n_tree, row.data(), leaf_at.data());
+      for (size_t t = 0; t < n_tree; t += kLeafGroup) {
+        find_leaves(model, t, std::min(kLeafGroup, n_tree - t), row.data(), leaf_at.data() + t);
+      }
     } else {
       for (size_t t = 0; t < n_tree; ++t) {
         tree_row(x, static_cast<Eigen::Index>(i), options.impute_random,
@@ -433,11 +410,21 @@ void predict_quantiles(const ForestModel& model, const QuantileSamples& samples,
         leaf_at[t] = find_leaf(model, t, row.data());
       }
     }
+    // Each tree's leaf record, then its sample's positions, then its rows:
+    // loads independent across trees, asked for in passes over all trees so
+    // that their waits for memory overlap instead of adding up, which they
+    // do when the fit has fallen out of the caches (after a gc(), say).
+    std::vector<size_t> number(n_tree);
+    for (size_t t = 0; t < n_tree; ++t) {
+      number[t] = static_cast<size_t>(model.leaf(t, leaf_at[t]).number);
+      sample[t].prefetch_leaf(number[t]);
+    }
+    for (size_t t = 0; t < n_tree; ++t) sample[t].prefetch_rows(number[t]);
     std::vector<LeafRange> ranges;
     ranges.reserve(n_tree);
     size_t largest_leaf = 0;
     for (size_t t = 0; t < n_tree; ++t) {
-      const size_t leaf = static_cast<size_t>(model.leaf(t, leaf_at[t]).number);
+      const size_t leaf = number[t];
       LeafRange r{&sample[t], sample[t].begin(leaf), sample[t].end(leaf), 0.0};
       r.total = sample[t].weight_before(r.begin, r.end);
       if (!(r.total > 0.0)) continue;  // a leaf no sample row reached

@@ -120,14 +120,27 @@ void predict_survival(const ForestModel& model, const MatrixMap& x,
     std::vector<double> hazard(m * per_row, 0.0);
     std::vector<int> count(m, 0);
     std::vector<double> values(p);
+    // A few rows (a served request) walk kLeafGroup trees at once, their
+    // steps interleaved (see find_leaves()), so that the trees' waits for
+    // memory overlap; the leaves are then read in tree order as before.
+    const bool grouped = m <= kInlineRows;
+    std::vector<int32_t> group_leaf(grouped ? kLeafGroup * m : 0);
     for (size_t t = 0; t < n_tree; ++t) {
       const uint64_t key = tree_impute_key(options.seed, options.first_tree + t);
       const char* bag = in_bag != nullptr ? in_bag->data() + t * n : nullptr;
+      if (grouped && t % kLeafGroup == 0) {
+        const size_t g = std::min(kLeafGroup, n_tree - t);
+        for (size_t i = 0; i < m; ++i) {
+          if (!imputed[i]) find_leaves(model, t, g, rows.data() + i * p, group_leaf.data() + i * kLeafGroup);
+        }
+      }
       for (size_t i = 0; i < m; ++i) {
         const size_t row = begin + i;
         if (bag != nullptr && bag[row]) continue;
         const double* at = rows.data() + i * p;
-        if (imputed[i]) {
+        if (grouped && !imputed[i]) {
+          at = nullptr;
+        } else if (imputed[i]) {
           tree_row(x, static_cast<Eigen::Index>(row), options.impute_random, key, row_hash[row],
                    values.data());
           if (swapping) {
@@ -140,7 +153,8 @@ void predict_survival(const ForestModel& model, const MatrixMap& x,
           negate_columns(options, values.data());
           at = values.data();
         }
-        const int32_t leaf = find_leaf(model, t, at);
+        const int32_t leaf = at == nullptr ? group_leaf[i * kLeafGroup + t % kLeafGroup]
+                                           : find_leaf(model, t, at);
         const int32_t entries = model.leaf(t, leaf).count;
         const int32_t* index = model.leaf_index(t, leaf);
         const double* value = model.leaf_values(t, leaf);

@@ -6,6 +6,13 @@
 #include <limits>
 #include <string>
 
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
 #include "Bytes.h"
 #include "LeafCodec.h"
 #include "Projection.h"
@@ -203,7 +210,7 @@ void layout_tree(const Tree& tree, ForestModel& model) {
       ++l;
     }
   }
-  std::vector<uint64_t> leaf_words(static_cast<size_t>(leaf_words_needed));
+  RecordWords leaf_words(static_cast<size_t>(leaf_words_needed));
   for (size_t l = 0, at = 0; l < tree.n_leaves(); ++l) {
     const int32_t count = tree.leaf_begin[l + 1] - tree.leaf_begin[l];
     const LeafHead head{count, static_cast<int32_t>(l)};
@@ -216,7 +223,7 @@ void layout_tree(const Tree& tree, ForestModel& model) {
     }
     at += leaf_record_words(count);
   }
-  std::vector<uint64_t> words(static_cast<size_t>(words_needed));
+  RecordWords words(static_cast<size_t>(words_needed));
   std::vector<int32_t> depth(n_nodes, 0);
   for (size_t j = 0, s = 0; j < n_nodes; ++j) {
     if (!tree.is_split[j]) continue;
@@ -237,9 +244,43 @@ void layout_tree(const Tree& tree, ForestModel& model) {
     std::memcpy(record, &head, sizeof head);
     ++s;
   }
-  model.trees.push_back(std::move(words));
-  model.leaves.push_back(std::move(leaf_words));
+  // A model's first tree (every tree, when trees are decoded one per model
+  // and joined) takes the words without a copy.
+  if (model.split_words.empty()) {
+    model.split_words = std::move(words);
+  } else {
+    model.split_words.insert(model.split_words.end(), words.begin(), words.end());
+  }
+  if (model.leaf_words.empty()) {
+    model.leaf_words = std::move(leaf_words);
+  } else {
+    model.leaf_words.insert(model.leaf_words.end(), leaf_words.begin(), leaf_words.end());
+  }
+  model.split_begin.push_back(model.split_words.size());
+  model.leaf_begin.push_back(model.leaf_words.size());
   model.n_leaves.push_back(static_cast<int32_t>(tree.n_leaves()));
+}
+
+void ForestModel::append(const ForestModel& other) {
+  const size_t split_base = split_words.size(), leaf_base = leaf_words.size();
+  split_words.insert(split_words.end(), other.split_words.begin(), other.split_words.end());
+  leaf_words.insert(leaf_words.end(), other.leaf_words.begin(), other.leaf_words.end());
+  for (size_t t = 0; t < other.n_tree(); ++t) {
+    split_begin.push_back(split_base + other.split_begin[t + 1]);
+    leaf_begin.push_back(leaf_base + other.leaf_begin[t + 1]);
+    n_leaves.push_back(other.n_leaves[t]);
+  }
+  max_count = std::max(max_count, other.max_count);
+}
+
+void advise_huge_pages(void* p, size_t bytes) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  // Advice only: where huge pages are off or scarce, nothing changes.
+  madvise(p, bytes, MADV_HUGEPAGE);
+#else
+  (void)p;
+  (void)bytes;
+#endif
 }
 
 void decode_tree(const uint8_t* bytes, size_t size, ForestModel& model) {
@@ -265,12 +306,24 @@ ForestModel decode_forest(const EncodedTrees& trees, const ModelShape& shape, si
   });
   ForestModel model;
   model.shape = shape;
-  for (ForestModel& tree : one) {
-    model.trees.push_back(std::move(tree.trees[0]));
-    model.leaves.push_back(std::move(tree.leaves[0]));
-    model.n_leaves.push_back(tree.n_leaves[0]);
-    model.max_count = std::max(model.max_count, tree.max_count);
+  // One block each for all trees' splits and leaves, sized before copying.
+  size_t split_total = 0, leaf_total = 0;
+  for (const ForestModel& tree : one) {
+    split_total += tree.split_words.size();
+    leaf_total += tree.leaf_words.size();
   }
+  model.split_words.reserve(split_total);
+  model.leaf_words.reserve(leaf_total);
+  for (ForestModel& tree : one) {
+    model.append(tree);
+    tree = ForestModel();
+  }
+  // The trees decoded one by one were as large as the joined blocks, in
+  // small pieces the allocator keeps for reuse: hand those pages back, or a
+  // prepared fit would keep twice its decoded size resident.
+#if defined(__GLIBC__)
+  malloc_trim(0);
+#endif
   return model;
 }
 

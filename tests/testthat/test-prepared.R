@@ -186,3 +186,50 @@ test_that("copies stripped of their seal record are checked in full on every cal
   expect_error(predict(bad, s$data[1:3, ]), "`object` is damaged: its blueprint is inconsistent")
   expect_identical(predict(s$fit, s$data[1:3, ], type = "prob"), p)
 })
+
+test_that("one row from prepared trees in huge-page blocks is the same as from a fresh decode", {
+  skip_on_cran()
+  # Prepared trees of more than 2 MB lie in blocks of whole huge pages, and
+  # requests of at most 4 rows walk 16 trees at once: compared with the same
+  # fit decoded per call, for more trees than one group, with a missing value.
+  set.seed(6)
+  n <- 3000
+  x <- data.frame(a = rnorm(n), b = rnorm(n), c = runif(n), d = rnorm(n))
+  y <- x$a * x$b + sin(3 * x$c) + rnorm(n, sd = 0.3)
+  reg <- ccforest(x, y, n_tree = 50, quantiles = TRUE, seed = 3)
+  expect_gt(held(reg), 2 * 2^20)
+  unprepared <- function(fit) {
+    withr::local_options(ccforest.memory_limit = 1)
+    back <- unserialize(serialize(fit, NULL))
+    utils::getFromNamespace("check_ccforest", "ccforest")(back)
+  }
+  cold <- unprepared(reg)
+  new_x <- x[1:6, ]
+  new_x$b[2] <- NA
+  for (i in 1:6) {
+    for (args in list(list(), list(n_tree = 37L), list(type = "quantiles"),
+                      list(type = "quantiles", quantiles = c(0.9, 0.2, 0.2)))) {
+      expect_identical(do.call(predict, c(list(reg, new_x[i, ]), args)),
+                       do.call(predict, c(list(cold, new_x[i, ]), args)))
+    }
+  }
+  expect_identical(held(cold), 0)
+  sv <- ccforest(survival::Surv(time, status) ~ age + sex + ph.ecog, data = survival::lung,
+                 n_tree = 40, seed = 1)
+  cold_sv <- unprepared(sv)
+  rows <- survival::lung[c(1, 14, 2, 3), ]  # row 14 lacks ph.ecog
+  for (i in seq_len(nrow(rows))) {
+    for (type in c("risk", "survival", "chf", "time")) {
+      for (n_tree in list(NULL, 21L)) {
+        expect_identical(predict(sv, rows[i, ], type = type, n_tree = n_tree),
+                         predict(cold_sv, rows[i, ], type = type, n_tree = n_tree))
+      }
+    }
+  }
+  # Rows one at a time give the rows' predictions of one call.
+  all_rows <- predict(sv, rows, type = "survival", times = c(100, 400))
+  for (i in seq_len(nrow(rows))) {
+    expect_identical(predict(sv, rows[i, ], type = "survival", times = c(100, 400)),
+                     all_rows[i, , drop = FALSE])
+  }
+})

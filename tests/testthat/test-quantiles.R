@@ -188,3 +188,14 @@ test_that("damaged quantile data are refused: rows of weight 0, outputs that are
   expect_error(predict(nan, d, type = "quantiles"),
                "`object` is damaged: its training outputs are not finite")
 })
+
+test_that("quantile columns are labelled by the probabilities of each call", {
+  # Labels are kept for the last probabilities (a served model is asked for
+  # the same ones every call): other probabilities must give other labels.
+  fit <- ccforest(mpg ~ ., data = mtcars, n_tree = 10, quantiles = TRUE, seed = 1)
+  labels <- function(q) colnames(predict(fit, mtcars[1:2, ], type = "quantiles", quantiles = q))
+  expect_identical(labels(c(0.1, 0.5, 0.9)), c("quantile= 0.1", "quantile= 0.5", "quantile= 0.9"))
+  expect_identical(labels(c(0.9, 0.1)), c("quantile= 0.9", "quantile= 0.1"))
+  expect_identical(labels(1 / 3), paste("quantile=", 1 / 3))
+  expect_identical(labels(c(0.1, 0.5, 0.9)), c("quantile= 0.1", "quantile= 0.5", "quantile= 0.9"))
+})

@@ -510,3 +510,25 @@ test_that("every child of a split holds at least min_events rows with an event",
   }
   expect_lt(length(events_per_leaf), few_leaves)
 })
+
+test_that("curves are labelled by format() of the times of each call", {
+  # Labels are kept for the last times formatted (a served model is asked
+  # for the same ones every call): a change of times or of printing options
+  # must give new ones.
+  fit <- ccforest(survival::Surv(time, status) ~ age + sex, data = survival::lung,
+                  n_tree = 10, seed = 2)
+  rows <- survival::lung[1:2, ]
+  labels <- function(times, ...) colnames(predict(fit, rows, type = "survival", times = times, ...))
+  expect_identical(labels(c(100, 250.5)), format(c(100, 250.5), trim = TRUE))
+  expect_identical(labels(c(100, 250.5)), c("100.0", "250.5"))
+  expect_identical(labels(c(100, 250)), c("100", "250"))
+  expect_identical(labels(1 / 3), format(1 / 3, trim = TRUE))
+  withr::with_options(list(digits = 3), {
+    expect_identical(labels(1 / 3), "0.333")
+  })
+  withr::with_options(list(OutDec = ","), {
+    expect_identical(labels(2.5), "2,5")
+  })
+  expect_identical(labels(2.5), "2.5")
+  expect_identical(dimnames(predict(fit, rows, type = "chf", times = c(5, 7)))[[2]], c("5", "7"))
+})

@@ -213,7 +213,7 @@ void test_codec_damage() {
       // A tree that decodes must be walkable to a leaf for any row.
       std::vector<double> row = {1.0, 2.0};
       const int32_t leaf = find_leaf(model, 0, row.data());
-      crashed += !(leaf >= 0 && static_cast<size_t>(leaf) < model.leaves[0].size()) ||
+      crashed += !(leaf >= 0 && static_cast<size_t>(leaf) < model.leaf_begin[1] - model.leaf_begin[0]) ||
                  model.leaf(0, leaf).count < 1;
     } catch (const DamagedModel&) {
       ++refused;
