@@ -85,7 +85,7 @@ double TreeTrainer::value(size_t row, int column) const {
   // The one imputation rule of prediction (Predictor.h): missing values reach
   // the core only under random imputation, and any other NaN counts as the
   // training mean, 0 in z-scores.
-  return cell_value(data_.x(static_cast<Eigen::Index>(row), column), options_.impute_random,
+  return cell_value(data_.at(row, column), options_.impute_random,
                     impute_key_, data_.row_hash[row], column);
 }
 
@@ -182,7 +182,10 @@ bool TreeTrainer::gather_feature(int feature, size_t begin, size_t end) {
   const int* rows = rows_.data() + begin;
   for (int column = first; column < last; ++column) {
     bool varies = false;
-    const double* x = data_.x.data() + static_cast<size_t>(column) * data_.n_row();
+    // A sparse column is scattered into a dense scratch, so the gather
+    // below is the dense one; a dense column is read in place.
+    if (data_.is_sparse() && sparse_column_.size() != data_.n_row()) sparse_column_.assign(data_.n_row(), 0.0);
+    const double* x = data_.column(column, sparse_column_.data());
     auto fetch = [&](size_t i) {
       const size_t row = static_cast<size_t>(rows[i]);
       const double raw = x[row];
@@ -212,6 +215,7 @@ bool TreeTrainer::gather_feature(int feature, size_t begin, size_t end) {
       // branch writes stays out of the loop.
       gather([&](size_t i) { return x[static_cast<size_t>(rows[i])]; });
     }
+    data_.clear_column(column, sparse_column_.data());
     const double count = static_cast<double>(n);
     sd_of[column - first] = std::sqrt(std::max(0.0, (sum_squares - sum * sum / count) / count));
     if (options_.paper() && varies) {

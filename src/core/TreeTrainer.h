@@ -100,6 +100,7 @@ class TreeTrainer {
   std::vector<int> columns_;        // their matrix columns
   std::vector<double> column_sd_;   // the standard deviation of each column of xs_ at the node
   std::vector<double> feature_sds_;  // those of the feature being gathered
+  std::vector<double> sparse_column_;  // n_row zeros between gathers of a sparse column
   std::vector<int> dropped_;        // features found constant at the node
   Buffer<double> xs_;               // node rows x selected columns, column-major
   size_t xs_used_ = 0;              // entries of xs_ in use
