@@ -35,7 +35,9 @@
 #' in the scaled units: around zero rather than around the column's mean.
 #' Such a forest predicts new data given as a sparse matrix, a dense matrix
 #' or a data.frame with the same columns, all transformed alike; new data
-#' given sparse are made dense, column by column, to be predicted. A formula
+#' given sparse are made dense to be predicted, a batch of rows (about 64 MB)
+#' at a time for predicted classes, probabilities and responses, whole for
+#' the other types. A formula
 #' reads data.frames only, and survival forests read a sparse `x` dense (as
 #' before 0.4.0). A factor level not seen at
 #' fit time gives an all-zero indicator group at prediction (a missing value

@@ -187,3 +187,10 @@ sparse_fit_bytes <- function(x) {
 sparse_rows_bytes <- function(x, n_thread) {
   12 * as.double(length(x@x)) + 4 * (nrow(x) + 1) + 8 * as.double(nrow(x)) * n_thread
 }
+
+#' Rows of sparse new data made dense at once for prediction: their dense
+#' columns and encoded matrix (2 x 8 bytes a cell) take about 64 MB
+#' @noRd
+sparse_chunk_rows <- function(p, bytes = 2^26) {
+  max(1L, as.integer(min(.Machine$integer.max, floor(bytes / (16 * p)))))
+}
