@@ -107,17 +107,24 @@ for (size in sizes) {
   p <- size[["p"]]
   set.seed(38)
   n_test <- 2000
-  all <- Matrix::rsparsematrix(n + n_test, p, density = density, rand.x = stats::rnorm)
-  colnames(all) <- paste0("w", seq_len(p))
-  # The signal: 20 columns, each non-zero in about 0.5% of rows, so that
-  # rows have a signal at all, the informative columns are denser (20%).
-  informative <- seq_len(20)
-  all[, informative] <- Matrix::rsparsematrix(n + n_test, 20, density = 0.2,
-                                              rand.x = stats::rnorm)
-  score <- as.vector(all[, informative] %*% rep(c(1, -1), 10)) + stats::rnorm(n + n_test, sd = 0.3)
+  n_all <- n + n_test
+  # Built from its triplets in one go (assigning columns of a dgCMatrix
+  # copies it each time). The signal: 20 columns at 20% non-zero, so that
+  # most rows carry some of it; the others at `density`.
+  informative <- 20L
+  n_sparse <- round(density * n_all * (p - informative))
+  n_dense <- round(0.2 * n_all * informative)
+  cell <- c(sample.int(n_all * informative, n_dense),
+            n_all * informative + sample.int(n_all * (p - informative), n_sparse))
+  all <- Matrix::sparseMatrix(i = (cell - 1) %% n_all + 1, j = (cell - 1) %/% n_all + 1,
+                              x = stats::rnorm(length(cell)), dims = c(n_all, p),
+                              dimnames = list(NULL, paste0("w", seq_len(p))))
+  score <- as.vector(all[, seq_len(informative)] %*% rep(c(1, -1), informative / 2)) +
+    stats::rnorm(n_all, sd = 0.3)
   y_all <- factor(score > stats::median(score), labels = c("low", "high"))
   data <- list(x = all[seq_len(n), ], y = y_all[seq_len(n)],
                x_test = all[n + seq_len(n_test), ], y_test = y_all[n + seq_len(n_test)])
+  stopifnot(methods::is(data$x, "dgCMatrix"))
   sparse_mb <- as.numeric(utils::object.size(data$x)) / 2^20
   dense_mb <- 8 * n * p / 2^20
   data_file <- file.path(dir, "data.rds")

@@ -266,7 +266,10 @@ test_that("sparse new data are read column by column, after the memory guard (is
                  paste0("`x` is a sparse 20000 x 10000 matrix, which ccforest reads dense .*",
                         "needs about 3.0 GB \\(its 1.5 GB of columns and as much again for the ",
                         "matrix the trees read\\), but only 476.8 MB is available"))
-    expect_error(predict(dense, Matrix::sparseMatrix(i = 1, j = 1, x = 1, dims = c(8e6, 5))),
+    # Predictions of every tree read new data whole; predicted responses
+    # read them a batch at a time (test-sparse.R).
+    expect_error(predict(dense, Matrix::sparseMatrix(i = 1, j = 1, x = 1, dims = c(8e6, 5)),
+                         predict_all = TRUE),
                  "`new_data` is a sparse 8000000 x 5 matrix, which ccforest reads dense")
   })
   expect_error(ccforest(x[, 0], y), "`x` has no columns")
