@@ -90,23 +90,31 @@ sparse_blueprint <- function(features, arg, stat_rows = NULL) {
     j <- columns[[infinite[[1L]]]]
     check_finite_column(as.double(x[, j]), names[[j]], arg)
   }
-  missing <- is.na(values)
-  n_missing <- tabulate(columns[missing], nbins = p)
+  # Copies of the cells only where some are left out: the usual fit, without
+  # missing cells or rows of weight 0, reads them as they are.
+  has_missing <- anyNA(values)
+  missing <- if (has_missing) is.na(values)
+  n_missing <- if (has_missing) tabulate(columns[missing], nbins = p) else integer(p)
   if (any(n_missing == n)) {
     stop(sprintf("Column `%s` is entirely missing.", names[[which(n_missing == n)[[1L]]]]),
          call. = FALSE)
   }
   # Statistics over the rows of positive weight only, as the dense path.
-  counted <- !missing
   n_stat <- n
-  if (!is.null(stat_rows)) {
-    counted <- counted & stat_rows[x@i + 1L]
-    n_stat <- sum(stat_rows)
-    n_missing <- tabulate(columns[missing & stat_rows[x@i + 1L]], nbins = p)
+  v <- values
+  g <- columns
+  if (has_missing || !is.null(stat_rows)) {
+    counted <- if (has_missing) !missing else rep.int(TRUE, length(values))
+    if (!is.null(stat_rows)) {
+      in_stat <- stat_rows[x@i + 1L]
+      counted <- counted & in_stat
+      n_stat <- sum(stat_rows)
+      if (has_missing) n_missing <- tabulate(columns[missing & in_stat], nbins = p)
+    }
+    v <- values[counted]
+    g <- columns[counted]
   }
   n_observed <- n_stat - n_missing
-  v <- values[counted]
-  g <- columns[counted]
   # Two passes, as scaled_moments(): the mean, then the squared deviations
   # of the stored cells and of the zeros that are not stored.
   mean <- sparse_column_sums(v, g, p) / n_observed
@@ -144,8 +152,8 @@ sparse_training_matrix <- function(bp, features, na_action, arg) {
   x <- features$x
   columns <- sparse_cell_columns(x)
   values <- x@x / bp$scale[columns]
-  missing <- is.na(values)
-  if (any(missing)) {
+  if (anyNA(values)) {
+    missing <- is.na(values)
     if (na_action == "fail") {
       stop(sprintf(paste0(
         "`%s` has missing values in column(s) %s; impute them with na_action = ",

@@ -171,6 +171,21 @@ test_that("missing cells in a dgCMatrix follow na_action as dense ones do", {
   expect_identical(sum(is.na(x@x)), 5L)
 })
 
+test_that("rows of weight 0 take no part in a sparse fit's statistics, as in a dense one's", {
+  x <- sparse_data(seed = 12, missing = 4)
+  y <- stats::rnorm(nrow(x))
+  w <- rep(c(1, 0, 2, 1), length.out = nrow(x))
+  fit <- ccforest(x, y, n_tree = 3, seed = 1, case_weights = w, verbose = FALSE)
+  kept <- as.matrix(x)[w > 0, ]
+  sds <- apply(kept, 2, function(v) {
+    v <- v[!is.na(v)]
+    sqrt(mean((v - mean(v))^2))
+  })
+  sds[!is.finite(sds) | sds == 0] <- 1
+  expect_equal(fit$blueprint$scale, unname(sds), tolerance = 1e-14)
+  expect_identical(predict(fit, x), predict(fit, as.matrix(x)))
+})
+
 test_that("other sparse storage is converted: triplet, logical, pattern, symmetric", {
   x <- sparse_data(seed = 7, missing = 0)
   y <- stats::rnorm(nrow(x))
