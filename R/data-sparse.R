@@ -59,16 +59,6 @@ sparse_cell_columns <- function(x) {
   rep.int(seq_len(ncol(x)), diff(x@p))
 }
 
-#' Per column, the sum of `values` over the stored cells `cells` of columns `columns`
-#' @noRd
-sparse_column_sums <- function(values, columns, p) {
-  out <- numeric(p)
-  if (length(values) == 0L) return(out)
-  sums <- rowsum(values, columns, reorder = TRUE)
-  out[as.integer(rownames(sums))] <- sums[, 1L]
-  out
-}
-
 #' The blueprint of sparse features: every feature numeric (or logical),
 #' centre 0, scale the population standard deviation over the rows
 #' `stat_rows` (all by default), zeros included, missing values excluded
@@ -83,44 +73,18 @@ sparse_blueprint <- function(features, arg, stat_rows = NULL) {
     stop(sprintf("`%s` has no rows; at least one observation is needed.", arg), call. = FALSE)
   }
   check_column_names(names, arg, "feature")
-  columns <- sparse_cell_columns(x)
-  values <- x@x
-  infinite <- which(is.infinite(values))
-  if (length(infinite) > 0L) {
-    j <- columns[[infinite[[1L]]]]
+  # One pass over the slots in C++: the same in R took several vectors as
+  # long as the cells, which outlived the fit's own copies and set its peak.
+  stats <- ccf_sparse_stats_cpp(x, stat_rows)
+  if (stats$infinite > 0L) {
+    j <- stats$infinite
     check_finite_column(as.double(x[, j]), names[[j]], arg)
   }
-  # Copies of the cells only where some are left out: the usual fit, without
-  # missing cells or rows of weight 0, reads them as they are.
-  has_missing <- anyNA(values)
-  missing <- if (has_missing) is.na(values)
-  n_missing <- if (has_missing) tabulate(columns[missing], nbins = p) else integer(p)
-  if (any(n_missing == n)) {
-    stop(sprintf("Column `%s` is entirely missing.", names[[which(n_missing == n)[[1L]]]]),
+  if (any(stats$missing == n)) {
+    stop(sprintf("Column `%s` is entirely missing.", names[[which(stats$missing == n)[[1L]]]]),
          call. = FALSE)
   }
-  # Statistics over the rows of positive weight only, as the dense path.
-  n_stat <- n
-  v <- values
-  g <- columns
-  if (has_missing || !is.null(stat_rows)) {
-    counted <- if (has_missing) !missing else rep.int(TRUE, length(values))
-    if (!is.null(stat_rows)) {
-      in_stat <- stat_rows[x@i + 1L]
-      counted <- counted & in_stat
-      n_stat <- sum(stat_rows)
-      if (has_missing) n_missing <- tabulate(columns[missing & in_stat], nbins = p)
-    }
-    v <- values[counted]
-    g <- columns[counted]
-  }
-  n_observed <- n_stat - n_missing
-  # Two passes, as scaled_moments(): the mean, then the squared deviations
-  # of the stored cells and of the zeros that are not stored.
-  mean <- sparse_column_sums(v, g, p) / n_observed
-  stored <- tabulate(g, nbins = p)
-  deviation <- sparse_column_sums((v - mean[g])^2, g, p) + (n_observed - stored) * mean^2
-  scale <- sqrt(deviation / n_observed)
+  scale <- stats$scale
   # A constant column (all zero, say) has no spread to divide by; 1 keeps
   # it constant, and the core drops constant features at each node.
   scale[!is.finite(scale) | scale == 0] <- 1
@@ -150,18 +114,14 @@ sparse_blueprint <- function(features, arg, stat_rows = NULL) {
 #' @noRd
 sparse_training_matrix <- function(bp, features, na_action, arg) {
   x <- features$x
-  columns <- sparse_cell_columns(x)
-  values <- x@x / bp$scale[columns]
-  if (anyNA(values)) {
-    missing <- is.na(values)
-    if (na_action == "fail") {
-      stop(sprintf(paste0(
-        "`%s` has missing values in column(s) %s; impute them with na_action = ",
-        "\"impute_random\" or \"impute_mean\" (an argument of ccforest() and of predict())."),
-        arg, format_names(bp$feature_names[sort(unique(columns[missing]))])), call. = FALSE)
-    }
-    values[missing] <- if (na_action == "impute_mean") 0 else NA_real_
+  if (na_action == "fail" && anyNA(x@x)) {
+    columns <- sparse_cell_columns(x)[is.na(x@x)]
+    stop(sprintf(paste0(
+      "`%s` has missing values in column(s) %s; impute them with na_action = ",
+      "\"impute_random\" or \"impute_mean\" (an argument of ccforest() and of predict())."),
+      arg, format_names(bp$feature_names[sort(unique(columns))])), call. = FALSE)
   }
+  values <- ccf_sparse_scaled_cpp(x, bp$scale, na_action == "impute_mean")
   methods::new("dgCMatrix", i = x@i, p = x@p, x = values, Dim = x@Dim)
 }
 
