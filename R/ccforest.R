@@ -28,8 +28,9 @@
 #' (centring would make every zero non-zero); the canonical correlations do
 #' not depend on a column's centre, so the trees are as good, though not
 #' bit-identical to those grown on the same matrix made dense, which is
-#' z-scored. The fit holds the scaled values, and the cells by row for the
-#' out-of-bag estimates (about twice the sparse matrix); the memory guard
+#' z-scored. The fit holds the scaled values, and the cells by row (read
+#' at small nodes and by the out-of-bag estimates): about twice the sparse
+#' matrix; the memory guard
 #' (see `options(ccforest.memory_limit)`) counts both before allocating.
 #' A missing value (`NA` stored in the matrix) is imputed as in dense data,
 #' in the scaled units: around zero rather than around the column's mean.

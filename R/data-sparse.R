@@ -150,10 +150,13 @@ sparse_fit_bytes <- function(x) {
 }
 
 #' Bytes the core allocates for sparse features: the cells by row (column
-#' indices, values, row starts) and a column of scratch per thread
+#' indices, values, row starts; read by the trees at small nodes and by
+#' out-of-bag estimates), and per thread a scratch column and a mark per
+#' column
 #' @noRd
 sparse_rows_bytes <- function(x, n_thread) {
-  12 * as.double(length(x@x)) + 4 * (nrow(x) + 1) + 8 * as.double(nrow(x)) * n_thread
+  12 * as.double(length(x@x)) + 4 * (nrow(x) + 1) +
+    (8 * as.double(nrow(x)) + 4 * as.double(ncol(x))) * n_thread
 }
 
 #' Rows of sparse new data made dense at once for prediction: their dense

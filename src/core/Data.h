@@ -239,6 +239,28 @@ struct Data {
     return scratch;
   }
 
+  /**
+   * Whether marking the columns with a stored cell in n_rows rows (which
+   * visits those rows' stored cells) costs less than `tries` gathers of a
+   * column (each visits the column's stored cells twice and reads n_rows).
+   */
+  bool marking_pays(size_t n_rows, size_t tries) const {
+    const double stored = static_cast<double>(sparse.start[x.cols()]);
+    const double per_row = stored / static_cast<double>(x.rows());
+    const double per_column = stored / static_cast<double>(x.cols());
+    return static_cast<double>(n_rows) * per_row <
+           static_cast<double>(tries) * (static_cast<double>(n_rows) + 2.0 * per_column);
+  }
+
+  /** Sets mark[j] = stamp for each column j with a stored cell in rows[0..n). */
+  void mark_columns(const int* rows, size_t n, int stamp, int* mark) const {
+    const SparseRows& by_row = this->rows();
+    for (size_t i = 0; i < n; ++i) {
+      const size_t r = static_cast<size_t>(rows[i]);
+      for (int k = by_row.start[r]; k < by_row.start[r + 1]; ++k) mark[by_row.column[static_cast<size_t>(k)]] = stamp;
+    }
+  }
+
   /** Zeros again the cells column() scattered into `scratch`. */
   void clear_column(int column, double* scratch) const {
     if (!is_sparse()) return;

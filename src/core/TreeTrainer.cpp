@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <stdexcept>
 
@@ -180,6 +181,26 @@ bool TreeTrainer::gather_feature(int feature, size_t begin, size_t end) {
   if (xs_.size() < needed) xs_.resize(needed);
   double* out = xs_.data() + start;
   const int* rows = rows_.data() + begin;
+  if (data_.is_sparse() && data_.marking_pays(n, static_cast<size_t>(options_.mtry))) {
+    // At a small node most sparse columns have no stored cell: they are all
+    // zero, constant, and found so from the node's rows without a gather
+    // (the rows of a node never change while it draws its features).
+    if (begin != marked_begin_ || end != marked_end_ || mark_ == 0) {
+      if (column_mark_.size() != static_cast<size_t>(data_.x.cols())) {
+        column_mark_.assign(static_cast<size_t>(data_.x.cols()), 0);
+      }
+      if (++mark_ == std::numeric_limits<int>::max()) {
+        std::fill(column_mark_.begin(), column_mark_.end(), 0);
+        mark_ = 1;
+      }
+      data_.mark_columns(rows, n, mark_, column_mark_.data());
+      marked_begin_ = begin;
+      marked_end_ = end;
+    }
+    bool any_stored = false;
+    for (int column = first; column < last; ++column) any_stored |= column_mark_[static_cast<size_t>(column)] == mark_;
+    if (!any_stored) return false;
+  }
   for (int column = first; column < last; ++column) {
     bool varies = false;
     // A sparse column is scattered into a dense scratch, so the gather
