@@ -279,3 +279,19 @@ test_that("the memory guard counts the sparse fit's own copies, not a dense one"
   bytes <- ccforest:::sparse_fit_bytes(big)
   expect_identical(bytes, 8 * 3 + 12 * 3 + 4 * 20001 + 8 * 20000 + 4 * 10000)
 })
+
+test_that("a sparse forest grown as futures is the forest grown on threads", {
+  skip_on_cran()
+  skip_if_not_installed("future", "1.49.0")
+  x <- sparse_data(seed = 13, missing = 3)
+  y <- factor(as.matrix(x)[, 1] > 0 & !is.na(as.matrix(x)[, 1]))
+  threads <- ccforest(x, y, n_tree = 6, seed = 2, sampling = "bagging", verbose = FALSE)
+  old <- future::plan(future::multisession, workers = 2, rscript_libs = .libPaths())
+  withr::defer(future::plan(old))
+  futures <- ccforest(x, y, n_tree = 6, seed = 2, sampling = "bagging", backend = "future",
+                      n_batch = 2, verbose = FALSE)
+  expect_identical(futures$forest$trees, threads$forest$trees)
+  expect_identical(futures$predictions, threads$predictions)
+  expect_identical(predict(threads, x, backend = "future", chunk_size = 50),
+                   predict(threads, x))
+})
