@@ -95,6 +95,9 @@ test_that("regression on a dgCMatrix: quantile samples and negation importance r
                    ccforest:::ccf_leaf_samples_cpp(fit$forest$trees, pair$dense, source, 2L))
   expect_identical(fit$quantile$samples,
                    ccforest:::ccf_leaf_samples_cpp(fit$forest$trees, pair$dense, source, 2L))
+  negation <- ccforest:::ccf_oob_negation_cpp(fit$forest$trees, pair$sparse, source, 2L)
+  expect_identical(negation, ccforest:::ccf_oob_negation_cpp(fit$forest$trees, pair$dense, source, 2L))
+  expect_true(all(is.finite(negation)))
   q <- predict(fit, d[1:5, ], type = "quantiles", quantiles = c(0.1, 0.9))
   expect_true(all(q[, 1] <= q[, 2]))
 })
