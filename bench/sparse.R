@@ -4,6 +4,9 @@
 #
 #   Rscript bench/sparse.R            # 20,000 x 10,000 at 0.5% non-zero, 100 trees
 #   Rscript bench/sparse.R --quick    # 4,000 x 2,000, writes *.tmp files
+#   Rscript bench/sparse.R --learners ccforest --append
+#       # fits only the learners named, and adds their rows to the results
+#       # already there (each row names the build: CCFOREST_LIB and commit)
 #
 # The data: a dgCMatrix of standard normal non-zeros, and a binary class from
 # a sparse linear signal (20 of the columns, by their values and a little
@@ -90,6 +93,10 @@ if (length(args) >= 1L && args[[1L]] == "--child") {
 }
 
 quick <- "--quick" %in% args
+append <- "--append" %in% args
+learners <- c("ccforest", "ranger")
+at <- match("--learners", args)
+if (!is.na(at)) learners <- intersect(strsplit(args[[at + 1L]], ",", fixed = TRUE)[[1L]], learners)
 started_at <- Sys.time()
 machine <- machine_info()
 use_competitors("ranger")
@@ -130,7 +137,7 @@ for (size in sizes) {
   data_file <- file.path(dir, "data.rds")
   saveRDS(data, data_file)
   rm(all, data)
-  for (method in c("ccforest", "ranger")) {
+  for (method in learners) {
     spec_file <- tempfile("spec", dir, ".rds")
     out_file <- tempfile("out", dir, ".rds")
     saveRDS(list(method = method, data_file = data_file, n_tree = N_TREE, n_thread = N_THREAD,
@@ -145,18 +152,27 @@ for (size in sizes) {
       n = n, p = p, density = density, method = method, train_s = r$train_s, cpu_s = r$cpu_s,
       peak_mb = r$peak_mb, model_mb = r$model_mb, sparse_mb = sparse_mb, dense_mb = dense_mb,
       ratio = r$peak_mb / (sparse_mb + r$model_mb), error = r$error, load = r$load,
-      peak_reset = r$peak_reset
+      peak_reset = r$peak_reset, commit = bench_commit(),
+      lib = if (method == "ccforest") Sys.getenv("CCFOREST_LIB") else "bench/lib",
+      at = format(Sys.time(), "%Y-%m-%d %H:%M %Z")
     )
   }
 }
 results <- do.call(rbind, rows)
 csv_file <- file.path(bench_dir(), "results", if (quick) "sparse.csv.tmp" else "sparse.csv")
 md_file <- file.path(bench_dir(), "results", if (quick) "sparse.md.tmp" else "sparse.md")
+if (append && file.exists(csv_file)) {
+  earlier <- utils::read.csv(csv_file, stringsAsFactors = FALSE)
+  for (name in setdiff(names(results), names(earlier))) earlier[[name]] <- NA
+  results <- rbind(earlier[names(results)], results)
+}
 utils::write.csv(results, csv_file, row.names = FALSE)
 
+# Per size, the latest row of each learner.
 ratio_lines <- unlist(lapply(split(results, paste(results$n, results$p)), function(r) {
-  cc <- r[r$method == "ccforest", ]
-  rg <- r[r$method == "ranger", ]
+  cc <- utils::tail(r[r$method == "ccforest", ], 1L)
+  rg <- utils::tail(r[r$method == "ranger", ], 1L)
+  if (nrow(cc) == 0L || nrow(rg) == 0L) return(character(0))
   sprintf(paste0("- %d x %d at %.1f%% non-zero (sparse matrix %.1f MB; dense it would be %.0f MB): ",
                  "ccforest/ranger training time %.2f, CPU %.2f, peak %.2f; ccforest's peak is %.2f times ",
                  "the sparse matrix plus its model (goal: at most 3), ranger's %.2f; held-out ",
@@ -166,11 +182,12 @@ ratio_lines <- unlist(lapply(split(results, paste(results$n, results$p)), functi
 }))
 fmt <- function(v, d = 2) formatC(v, format = "f", digits = d)
 table <- c(
-  "| n | p | learner | train s | cpu s | peak MB | model MB | peak / (sparse + model) | error | load (1, 5, 15 min) |",
-  "|---|---|---|---|---|---|---|---|---|---|",
-  sprintf("| %d | %d | %s | %s | %s | %s | %s | %s | %s | %s |", results$n, results$p,
+  "| n | p | learner | train s | cpu s | peak MB | model MB | peak / (sparse + model) | error | load (1, 5, 15 min) | run at, commit, library |",
+  "|---|---|---|---|---|---|---|---|---|---|---|",
+  sprintf("| %d | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s, %s, `%s` |", results$n, results$p,
           results$method, fmt(results$train_s), fmt(results$cpu_s), fmt(results$peak_mb, 1),
-          fmt(results$model_mb, 1), fmt(results$ratio), fmt(results$error, 3), results$load)
+          fmt(results$model_mb, 1), fmt(results$ratio), fmt(results$error, 3), results$load,
+          results$at, results$commit, results$lib)
 )
 report <- c(
   report_header("Sparse features: a dgCMatrix against ranger", "sparse.R", args, started_at,
