@@ -85,6 +85,14 @@ ccf_plain_rows_cpp <- function(data, position, n, exprs, bp, na_action) {
     .Call(`_ccforest_ccf_plain_rows_cpp`, data, position, n, exprs, bp, na_action)
 }
 
+ccf_sparse_stats_cpp <- function(x, stat_rows) {
+    .Call(`_ccforest_ccf_sparse_stats_cpp`, x, stat_rows)
+}
+
+ccf_sparse_scaled_cpp <- function(x, scale, missing_as_zero) {
+    .Call(`_ccforest_ccf_sparse_scaled_cpp`, x, scale, missing_as_zero)
+}
+
 ccf_predict_survival_cpp <- function(request, x, asked) {
     .Call(`_ccforest_ccf_predict_survival_cpp`, request, x, asked)
 }

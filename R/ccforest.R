@@ -16,13 +16,31 @@
 #' character columns are treated as factors (with a message). Dates
 #' (`Date`), date-times (`POSIXct`, `POSIXlt`) and time differences
 #' (`difftime`) are used as numbers: days, seconds since 1970, and the
-#' training column's units. A sparse matrix from the Matrix package (such as
-#' a `dgCMatrix`) is accepted as `x` and made dense (every column is
-#' z-scored, which fills it): its columns and the matrix the trees read take
-#' twice the dense size, which the memory guard (see
-#' `options(ccforest.memory_limit)`) checks before anything is allocated.
-#' Every column is z-scored with statistics stored
-#' in the fitted object and reused at prediction. A factor level not seen at
+#' training column's units. Every column is z-scored with statistics stored
+#' in the fitted object and reused at prediction, except those of a sparse
+#' matrix (below).
+#'
+#' A sparse matrix from the Matrix package given as `x` (a `dgCMatrix`; any
+#' other sparse storage, such as `dgTMatrix`, `lgCMatrix` or a symmetric
+#' matrix, is converted to one) is read where it lies: the trees gather
+#' their nodes' values from its compressed columns, and no dense copy is
+#' made. Its columns are divided by their standard deviation but not centred
+#' (centring would make every zero non-zero); the canonical correlations do
+#' not depend on a column's centre, so the trees are as good, though not
+#' bit-identical to those grown on the same matrix made dense, which is
+#' z-scored. The fit holds the scaled values, and the cells by row (read
+#' at small nodes and by the out-of-bag estimates): about twice the sparse
+#' matrix; the memory guard
+#' (see `options(ccforest.memory_limit)`) counts both before allocating.
+#' A missing value (`NA` stored in the matrix) is imputed as in dense data,
+#' in the scaled units: around zero rather than around the column's mean.
+#' Such a forest predicts new data given as a sparse matrix, a dense matrix
+#' or a data.frame with the same columns, all transformed alike; new data
+#' given sparse are made dense to be predicted, a batch of rows (about 64 MB)
+#' at a time for predicted classes, probabilities and responses, whole for
+#' the other types. A formula
+#' reads data.frames only, and survival forests read a sparse `x` dense (as
+#' before 0.4.0). A factor level not seen at
 #' fit time gives an all-zero indicator group at prediction (a missing value
 #' for ordered and many-level factors), with a warning.
 #'
@@ -161,8 +179,10 @@
 #' the same explicit `seed`. See `vignette("scaling-out", package =
 #' "ccforest")`.
 #'
-#' @param x A data.frame or a numeric matrix of features, or a two-sided
-#'   formula (the formula interface).
+#' @param x A data.frame or a numeric matrix of features, a sparse matrix of
+#'   the Matrix package (a `dgCMatrix`, read without making it dense; see
+#'   the section on data handling), or a two-sided formula (the formula
+#'   interface).
 #' @param y The outputs: a factor (classification), a numeric vector
 #'   (regression), or a data.frame of several outputs, all factors or all
 #'   numeric; or a survival outcome, `survival::Surv(time, status)` (see the
@@ -558,20 +578,25 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
   opt <- apply_paper_variant(call_options$values, call_options$given)
   opt <- check_options(opt, "call")
 
-  # The rows, then the outputs and the weights, each prepared once.
-  x <- as_feature_frame(x, x_arg)
-  if (opt$variant == "paper") {
+  # The rows, then the outputs and the weights, each prepared once. A
+  # sparse matrix is read where it lies (R/data-sparse.R), except by
+  # survival forests, which read dense features.
+  sparse <- is_sparse_matrix(x) && !is_survival_outcome(y)
+  x <- if (sparse) sparse_features(x, x_arg) else as_feature_frame(x, x_arg)
+  if (opt$variant == "paper" && !sparse) {
     check_paper_factors(x, explicit = call_options$given[["onehot_max_levels"]])
   }
-  check_same_rows(x, y)
-  case_weights <- check_case_weights(opt$case_weights, nrow(x))
+  n_x <- if (sparse) nrow(x$x) else nrow(x)
+  check_same_rows(if (sparse) x$x else x, y)
+  case_weights <- check_case_weights(opt$case_weights, n_x)
   kept_rows <- NULL
   if (opt$na_action == "omit") {
-    keep <- stats::complete.cases(x) & response_row_ok(y)
+    complete <- if (sparse) !seq_len(n_x) %in% sparse_missing_rows(x$x) else stats::complete.cases(x)
+    keep <- complete & response_row_ok(y)
     if (!any(keep)) {
       stop("No complete rows remain after na_action = \"omit\".", call. = FALSE)
     }
-    x <- x[keep, , drop = FALSE]
+    x <- if (sparse) sparse_subset_rows(x, keep) else x[keep, , drop = FALSE]
     y <- subset_rows(y, keep)
     case_weights <- case_weights[keep]
     if (!all(keep)) kept_rows <- keep
@@ -585,13 +610,20 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
   task <- response$task
 
   # The features, once: a factor with many levels is valued by the outputs.
-  blueprint <- new_blueprint(x, x_arg, stat_rows = stat_rows, response = response,
-                             weights = weights, onehot_max_levels = opt$onehot_max_levels,
-                             seed = opt$seed)
   x_impute <- if (opt$na_action == "omit") "fail" else opt$na_action
-  matrix_x <- training_matrix(blueprint, x, na_action = x_impute, arg = x_arg)
-  blueprint <- attr(matrix_x, "blueprint")
-  attr(matrix_x, "blueprint") <- NULL
+  if (sparse) {
+    check_sparse_memory(x$x, x_arg)
+    blueprint <- sparse_blueprint(x, x_arg, stat_rows = stat_rows)
+    matrix_x <- sparse_training_matrix(blueprint, x, na_action = x_impute, arg = x_arg)
+  } else {
+    blueprint <- new_blueprint(x, x_arg, stat_rows = stat_rows, response = response,
+                               weights = weights, onehot_max_levels = opt$onehot_max_levels,
+                               seed = opt$seed)
+    matrix_x <- training_matrix(blueprint, x, na_action = x_impute, arg = x_arg)
+    blueprint <- attr(matrix_x, "blueprint")
+    attr(matrix_x, "blueprint") <- NULL
+  }
+  rm(x)
 
   # The options whose meaning depends on the task, the features or the rows.
   n_feature <- length(blueprint$feature_names)
@@ -628,6 +660,7 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
     nrow(matrix_x), n_sample, prediction_width(response), opt$n_tree, opt$n_thread, bagging,
     opt$quantiles, opt$min_leaf, opt$max_depth
   )
+  if (sparse) extra[["sparse"]] <- sparse_rows_bytes(matrix_x, opt$n_thread)
   if (task == "survival" && bagging) {
     extra[["oob"]] <- survival_oob_bytes(nrow(matrix_x), opt$n_tree, response$survival$n_cause)
   }

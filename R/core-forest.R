@@ -158,6 +158,11 @@ exact_row_sums <- function(m) {
 #' the training set but its shape and the weights, which have their own)
 #' @noRd
 training_fingerprint <- function(training) {
+  if (isS4(training$x)) {
+    # Sparse features, by their slots: the fingerprint reads plain vectors.
+    x <- training$x
+    training$x <- list(x@Dim, x@p, x@i, x@x)
+  }
   ccf_fingerprint_cpp(unname(training[setdiff(names(training),
                                               c("shape", "weights", "uniform_weights"))]))
 }

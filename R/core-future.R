@@ -249,7 +249,8 @@ predict_chunk <- function(shared, task, progress) {
 #' A function returning the next chunk of rows of `new_data`, NULL at the end
 #' @noRd
 chunk_source <- function(new_data, chunk_size) {
-  if (!is.function(new_data) && !is.data.frame(new_data) && !is.matrix(new_data)) {
+  if (!is.function(new_data) && !is.data.frame(new_data) && !is.matrix(new_data) &&
+      !is_sparse_matrix(new_data)) {
     # Not rows at all: handed on whole, for the usual message about it.
     given <- FALSE
     return(function() {

@@ -103,7 +103,8 @@ fit_extra_bytes <- function(n_row, n_sample, n_value, n_tree, n_thread, bagging,
 memory_for_trees <- function(extra, limit = memory_limit()) {
   total <- sum(extra)
   if (total > limit) {
-    parts <- c(oob = "out-of-bag estimates", quantiles = "quantile data")
+    parts <- c(oob = "out-of-bag estimates", quantiles = "quantile data",
+               sparse = "sparse features read by row")
     needed <- extra[extra > 0]
     stop(sprintf(paste0(
       "This fit would need about %s of memory besides its trees (%s), but only %s is ",

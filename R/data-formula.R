@@ -31,7 +31,14 @@ formula_data <- function(formula, data, env = parent.frame()) {
       sprintf(
         "`data` must be a data.frame, not %s.%s",
         class_label(data),
-        if (is.matrix(data)) " Convert it with as.data.frame()." else ""
+        if (is.matrix(data)) {
+          " Convert it with as.data.frame()."
+        } else if (is_sparse_matrix(data)) {
+          paste0(" A formula reads data.frame columns; give a sparse matrix as `x` with the ",
+                 "outputs as `y` (ccforest(x, y)) to have it read without making it dense.")
+        } else {
+          ""
+        }
       ),
       call. = FALSE
     )

@@ -300,6 +300,12 @@ predict.ccforest <- function(object, new_data, ..., type = NULL, n_tree = NULL,
     return(predict_quantile_values(object, predictor_matrix(object, new_data, na_action),
                                    quantiles, n_tree, n_thread, impute_random))
   }
+  if (whole && is_sparse_matrix(new_data)) {
+    # Sparse rows are made dense to be predicted: a batch at a time, so that
+    # memory follows the batch, not the whole of new_data.
+    whole <- FALSE
+    chunk_size <- sparse_chunk_rows(ncol(new_data))
+  }
   values <- if (whole) {
     predict_values(object, predictor_matrix(object, new_data, na_action), n_tree, n_thread,
                    impute_random = impute_random)

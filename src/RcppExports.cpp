@@ -274,6 +274,29 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// ccf_sparse_stats_cpp
+Rcpp::List ccf_sparse_stats_cpp(SEXP x, SEXP stat_rows);
+RcppExport SEXP _ccforest_ccf_sparse_stats_cpp(SEXP xSEXP, SEXP stat_rowsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type stat_rows(stat_rowsSEXP);
+    rcpp_result_gen = Rcpp::wrap(ccf_sparse_stats_cpp(x, stat_rows));
+    return rcpp_result_gen;
+END_RCPP
+}
+// ccf_sparse_scaled_cpp
+Rcpp::NumericVector ccf_sparse_scaled_cpp(SEXP x, Rcpp::NumericVector scale, bool missing_as_zero);
+RcppExport SEXP _ccforest_ccf_sparse_scaled_cpp(SEXP xSEXP, SEXP scaleSEXP, SEXP missing_as_zeroSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type scale(scaleSEXP);
+    Rcpp::traits::input_parameter< bool >::type missing_as_zero(missing_as_zeroSEXP);
+    rcpp_result_gen = Rcpp::wrap(ccf_sparse_scaled_cpp(x, scale, missing_as_zero));
+    return rcpp_result_gen;
+END_RCPP
+}
 // ccf_predict_survival_cpp
 Rcpp::List ccf_predict_survival_cpp(const Rcpp::List& request, const Rcpp::NumericMatrix& x, const Rcpp::List& asked);
 RcppExport SEXP _ccforest_ccf_predict_survival_cpp(SEXP requestSEXP, SEXP xSEXP, SEXP askedSEXP) {
@@ -475,6 +498,8 @@ static const R_CallMethodDef CallEntries[] = {
     {"_ccforest_ccf_infjack_cpp", (DL_FUNC) &_ccforest_ccf_infjack_cpp, 5},
     {"_ccforest_ccf_jackknife_plus_cpp", (DL_FUNC) &_ccforest_ccf_jackknife_plus_cpp, 8},
     {"_ccforest_ccf_plain_rows_cpp", (DL_FUNC) &_ccforest_ccf_plain_rows_cpp, 6},
+    {"_ccforest_ccf_sparse_stats_cpp", (DL_FUNC) &_ccforest_ccf_sparse_stats_cpp, 2},
+    {"_ccforest_ccf_sparse_scaled_cpp", (DL_FUNC) &_ccforest_ccf_sparse_scaled_cpp, 3},
     {"_ccforest_ccf_predict_survival_cpp", (DL_FUNC) &_ccforest_ccf_predict_survival_cpp, 3},
     {"_ccforest_ccf_oob_survival_cpp", (DL_FUNC) &_ccforest_ccf_oob_survival_cpp, 7},
     {"_ccforest_ccf_martingale_residuals_cpp", (DL_FUNC) &_ccforest_ccf_martingale_residuals_cpp, 5},

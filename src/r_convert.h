@@ -268,15 +268,48 @@ inline Data training_data(const Rcpp::List& training) {
     }
     return value;
   };
-  const Rcpp::NumericMatrix x(element("x", REALSXP));
+  SEXP x_value = list_value<SEXP>(training, "x");
   const Rcpp::NumericVector weights(element("weights", REALSXP));
   const Rcpp::IntegerMatrix y_class(element("y_class", INTSXP));
   const Rcpp::NumericMatrix y_real(element("y_real", REALSXP));
+  const Rcpp::IntegerVector indicators = list_value<Rcpp::IntegerVector>(training, "indicators");
+  std::vector<char> flags(indicators.begin(), indicators.end());
+  if (Rf_isS4(x_value)) {
+    // A dgCMatrix (see sparse_training_matrix() in R): its slots are read
+    // where they lie, so they must have exactly the types the core reads.
+    auto slot = [&](const char* name, SEXPTYPE type) {
+      SEXP value = R_do_slot(x_value, Rf_install(name));
+      if (TYPEOF(value) != type) {
+        Rcpp::stop(std::string("internal error: sparse training slot `") + name + "` has the wrong type");
+      }
+      return value;
+    };
+    SEXP dim = slot("Dim", INTSXP), start = slot("p", INTSXP), row = slot("i", INTSXP),
+         value = slot("x", REALSXP);
+    const int n_row = INTEGER(dim)[0], n_column = INTEGER(dim)[1];
+    if (XLENGTH(start) != static_cast<R_xlen_t>(n_column) + 1 ||
+        XLENGTH(row) != XLENGTH(value) || INTEGER(start)[n_column] != XLENGTH(row)) {
+      Rcpp::stop("internal error: the sparse training matrix is malformed");
+    }
+    if (weights.size() != 0 && weights.size() != n_row) {
+      Rcpp::stop("internal error: one weight per row is needed");
+    }
+    SurvivalOutcome survival = survival_outcome(training, n_row);
+    if (survival.n_cause > 0) Rcpp::stop("internal error: survival forests read dense features");
+    SparseColumns columns;
+    columns.start = INTEGER(start);
+    columns.row = INTEGER(row);
+    columns.value = REAL(value);
+    return Data(columns, n_row, n_column, list_value<std::vector<int>>(training, "feature_start"),
+                std::move(flags), map_int_matrix(y_class),
+                list_value<std::vector<int>>(training, "n_class"), map_matrix(y_real),
+                weights.size() == 0 ? nullptr : weights.begin(),
+                list_value<bool>(training, "uniform_weights"), survival);
+  }
+  const Rcpp::NumericMatrix x(element("x", REALSXP));
   if (weights.size() != 0 && weights.size() != x.nrow()) {
     Rcpp::stop("internal error: one weight per row is needed");
   }
-  const Rcpp::IntegerVector indicators = list_value<Rcpp::IntegerVector>(training, "indicators");
-  std::vector<char> flags(indicators.begin(), indicators.end());
   return Data(map_matrix(x), list_value<std::vector<int>>(training, "feature_start"),
               std::move(flags), map_int_matrix(y_class),
               list_value<std::vector<int>>(training, "n_class"), map_matrix(y_real),

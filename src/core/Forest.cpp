@@ -112,7 +112,7 @@ OutOfBag out_of_bag(const EncodedTrees& trees, const ModelShape& shape, const Da
     for (size_t row = 0; row < bag.size(); ++row) {
       if (bag[row]) continue;
       if (row % 4096 == 0) runtime.throw_if_cancelled();
-      tree_row(data.x, static_cast<Eigen::Index>(row), source.impute_random, key,
+      tree_row(data, static_cast<Eigen::Index>(row), source.impute_random, key,
                data.row_hash[row], row_values.data());
       const int32_t leaf = find_leaf(model, 0, row_values.data());
       const int32_t* index = model.leaf_index(0, leaf);

@@ -65,11 +65,11 @@ std::vector<double> tree_permutation_importance(const Data& data, const ForestMo
     double total = 0.0;
     for (size_t i = 0; i < oob.size(); ++i) {
       const int row = oob[i];
-      tree_row(data.x, row, impute_random, impute_key, data.row_hash[static_cast<size_t>(row)],
+      tree_row(data, row, impute_random, impute_key, data.row_hash[static_cast<size_t>(row)],
                row_values.data());
       if (first < last) {
         // Each value as the partner row has it, imputation included.
-        tree_row(data.x, partner[i], impute_random, impute_key,
+        tree_row(data, partner[i], impute_random, impute_key,
                  data.row_hash[static_cast<size_t>(partner[i])], partner_values.data());
         std::copy(partner_values.begin() + first, partner_values.begin() + last,
                   row_values.begin() + first);
@@ -108,7 +108,7 @@ std::vector<double> tree_negation_importance(const Data& data, const ForestModel
     const int last = feature < 0 ? 0 : data.feature_start[feature + 1];
     double total = 0.0;
     for (int row : oob) {
-      tree_row(data.x, row, impute_random, impute_key, data.row_hash[static_cast<size_t>(row)],
+      tree_row(data, row, impute_random, impute_key, data.row_hash[static_cast<size_t>(row)],
                row_values.data());
       for (int j = first; j < last; ++j) row_values[static_cast<size_t>(j)] *= -1.0;
       total += leaf_error(data, tree, find_leaf(tree, 0, row_values.data()), row);

@@ -63,6 +63,25 @@ inline void tree_row(const MatrixMap& x, Eigen::Index row, bool impute_random,
   }
 }
 
+/**
+ * tree_row() of the training data, dense or sparse: a sparse row is its
+ * zeros and its stored cells, each as cell_value() reads it, so it is the
+ * row the dense matrix of the same cells gives.
+ */
+inline void tree_row(const Data& data, Eigen::Index row, bool impute_random,
+                     uint64_t impute_key, uint64_t row_hash, double* out) {
+  if (!data.is_sparse()) {
+    tree_row(data.x, row, impute_random, impute_key, row_hash, out);
+    return;
+  }
+  const SparseRows& rows = data.rows();
+  std::fill(out, out + data.x.cols(), 0.0);
+  for (int k = rows.start[static_cast<size_t>(row)]; k < rows.start[static_cast<size_t>(row) + 1]; ++k) {
+    const int j = rows.column[static_cast<size_t>(k)];
+    out[j] = cell_value(rows.value[static_cast<size_t>(k)], impute_random, impute_key, row_hash, j);
+  }
+}
+
 /** How to predict: the imputation of missing values and the trees' global numbers. */
 struct PredictOptions {
   uint64_t seed = 0;          // the forest's master seed (keys the imputation)

@@ -29,7 +29,7 @@ std::vector<std::vector<int32_t>> leaf_samples(const EncodedTrees& trees, const 
     std::vector<double> values(static_cast<size_t>(data.x.cols()));
     for (size_t i = 0; i < rows.size(); ++i) {
       if (i % 4096 == 0) runtime.throw_if_cancelled();
-      tree_row(data.x, rows[i], source.impute_random, key,
+      tree_row(data, rows[i], source.impute_random, key,
                data.row_hash[static_cast<size_t>(rows[i])], values.data());
       leaf_row.emplace_back(model.leaf(0, find_leaf(model, 0, values.data())).number,
                             data.y_real(rows[i], 0), rows[i]);

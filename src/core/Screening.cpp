@@ -42,13 +42,16 @@ std::vector<double> screening_r2(const Data& data) {
   const Eigen::MatrixXd basis = qr.householderQ() * Eigen::MatrixXd::Identity(n, rank);
 
   Eigen::VectorXd column(n);
+  std::vector<double> scratch(data.is_sparse() ? data.n_row() : 0, 0.0);
   for (size_t feature = 0; feature < data.n_feature(); ++feature) {
     double best = 0.0;
     for (int c = data.feature_start[feature]; c < data.feature_start[feature + 1]; ++c) {
+      const double* cells = data.column(c, scratch.data());
       for (Eigen::Index i = 0; i < n; ++i) {
-        const double value = data.x(rows[i], c);
+        const double value = cells[rows[i]];
         column[i] = std::isnan(value) ? 0.0 : value;
       }
+      data.clear_column(c, scratch.data());
       column.array() -= column.mean();
       const double total = column.squaredNorm();
       // A column constant up to rounding explains nothing.

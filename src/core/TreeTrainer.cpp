@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <stdexcept>
 
@@ -79,7 +80,7 @@ double TreeTrainer::value(size_t row, int column) const {
   // The one imputation rule of prediction (Predictor.h): missing values reach
   // the core only under random imputation, and any other NaN counts as the
   // training mean, 0 in z-scores.
-  return cell_value(data_.x(static_cast<Eigen::Index>(row), column), options_.impute_random,
+  return cell_value(data_.at(row, column), options_.impute_random,
                     impute_key_, data_.row_hash[row], column);
 }
 
@@ -101,9 +102,32 @@ bool TreeTrainer::gather_feature(int feature, size_t begin, size_t end) {
   if (xs_.size() < needed) xs_.resize(needed);
   double* out = xs_.data() + start;
   const int* rows = rows_.data() + begin;
+  if (data_.is_sparse() && data_.marking_pays(n, static_cast<size_t>(options_.mtry))) {
+    // At a small node most sparse columns have no stored cell: they are all
+    // zero, constant, and found so from the node's rows without a gather
+    // (the rows of a node never change while it draws its features).
+    if (begin != marked_begin_ || end != marked_end_ || mark_ == 0) {
+      if (column_mark_.size() != static_cast<size_t>(data_.x.cols())) {
+        column_mark_.assign(static_cast<size_t>(data_.x.cols()), 0);
+      }
+      if (++mark_ == std::numeric_limits<int>::max()) {
+        std::fill(column_mark_.begin(), column_mark_.end(), 0);
+        mark_ = 1;
+      }
+      data_.mark_columns(rows, n, mark_, column_mark_.data());
+      marked_begin_ = begin;
+      marked_end_ = end;
+    }
+    bool any_stored = false;
+    for (int column = first; column < last; ++column) any_stored |= column_mark_[static_cast<size_t>(column)] == mark_;
+    if (!any_stored) return false;
+  }
   for (int column = first; column < last; ++column) {
     bool varies = false;
-    const double* x = data_.x.data() + static_cast<size_t>(column) * data_.n_row();
+    // A sparse column is scattered into a dense scratch, so the gather
+    // below is the dense one; a dense column is read in place.
+    if (data_.is_sparse() && sparse_column_.size() != data_.n_row()) sparse_column_.assign(data_.n_row(), 0.0);
+    const double* x = data_.column(column, sparse_column_.data());
     auto fetch = [&](size_t i) {
       const size_t row = static_cast<size_t>(rows[i]);
       const double raw = x[row];
@@ -133,6 +157,7 @@ bool TreeTrainer::gather_feature(int feature, size_t begin, size_t end) {
       // branch writes stays out of the loop.
       gather([&](size_t i) { return x[static_cast<size_t>(rows[i])]; });
     }
+    data_.clear_column(column, sparse_column_.data());
     const double count = static_cast<double>(n);
     sd_of[column - first] = std::sqrt(std::max(0.0, (sum_squares - sum * sum / count) / count));
     const double resolution = rules_.column_resolution();

@@ -98,6 +98,12 @@ class TreeTrainer {
   std::vector<int> columns_;        // their matrix columns
   std::vector<double> column_sd_;   // the standard deviation of each column of xs_ at the node
   std::vector<double> feature_sds_;  // those of the feature being gathered
+  std::vector<double> sparse_column_;  // n_row zeros between gathers of a sparse column
+  // Sparse features at a small node: column_mark_[j] == mark_ when column j
+  // has a stored cell in the rows [marked_begin_, marked_end_).
+  std::vector<int> column_mark_;
+  int mark_ = 0;
+  size_t marked_begin_ = 0, marked_end_ = 0;
   std::vector<int> dropped_;        // features found constant at the node
   Buffer<double> xs_;               // node rows x selected columns, column-major
   size_t xs_used_ = 0;              // entries of xs_ in use

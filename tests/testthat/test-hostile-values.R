@@ -464,7 +464,7 @@ test_that("the third hunt's cases (issue 36), each in its own process, give no s
     sparse_past_the_limit = function() {
       options(ccforest.memory_limit = 5e8)
       x <- Matrix::sparseMatrix(i = 1:3, j = 1:3, x = 1, dims = c(20000, 10000))
-      ccforest::ccforest(x, rnorm(20000), n_tree = 1)
+      ccforest::ccforest(x, survival::Surv(rexp(20000), rep(1, 20000)), n_tree = 1)
     }
   )
   out <- hostile_isolated_cases(cases, timeout = 300)

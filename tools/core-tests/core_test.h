@@ -83,6 +83,8 @@ void test_feature_groups();
 void test_limit_counts();
 void test_paper_rules();
 void test_per_tree_and_bagging();
+// sparse.cpp
+void test_sparse_data();
 // codec.cpp
 void test_codec_round_trip();
 void test_layout();

@@ -2,7 +2,8 @@
 // own (it never includes R headers). Run with `make core-test`, which builds
 // these files with AddressSanitizer and UndefinedBehaviorSanitizer, and again
 // optimised with fused multiply-add contraction. One file per area:
-// numerics.cpp, sampling.cpp, split.cpp, projection.cpp, forest.cpp, codec.cpp.
+// numerics.cpp, sampling.cpp, split.cpp, projection.cpp, forest.cpp, codec.cpp,
+// sparse.cpp.
 #include "core_test.h"
 
 namespace ccforest_test {
@@ -79,6 +80,7 @@ int main() {
   test_paper_rules();
   test_exact_sum();
   test_per_tree_and_bagging();
+  test_sparse_data();
   std::printf("%d passed, %d failed\n", checks - failures, failures);
   return failures == 0 ? 0 : 1;
 }
