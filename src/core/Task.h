@@ -87,6 +87,31 @@ class TreeTask {
   virtual void add_targets(size_t position, size_t row, std::vector<double>& sums) const = 0;
 };
 
+/**
+ * Whether any of rows sample[1..n) of a row-major block of `width` entries
+ * per row differs from row sample[0]: the exact test of a projection
+ * bootstrap sample's targets.
+ */
+template <typename T>
+bool sampled_rows_differ(const T* block, size_t width, const size_t* sample, size_t n) {
+  for (size_t i = 1; i < n; ++i) {
+    for (size_t m = 0; m < width; ++m) {
+      if (block[sample[i] * width + m] != block[sample[0] * width + m]) return true;
+    }
+  }
+  return false;
+}
+
+/** Rows positions[0..n) (null: the first n) of a row-major block of `width` columns, into y. */
+inline void block_rows(const double* block, size_t width, const size_t* positions, Eigen::Index n,
+                       Eigen::MatrixXd& y) {
+  y.resize(n, static_cast<Eigen::Index>(width));
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const size_t row = positions ? positions[i] : static_cast<size_t>(i);
+    for (size_t m = 0; m < width; ++m) y(i, static_cast<Eigen::Index>(m)) = block[row * width + m];
+  }
+}
+
 /** The task of `data`'s outputs, with the forest's options and rules. */
 std::unique_ptr<TreeTask> make_task(const Data& data, const TreeOptions& options, const Rules& rules);
 

@@ -63,13 +63,7 @@ void ClassTask::write_leaf(size_t rows, const double* weights, Tree& tree) {
 }
 
 bool ClassTask::sample_varies(const size_t* sample, size_t n) const {
-  const size_t width = data_.n_output();
-  for (size_t i = 1; i < n; ++i) {
-    for (size_t m = 0; m < width; ++m) {
-      if (classes_[sample[i] * width + m] != classes_[sample[0] * width + m]) return true;
-    }
-  }
-  return false;
+  return sampled_rows_differ(classes_.data(), data_.n_output(), sample, n);
 }
 
 void ClassTask::cca_outputs(const size_t* positions, Eigen::Index n, CcaOutputs& out) {

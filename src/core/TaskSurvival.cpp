@@ -62,25 +62,14 @@ void SurvivalTask::write_leaf(size_t n, const double* weights, Tree& tree) {
 }
 
 bool SurvivalTask::sample_varies(const size_t* sample, size_t n) const {
-  const size_t width = data_.n_output();
-  for (size_t i = 1; i < n; ++i) {
-    for (size_t m = 0; m < width; ++m) {
-      if (values_[sample[i] * width + m] != values_[sample[0] * width + m]) return true;
-    }
-  }
-  return false;
+  return sampled_rows_differ(values_.data(), data_.n_output(), sample, n);
 }
 
 void SurvivalTask::cca_outputs(const size_t* positions, Eigen::Index n, CcaOutputs& out) {
-  const size_t width = data_.n_output();
-  auto position = [&](Eigen::Index i) { return positions ? positions[i] : static_cast<size_t>(i); };
   // No strengths: a weaker direction may carry a period's hazard the first misses.
   out.ranked = false;
   out.codes = nullptr;
-  out.y.resize(n, static_cast<Eigen::Index>(width));
-  for (Eigen::Index i = 0; i < n; ++i) {
-    for (size_t m = 0; m < width; ++m) out.y(i, m) = values_[position(i) * width + m];
-  }
+  block_rows(values_.data(), data_.n_output(), positions, n, out.y);
 }
 
 void SurvivalTask::add_targets(size_t position, size_t row, std::vector<double>& sums) const {

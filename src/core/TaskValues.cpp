@@ -69,14 +69,7 @@ void ValueTask::write_leaf(size_t n, const double* weights, Tree& tree) {
 
 bool ValueTask::sample_varies(const size_t* sample, size_t n) const {
   const size_t width = data_.n_output();
-  if (!rules_.relative_variance_leaves()) {
-    for (size_t i = 1; i < n; ++i) {
-      for (size_t m = 0; m < width; ++m) {
-        if (values_[sample[i] * width + m] != values_[sample[0] * width + m]) return true;
-      }
-    }
-    return false;
-  }
+  if (!rules_.relative_variance_leaves()) return sampled_rows_differ(values_.data(), width, sample, n);
   // The authors' rule: some output's variance over the sample (n - 1 in the
   // denominator) reaches 1e-6 of the tree's.
   for (size_t m = 0; m < width; ++m) {
@@ -131,10 +124,7 @@ void ValueTask::cca_outputs(const size_t* positions, Eigen::Index n, CcaOutputs&
       return;
     }
   }
-  out.y.resize(n, static_cast<Eigen::Index>(width));
-  for (Eigen::Index i = 0; i < n; ++i) {
-    for (size_t m = 0; m < width; ++m) out.y(i, m) = values_[position(i) * width + m];
-  }
+  block_rows(values_.data(), width, positions, n, out.y);
 }
 
 void ValueTask::add_targets(size_t position, size_t row, std::vector<double>& sums) const {
