@@ -572,128 +572,13 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
   check_dots(dots, valid = names(formals(ccforest.default)), fn = "ccforest")
   check_y(y, missing(y))
 
-  # The options, as one list checked from the table (R/fit-options.R): those
-  # whose meaning does not depend on the data first.
-  call_options <- given_options(environment())
-  opt <- apply_paper_variant(call_options$values, call_options$given)
-  opt <- check_options(opt, "call")
-
-  # The rows, then the outputs and the weights, each prepared once. A
-  # sparse matrix is read where it lies (R/data-sparse.R), except by
-  # survival forests, which read dense features.
-  sparse <- is_sparse_matrix(x) && !is_survival_outcome(y)
-  x <- if (sparse) sparse_features(x, x_arg) else as_feature_frame(x, x_arg)
-  if (opt$variant == "paper" && !sparse) {
-    check_paper_factors(x, explicit = call_options$given[["onehot_max_levels"]])
-  }
-  n_x <- if (sparse) nrow(x$x) else nrow(x)
-  check_same_rows(if (sparse) x$x else x, y)
-  case_weights <- check_case_weights(opt$case_weights, n_x)
-  kept_rows <- NULL
-  if (opt$na_action == "omit") {
-    complete <- if (sparse) !seq_len(n_x) %in% sparse_missing_rows(x$x) else stats::complete.cases(x)
-    keep <- complete & response_row_ok(y)
-    if (!any(keep)) {
-      stop("No complete rows remain after na_action = \"omit\".", call. = FALSE)
-    }
-    x <- if (sparse) sparse_subset_rows(x, keep) else x[keep, , drop = FALSE]
-    y <- subset_rows(y, keep)
-    case_weights <- case_weights[keep]
-    if (!all(keep)) kept_rows <- keep
-  }
-  outputs <- parse_response(y, y_arg)
-  class_weights <- check_class_weights(opt$class_weights, outputs)
-  weights <- row_weights(case_weights, class_weights, outputs)
-  # Rows of weight 0 take no part, not even in the z-score statistics.
-  stat_rows <- if (!is.null(weights) && any(weights == 0)) weights > 0
-  response <- standardise_response(outputs, stat_rows)
-  task <- response$task
-
-  # The features, once: a factor with many levels is valued by the outputs.
-  x_impute <- if (opt$na_action == "omit") "fail" else opt$na_action
-  if (sparse) {
-    check_sparse_memory(x$x, x_arg)
-    blueprint <- sparse_blueprint(x, x_arg, stat_rows = stat_rows)
-    matrix_x <- sparse_training_matrix(blueprint, x, na_action = x_impute, arg = x_arg)
-  } else {
-    blueprint <- new_blueprint(x, x_arg, stat_rows = stat_rows, response = response,
-                               weights = weights, onehot_max_levels = opt$onehot_max_levels,
-                               seed = opt$seed)
-    matrix_x <- training_matrix(blueprint, x, na_action = x_impute, arg = x_arg)
-    blueprint <- attr(matrix_x, "blueprint")
-    attr(matrix_x, "blueprint") <- NULL
-  }
-  rm(x)
-
-  # The options whose meaning depends on the task, the features or the rows.
-  n_feature <- length(blueprint$feature_names)
-  opt <- check_options(opt, "data", context = list(
-    task = task, response = response, n_feature = n_feature,
-    feature_names = blueprint$feature_names, n_row = nrow(matrix_x),
-    n_counted = rows_counted(matrix_x, weights)
-  ))
-  bagging <- resolve_bagging(opt$sampling, opt$mtry, n_feature, task)
-  sample <- resolve_sample(opt$sample_fraction, opt$replace, bagging, response, weights,
-                           class_weights)
-  check_classes_drawn(response, weights, sample$sample_fraction, case_weights, class_weights)
-
-  options <- stored_options(opt, resolved = list(
-    sampling = if (bagging) "bagging" else "projection",
-    sample_fraction = sample$sample_fraction, replace = sample$replace,
-    case_weights = !is.null(case_weights), class_weights = class_weights
-  ))
-  if (task == "survival") options <- survival_options(options, response, opt$min_events)
-  check_importance_sampling(opt$importance, options)
-  training <- training_set(matrix_x, blueprint, response, weights)
-  # Stored only when given: a fit without them samples uniformly, as before.
-  feature_weights <- opt$feature_weights
-  if (identical(feature_weights, "screen")) {
-    options$feature_screen <- TRUE
-    feature_weights <- screen_weights(training, blueprint$feature_names)
-  }
-  if (!is.null(feature_weights)) options$feature_weights <- feature_weights
-  core <- core_options(options, opt$seed, training)
-
-  # What the fit allocates besides its trees is set aside before growing.
-  n_sample <- if (is.null(weights)) nrow(matrix_x) else sum(weights > 0)
-  extra <- fit_extra_bytes(
-    nrow(matrix_x), n_sample, prediction_width(response), opt$n_tree, opt$n_thread, bagging,
-    opt$quantiles, opt$min_leaf, opt$max_depth
-  )
-  if (sparse) extra[["sparse"]] <- sparse_rows_bytes(matrix_x, opt$n_thread)
-  if (task == "survival" && bagging) {
-    extra[["oob"]] <- survival_oob_bytes(nrow(matrix_x), opt$n_tree, response$survival$n_cause)
-  }
-  tree_limit <- memory_for_trees(extra)
-  started <- proc.time()[["elapsed"]]
-  grown <- if (opt$backend == "future") {
-    grow_on_futures(training, core, first_tree = opt$first_tree - 1L, n_tree = opt$n_tree,
-                    n_thread = opt$n_thread, n_batch = opt$n_batch, verbose = opt$verbose,
-                    limit = tree_limit)
-  } else {
-    grow_trees(training, core, first_tree = opt$first_tree - 1L, n_tree = opt$n_tree,
-               n_thread = opt$n_thread, verbose = opt$verbose, limit = tree_limit)
-  }
-  fit <- new_ccforest(
-    forest = new_forest(grown, first_tree = opt$first_tree, training = training), task = task,
-    blueprint = blueprint,
-    response = response_blueprint(response), options = options, seed = opt$seed,
-    n_obs = nrow(matrix_x), train_time = NA_real_, call = call
-  )
-  fit <- add_out_of_bag(fit, training, core, opt$n_thread, opt$importance, kept_rows,
-                        response)
-  if (opt$quantiles) {
-    fit$quantile <- quantile_data(fit, training, response, core, opt$n_thread)
-  }
-  fit$train_time <- proc.time()[["elapsed"]] - started
-  if (opt$importance == "projection") {
-    fit$variable.importance <- projection_importance(fit)
-  }
-  fit <- seal_ccforest(fit)
-  # A fit is usually followed by a prediction: its trees are decoded for it
-  # now, and kept with the fit.
-  ccf_prime_cpp(fit$cache, fit$forest$trees, model_shape(fit), opt$n_thread)
-  fit
+  # The fit's pipeline (R/fit-pipeline.R): the options from the call, the
+  # training set from the data, the trees, then the fitted object.
+  spec <- resolve_specification(given_options(environment()))
+  prepared <- prepare_training(x, y, spec, x_arg, y_arg)
+  rm(x, y)
+  grown <- grow_fit(prepared)
+  finish_fit(grown, prepared, call)
 }
 
 #' Build the fitted object: plain data only, so it saves and reloads as is

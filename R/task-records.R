@@ -21,7 +21,11 @@
 #' - `to_output_units(values, response)`: leaf values (a row per
 #'   prediction, a column per output) in the outputs' units;
 #' - `out_of_bag(...)`: the fit with its out-of-bag estimates (see
-#'   add_out_of_bag()).
+#'   add_out_of_bag());
+#' - `oob_bytes(n_row, n_tree, response)`: what a bagged fit's out-of-bag
+#'   estimates hold beyond what fit_extra_bytes() counts (NULL: nothing);
+#' - `task_options(options, response, opt)`: the stored options with the
+#'   task's own added.
 #' @noRd
 task_record <- function(task) {
   switch(task,
@@ -34,7 +38,9 @@ task_record <- function(task) {
       node_sizes = function(n) c(min_split = 2L, min_leaf = 1L),
       error_scale = function(response) NULL,
       to_output_units = function(values, response) values,
-      out_of_bag = values_out_of_bag
+      out_of_bag = values_out_of_bag,
+      oob_bytes = function(n_row, n_tree, response) NULL,
+      task_options = function(options, response, opt) options
     ),
     regression = list(
       fitted_types = "response",
@@ -49,7 +55,9 @@ task_record <- function(task) {
       to_output_units = function(values, response) {
         sweep(sweep(values, 2L, response$scale, `*`), 2L, response$center, `+`)
       },
-      out_of_bag = values_out_of_bag
+      out_of_bag = values_out_of_bag,
+      oob_bytes = function(n_row, n_tree, response) NULL,
+      task_options = function(options, response, opt) options
     ),
     survival = list(
       fitted_types = "risk",
@@ -69,7 +77,13 @@ task_record <- function(task) {
       },
       error_scale = function(response) NULL,
       to_output_units = function(values, response) values,
-      out_of_bag = survival_out_of_bag
+      out_of_bag = survival_out_of_bag,
+      oob_bytes = function(n_row, n_tree, response) {
+        survival_oob_bytes(n_row, n_tree, response$survival$n_cause)
+      },
+      task_options = function(options, response, opt) {
+        survival_options(options, response, opt$min_events)
+      }
     ),
     stop(sprintf("internal error: no task %s", describe_value(task, TRUE)), call. = FALSE)
   )
