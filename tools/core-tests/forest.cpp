@@ -144,6 +144,18 @@ void test_limit_counts() {
   check(total(binned).exact_split_max_rows > 0, "large nodes are searched binned");
   binned.variant = Variant::kPaper;
   check(total(binned).exact_split_max_rows == 0, "the authors' rules never search binned");
+
+  // Output bins are regression's (one output): the core refuses them for classes.
+  TreeOptions bins = plain;
+  bins.output_bins = 4;
+  bool refused = false;
+  try {
+    const EntropyTable entropy(static_cast<size_t>(n));
+    TreeTrainer(data, bins, 1, 0, &entropy);
+  } catch (const std::invalid_argument&) {
+    refused = true;
+  }
+  check(refused, "output_bins is refused for a classification task");
 }
 
 void test_feature_groups() {
