@@ -78,6 +78,12 @@ class Reader {
 
   /** A varint no larger than `max`. */
   uint64_t varint(uint64_t max) {
+    // Most stored numbers (column steps, class codes, counts) take one byte.
+    if (p_ != end_ && *p_ < 0x80) {
+      const uint64_t value = *p_++;
+      if (value > max) throw DamagedModel("a tree holds a count or index out of range");
+      return value;
+    }
     uint64_t value = 0;
     for (int shift = 0; shift < 64; shift += 7) {
       const uint8_t b = byte();
@@ -102,6 +108,20 @@ class Reader {
     words.assign(count, 0);
     for (int plane = width - 1; plane >= 0; --plane) {
       for (size_t i = 0; i < count; ++i) words[i] |= static_cast<Word>(*p_++) << (8 * plane);
+    }
+  }
+
+  /**
+   * Moves past `count` varints without reading their values (their ranges
+   * are checked by whoever reads them).
+   */
+  void skip_varints(uint64_t count) {
+    expect(count, 1);
+    for (; count > 0; --count) {
+      int length = 1;
+      while (byte() & 0x80) {
+        if (++length > 10) throw DamagedModel("a tree holds a malformed number");
+      }
     }
   }
 

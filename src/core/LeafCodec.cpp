@@ -52,34 +52,65 @@ void encode_class_shares(const Tree& tree, const ModelShape& shape, std::vector<
   put_planes(out, proportions, 4);
 }
 
-void decode_class_shares(Reader& in, const ModelShape& shape, size_t n_leaf, Tree& tree) {
+/** The class codes of a tree's leaves: per (leaf, output), and the classes of the mixed ones. */
+struct ClassCodes {
+  std::vector<uint32_t> code;         // per (leaf, output): 0 mixed, else class + 1
+  std::vector<uint32_t> mixed_count;  // per mixed (leaf, output): its classes
+  std::vector<int32_t> mixed_class;   // their classes, offset over all outputs
+};
+
+ClassCodes read_class_codes(Reader& in, const ModelShape& shape, size_t n_leaf) {
   const size_t n_out = shape.n_class.size();
   const std::vector<int> offset = class_offsets(shape);
-  // Pass 1: the per (leaf, output) codes; pass 2: classes of the mixed ones;
-  // pass 3: their proportions.
+  ClassCodes codes;
   in.expect(static_cast<uint64_t>(n_leaf) * n_out, 1);
-  std::vector<uint32_t> code(n_leaf * n_out);
-  for (size_t i = 0; i < code.size(); ++i) {
-    code[i] = static_cast<uint32_t>(in.varint(static_cast<uint64_t>(shape.n_class[i % n_out])));
+  codes.code.resize(n_leaf * n_out);
+  for (size_t i = 0; i < codes.code.size(); ++i) {
+    codes.code[i] = static_cast<uint32_t>(in.varint(static_cast<uint64_t>(shape.n_class[i % n_out])));
   }
-  std::vector<int32_t> mixed_class;
-  std::vector<uint32_t> mixed_count;
-  for (size_t i = 0; i < code.size(); ++i) {
-    if (code[i] != 0) continue;
+  for (size_t i = 0; i < codes.code.size(); ++i) {
+    if (codes.code[i] != 0) continue;
     const int n_class = shape.n_class[i % n_out];
     const uint32_t c = static_cast<uint32_t>(in.varint(static_cast<uint64_t>(n_class)));
     if (c < 2) throw DamagedModel("a leaf's class counts are inconsistent");
     in.expect(c, 1);
-    mixed_count.push_back(c);
+    codes.mixed_count.push_back(c);
     int64_t previous = -1;
     for (uint32_t k = 0; k < c; ++k) {
       const int64_t cls =
           previous + 1 + static_cast<int64_t>(in.varint(static_cast<uint64_t>(n_class)));
       if (cls >= n_class) throw DamagedModel("a leaf refers to a class out of range");
-      mixed_class.push_back(static_cast<int32_t>(cls + offset[i % n_out]));
+      codes.mixed_class.push_back(static_cast<int32_t>(cls + offset[i % n_out]));
       previous = cls;
     }
   }
+  return codes;
+}
+
+uint64_t class_share_words(Reader& in, const ModelShape& shape, size_t n_leaf) {
+  const size_t n_out = shape.n_class.size();
+  const ClassCodes codes = read_class_codes(in, shape, n_leaf);
+  uint64_t words = 0;
+  for (size_t l = 0, mixed = 0; l < n_leaf; ++l) {
+    int64_t entries = 0;
+    for (size_t m = 0; m < n_out; ++m) {
+      entries += codes.code[l * n_out + m] != 0 ? 1 : codes.mixed_count[mixed++];
+    }
+    if (entries > std::numeric_limits<int32_t>::max()) throw DamagedModel("a leaf is too large");
+    words += leaf_record_words(static_cast<int32_t>(entries));
+  }
+  return words;
+}
+
+void decode_class_shares(Reader& in, const ModelShape& shape, size_t n_leaf, Tree& tree) {
+  const size_t n_out = shape.n_class.size();
+  const std::vector<int> offset = class_offsets(shape);
+  // The per (leaf, output) codes and the classes of the mixed ones, then
+  // their proportions.
+  const ClassCodes codes = read_class_codes(in, shape, n_leaf);
+  const std::vector<uint32_t>& code = codes.code;
+  const std::vector<uint32_t>& mixed_count = codes.mixed_count;
+  const std::vector<int32_t>& mixed_class = codes.mixed_class;
   std::vector<uint32_t> proportion_bits;
   in.planes(mixed_class.size(), 4, proportion_bits);
   tree.leaf_begin.assign(1, 0);
@@ -141,6 +172,10 @@ void decode_means(Reader& in, const ModelShape& shape, size_t n_leaf, Tree& tree
   }
 }
 
+uint64_t mean_words(Reader&, const ModelShape& shape, size_t n_leaf) {
+  return static_cast<uint64_t>(n_leaf) * leaf_record_words(shape.n_output_real);
+}
+
 /*
  * Survival counts: each leaf's Nelson-Aalen estimator, as the rows at risk Y
  * and the events d_c of each cause at each of the leaf's event times, which
@@ -195,35 +230,75 @@ void encode_survival(const Tree& tree, const ModelShape& shape, std::vector<uint
   }
 }
 
-void decode_survival(Reader& in, const ModelShape& shape, size_t n_leaf, Tree& tree) {
+/** A tree's survival leaves as stored: event times per leaf, their steps, Y and d_c. */
+struct SurvivalCounts {
+  std::vector<uint64_t> jumps;  // per leaf
+  std::vector<uint64_t> steps;  // per event time
+  std::vector<double> at_risk;  // per event time
+  std::vector<double> events;   // per event time and cause
+};
+
+SurvivalCounts read_survival_counts(Reader& in, const ModelShape& shape, size_t n_leaf) {
   const int k = shape.n_cause;
   const uint64_t n_time = static_cast<uint64_t>(shape.n_time);
   const uint8_t kind = in.byte();
   if (kind > 1) throw DamagedModel("a survival leaf has an unknown kind");
   const bool whole = kind == 0;
+  SurvivalCounts counts;
   in.expect(n_leaf, 1);
-  std::vector<uint64_t> jumps(n_leaf);
+  counts.jumps.resize(n_leaf);
   uint64_t total = 0;
   for (size_t l = 0; l < n_leaf; ++l) {
-    jumps[l] = in.varint(n_time);
-    total += jumps[l];
+    counts.jumps[l] = in.varint(n_time);
+    total += counts.jumps[l];
   }
   in.expect(total, 1);
-  std::vector<uint64_t> steps(total);
-  for (uint64_t& v : steps) v = in.varint(n_time);
+  counts.steps.resize(total);
+  for (uint64_t& v : counts.steps) v = in.varint(n_time);
   const size_t n_events = static_cast<size_t>(total) * static_cast<size_t>(k);
-  std::vector<double> at_risk(total), events(n_events);
+  counts.at_risk.resize(total);
+  counts.events.resize(n_events);
   if (whole) {
     in.expect(total + n_events, 1);
-    for (double& v : at_risk) v = static_cast<double>(in.varint(static_cast<uint64_t>(kWholeLimit)));
-    for (double& v : events) v = static_cast<double>(in.varint(static_cast<uint64_t>(kWholeLimit)));
+    for (double& v : counts.at_risk) v = static_cast<double>(in.varint(static_cast<uint64_t>(kWholeLimit)));
+    for (double& v : counts.events) v = static_cast<double>(in.varint(static_cast<uint64_t>(kWholeLimit)));
   } else {
     std::vector<uint64_t> bits;
     in.planes(static_cast<size_t>(total), 8, bits);
-    for (size_t i = 0; i < bits.size(); ++i) at_risk[i] = as_double(bits[i]);
+    for (size_t i = 0; i < bits.size(); ++i) counts.at_risk[i] = as_double(bits[i]);
     in.planes(n_events, 8, bits);
-    for (size_t i = 0; i < bits.size(); ++i) events[i] = as_double(bits[i]);
+    for (size_t i = 0; i < bits.size(); ++i) counts.events[i] = as_double(bits[i]);
   }
+  return counts;
+}
+
+uint64_t survival_words(Reader& in, const ModelShape& shape, size_t n_leaf) {
+  const size_t k = static_cast<size_t>(shape.n_cause);
+  const SurvivalCounts counts = read_survival_counts(in, shape, n_leaf);
+  uint64_t words = 0;
+  for (size_t l = 0, jump = 0; l < n_leaf; ++l) {
+    // An event time's entries: the rows at risk, then each cause with events
+    // (as decode_survival() lays them out).
+    uint64_t entries = 0;
+    for (uint64_t j = 0; j < counts.jumps[l]; ++j, ++jump) {
+      ++entries;
+      for (size_t c = 0; c < k; ++c) entries += counts.events[jump * k + c] > 0.0;
+    }
+    if (entries > static_cast<uint64_t>(std::numeric_limits<int32_t>::max())) {
+      throw DamagedModel("a leaf is too large");
+    }
+    words += leaf_record_words(static_cast<int32_t>(entries));
+  }
+  return words;
+}
+
+void decode_survival(Reader& in, const ModelShape& shape, size_t n_leaf, Tree& tree) {
+  const int k = shape.n_cause;
+  const SurvivalCounts counts = read_survival_counts(in, shape, n_leaf);
+  const std::vector<uint64_t>& jumps = counts.jumps;
+  const std::vector<uint64_t>& steps = counts.steps;
+  const std::vector<double>& at_risk = counts.at_risk;
+  const std::vector<double>& events = counts.events;
   tree.leaf_begin.assign(1, 0);
   tree.leaf_index.clear();
   tree.leaf_value.clear();
@@ -263,9 +338,9 @@ void decode_survival(Reader& in, const ModelShape& shape, size_t n_leaf, Tree& t
   }
 }
 
-const LeafCodec kClassShares{encode_class_shares, decode_class_shares};
-const LeafCodec kMeans{encode_means, decode_means};
-const LeafCodec kSurvivalCounts{encode_survival, decode_survival};
+const LeafCodec kClassShares{encode_class_shares, decode_class_shares, class_share_words};
+const LeafCodec kMeans{encode_means, decode_means, mean_words};
+const LeafCodec kSurvivalCounts{encode_survival, decode_survival, survival_words};
 
 }  // namespace
 

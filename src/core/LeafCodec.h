@@ -19,11 +19,15 @@ namespace ccforest {
  * encode() appends the leaves [0, n_leaves) of `tree` (entries leaf_begin,
  * leaf_index, leaf_value; see Tree.h). decode() reads n_leaf leaves back into
  * the same entries of `tree`, checking every count, index and value against
- * `shape` (DamagedModel otherwise).
+ * `shape` (DamagedModel otherwise). record_words() reads the same leaves
+ * only as far as needed to count the words their records take once laid out
+ * (leaf_record_words() summed), for a forest's blocks to be sized before any
+ * tree is parsed; it agrees with decode() on every tree decode() accepts.
  */
 struct LeafCodec {
   void (*encode)(const Tree& tree, const ModelShape& shape, std::vector<uint8_t>& out);
   void (*decode)(Reader& in, const ModelShape& shape, size_t n_leaf, Tree& tree);
+  uint64_t (*record_words)(Reader& in, const ModelShape& shape, size_t n_leaf);
 };
 
 /** The codec of the shape's leaves: class shares, output means, or survival counts. */

@@ -104,6 +104,19 @@ struct RecordAllocator {
   RecordAllocator(const RecordAllocator<U>&) {}  // NOLINT: allocators convert implicitly
   T* allocate(size_t n);
   void deallocate(T* p, size_t n) noexcept;
+  /**
+   * Elements are left uninitialised when a block is sized (resize()): every
+   * word is written as trees are laid out, and zeroing tens of megabytes
+   * first would touch every page twice.
+   */
+  template <typename U>
+  void construct(U* p) noexcept {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <typename U, typename... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
   /** Bytes a block of n elements really takes (huge ones are rounded up to whole pages). */
   static size_t block_bytes(size_t n) {
     const size_t bytes = n * sizeof(T);
@@ -167,8 +180,6 @@ struct ForestModel {
   int32_t root(size_t t) const { return tree_words(t) == 0 ? ~int32_t{0} : 0; }
   /** Words of tree t: its split records, breadth first. */
   size_t tree_words(size_t t) const { return split_begin[t + 1] - split_begin[t]; }
-  /** Appends another model's trees (of the same shape) after this one's. */
-  void append(const ForestModel& other);
 
   /** Words of the split record at `at`, head included. */
   static size_t record_words(const uint64_t* tree, int32_t at) {

@@ -9,9 +9,6 @@
 #if defined(__linux__)
 #include <sys/mman.h>
 #endif
-#if defined(__GLIBC__)
-#include <malloc.h>
-#endif
 
 #include "Bytes.h"
 #include "LeafCodec.h"
@@ -87,57 +84,114 @@ std::vector<uint8_t> encode_tree(const Tree& tree, const ModelShape& shape) {
   return out;
 }
 
-Tree parse_tree(const uint8_t* bytes, size_t size, const ModelShape& shape) {
-  Reader in(bytes, size);
-  const uint8_t format = in.byte();
-  if (format != kFormat && format != kShortOnlyFormat) {
+namespace {
+
+/** A tree's counts that precede its column steps (see the format in TreeCodec.h). */
+struct SplitCounts {
+  uint8_t format = 0;
+  uint64_t n_nodes = 0;
+  const uint8_t* flags = nullptr;  // one bit per node
+  size_t n_split = 0;
+  std::vector<int32_t> n_columns;  // per split
+  std::vector<uint8_t> precision;  // per split, a Precision
+  uint64_t total_columns = 0;
+};
+
+SplitCounts read_split_counts(Reader& in, const ModelShape& shape) {
+  SplitCounts counts;
+  counts.format = in.byte();
+  if (counts.format != kFormat && counts.format != kShortOnlyFormat) {
     throw DamagedModel("a tree has an unknown format");
   }
   // Every node takes at least one bit, so a count beyond the bytes left is damage
   // (and must not be allocated).
-  const uint64_t n_nodes = in.varint(8 * static_cast<uint64_t>(in.remaining()));
-  if (n_nodes < 1 || n_nodes > static_cast<uint64_t>(std::numeric_limits<int32_t>::max() / 8)) {
+  counts.n_nodes = in.varint(8 * static_cast<uint64_t>(in.remaining()));
+  if (counts.n_nodes < 1 || counts.n_nodes > static_cast<uint64_t>(std::numeric_limits<int32_t>::max() / 8)) {
     throw DamagedModel("a tree has no nodes or too many");
   }
-  Tree tree;
-  const uint8_t* flags = in.take((n_nodes + 7) / 8);
-  tree.is_split.resize(n_nodes);
-  size_t n_split = 0;
-  for (uint64_t j = 0; j < n_nodes; ++j) {
-    tree.is_split[j] = (flags[j / 8] >> (j % 8)) & 1u;
-    n_split += tree.is_split[j];
-  }
+  counts.flags = in.take((counts.n_nodes + 7) / 8);
+  for (uint64_t j = 0; j < counts.n_nodes; ++j) counts.n_split += (counts.flags[j / 8] >> (j % 8)) & 1u;
   // A binary tree with s splits has 2s + 1 nodes, and the children of the
   // k-th split are nodes 2k + 1 and 2k + 2 (see Tree.h).
-  if (n_nodes != 2 * static_cast<uint64_t>(n_split) + 1) {
+  if (counts.n_nodes != 2 * static_cast<uint64_t>(counts.n_split) + 1) {
     throw DamagedModel("its split flags do not describe a binary tree");
   }
-  const size_t n_leaf = n_split + 1;
-
+  const size_t n_split = counts.n_split;
   in.expect(n_split, 1);
-  std::vector<int32_t> n_columns(n_split);
-  uint64_t total_columns = 0;
+  counts.n_columns.resize(n_split);
   const uint64_t max_k = static_cast<uint64_t>(shape.n_column);
   for (size_t s = 0; s < n_split; ++s) {
-    n_columns[s] = static_cast<int32_t>(in.varint(max_k));
-    if (n_columns[s] == 0) throw DamagedModel("a split has no coefficients");
-    total_columns += static_cast<uint64_t>(n_columns[s]);
+    counts.n_columns[s] = static_cast<int32_t>(in.varint(max_k));
+    if (counts.n_columns[s] == 0) throw DamagedModel("a split has no coefficients");
+    counts.total_columns += static_cast<uint64_t>(counts.n_columns[s]);
   }
-  tree.precision.assign(n_split, static_cast<uint8_t>(Precision::kShort));
-  if (format == kFormat) {
+  counts.precision.assign(n_split, static_cast<uint8_t>(Precision::kShort));
+  if (counts.format == kFormat) {
     const uint8_t* packed = in.take((n_split + 3) / 4);
     for (size_t s = 0; s < n_split; ++s) {
       const uint8_t p = (packed[s / 4] >> (2 * (s % 4))) & 3u;
       if (p > static_cast<uint8_t>(Precision::kDouble)) {
         throw DamagedModel("a split has an unknown precision");
       }
-      tree.precision[s] = p;
+      counts.precision[s] = p;
     }
   }
+  return counts;
+}
+
+}  // namespace
+
+TreeWords record_words(const uint8_t* bytes, size_t size, const ModelShape& shape) {
+  Reader in(bytes, size);
+  const SplitCounts counts = read_split_counts(in, shape);
+  TreeWords words;
+  words.n_leaf = counts.n_split + 1;
+  uint64_t n_short = 0, n_float = 0;
+  for (size_t s = 0; s < counts.n_split; ++s) {
+    const Precision precision = static_cast<Precision>(counts.precision[s]);
+    const uint64_t terms = static_cast<uint64_t>(counts.n_columns[s]) *
+                           static_cast<uint64_t>(terms_per_coefficient(precision));
+    words.splits += 3 + terms;
+    (precision == Precision::kShort ? n_short : n_float) += terms;
+  }
+  // Past the column steps and the coefficients' and thresholds' planes,
+  // which are read (and checked) only when the tree is parsed.
+  in.skip_varints(counts.total_columns);
+  in.expect(n_short, 2);
+  in.take(static_cast<size_t>(n_short) * 2);
+  in.expect(n_float, 4);
+  in.take(static_cast<size_t>(n_float) * 4);
+  in.expect(counts.n_split, 8);
+  in.take(counts.n_split * 8);
+  words.leaves = leaf_codec(shape).record_words(in, shape, words.n_leaf);
+  return words;
+}
+
+Tree parse_tree(const uint8_t* bytes, size_t size, const ModelShape& shape) {
+  Reader in(bytes, size);
+  const SplitCounts counts = read_split_counts(in, shape);
+  const uint64_t n_nodes = counts.n_nodes;
+  const size_t n_split = counts.n_split;
+  const uint64_t total_columns = counts.total_columns;
+  const uint64_t max_k = static_cast<uint64_t>(shape.n_column);
+  const std::vector<int32_t>& n_columns = counts.n_columns;
+  Tree tree;
+  tree.is_split.resize(n_nodes);
+  for (uint64_t j = 0; j < n_nodes; ++j) tree.is_split[j] = (counts.flags[j / 8] >> (j % 8)) & 1u;
+  tree.precision = counts.precision;
+  const size_t n_leaf = n_split + 1;
+
   // Each column step takes a byte at least.
   in.expect(total_columns, 1);
   size_t n_short = 0, n_float = 0;
   tree.split_begin.assign(1, 0);
+  tree.split_begin.reserve(n_split + 1);
+  size_t n_terms = 0;
+  for (size_t s = 0; s < n_split; ++s) {
+    n_terms += static_cast<size_t>(n_columns[s]) *
+               static_cast<size_t>(terms_per_coefficient(static_cast<Precision>(tree.precision[s])));
+  }
+  tree.column.reserve(n_terms);
   for (size_t s = 0; s < n_split; ++s) {
     const Precision precision = static_cast<Precision>(tree.precision[s]);
     const int step = terms_per_coefficient(precision);
@@ -160,10 +214,10 @@ Tree parse_tree(const uint8_t* bytes, size_t size, const ModelShape& shape) {
     const SplitRange split = split_range(tree, s);
     const int step = terms_per_coefficient(split.precision);
     float largest = 0.0f;
-    for (int e = split.begin; e < split.end; ++e) {
+    for (int e = split.begin, phase = 0; e < split.end; ++e, phase = phase + 1 == step ? 0 : phase + 1) {
       const float c = split.precision == Precision::kShort ? decode_coefficient(codes[next_short++])
                                                            : as_float(float_bits[next_float++]);
-      const bool hi = (e - split.begin) % step == 0;
+      const bool hi = phase == 0;
       if (!std::isfinite(c) || (hi && c == 0.0f)) {
         throw DamagedModel("a split has a coefficient that is not finite or zero");
       }
@@ -185,13 +239,14 @@ Tree parse_tree(const uint8_t* bytes, size_t size, const ModelShape& shape) {
   return tree;
 }
 
-void layout_tree(const Tree& tree, ForestModel& model) {
+int32_t layout_tree(const Tree& tree, const TreeSlot& slot) {
   const size_t n_nodes = tree.n_nodes();
   // Positions first, then contents. Node j's child reference: its split
   // record's position, or for a leaf ~(its record's position among the leaf
   // records).
   std::vector<int32_t> reference(n_nodes, 0);
   int64_t words_needed = 0, leaf_words_needed = 0;
+  int32_t widest = 0;
   for (size_t j = 0, s = 0, l = 0; j < n_nodes; ++j) {
     if (tree.is_split[j]) {
       // Children after their parents: every walk then moves forward and ends
@@ -199,7 +254,7 @@ void layout_tree(const Tree& tree, ForestModel& model) {
       if (2 * s + 1 <= j) throw DamagedModel("a split's children come before it");
       reference[j] = static_cast<int32_t>(words_needed);
       const int32_t count = tree.split_begin[s + 1] - tree.split_begin[s];
-      model.max_count = std::max(model.max_count, count);
+      widest = std::max(widest, count);
       words_needed += 3 + static_cast<int64_t>(count);
       ++s;
       if (words_needed > std::numeric_limits<int32_t>::max()) throw DamagedModel("a tree is too large");
@@ -210,24 +265,32 @@ void layout_tree(const Tree& tree, ForestModel& model) {
       ++l;
     }
   }
-  RecordWords leaf_words(static_cast<size_t>(leaf_words_needed));
+  // The slot was sized by record_words() from the same bytes; a parse that
+  // disagrees with that scan read a damaged tree.
+  if (static_cast<uint64_t>(words_needed) != slot.split_words ||
+      static_cast<uint64_t>(leaf_words_needed) != slot.leaf_words) {
+    throw DamagedModel("a tree's records do not match its counts");
+  }
   for (size_t l = 0, at = 0; l < tree.n_leaves(); ++l) {
     const int32_t count = tree.leaf_begin[l + 1] - tree.leaf_begin[l];
     const LeafHead head{count, static_cast<int32_t>(l)};
-    std::memcpy(leaf_words.data() + at, &head, sizeof head);
-    int32_t* index = reinterpret_cast<int32_t*>(leaf_words.data() + at + 1);
-    double* values = reinterpret_cast<double*>(leaf_words.data() + at + 1 + (count + 1) / 2);
+    uint64_t* record = slot.leaves + at;
+    std::memcpy(record, &head, sizeof head);
+    // The slot's words are not zeroed (see RecordAllocator): an odd count
+    // leaves half a word of padding after the indices.
+    record[1 + (count + 1) / 2 - 1] = 0;
+    int32_t* index = reinterpret_cast<int32_t*>(record + 1);
+    double* values = reinterpret_cast<double*>(record + 1 + (count + 1) / 2);
     for (int32_t e = 0; e < count; ++e) {
       index[e] = tree.leaf_index[static_cast<size_t>(tree.leaf_begin[l] + e)];
       values[e] = tree.leaf_value[static_cast<size_t>(tree.leaf_begin[l] + e)];
     }
     at += leaf_record_words(count);
   }
-  RecordWords words(static_cast<size_t>(words_needed));
   std::vector<int32_t> depth(n_nodes, 0);
   for (size_t j = 0, s = 0; j < n_nodes; ++j) {
     if (!tree.is_split[j]) continue;
-    uint64_t* record = words.data() + reference[j];
+    uint64_t* record = slot.splits + reference[j];
     NodeHead head{};
     head.depth = depth[j];
     head.threshold = tree.threshold[s];
@@ -244,33 +307,7 @@ void layout_tree(const Tree& tree, ForestModel& model) {
     std::memcpy(record, &head, sizeof head);
     ++s;
   }
-  // A model's first tree (every tree, when trees are decoded one per model
-  // and joined) takes the words without a copy.
-  if (model.split_words.empty()) {
-    model.split_words = std::move(words);
-  } else {
-    model.split_words.insert(model.split_words.end(), words.begin(), words.end());
-  }
-  if (model.leaf_words.empty()) {
-    model.leaf_words = std::move(leaf_words);
-  } else {
-    model.leaf_words.insert(model.leaf_words.end(), leaf_words.begin(), leaf_words.end());
-  }
-  model.split_begin.push_back(model.split_words.size());
-  model.leaf_begin.push_back(model.leaf_words.size());
-  model.n_leaves.push_back(static_cast<int32_t>(tree.n_leaves()));
-}
-
-void ForestModel::append(const ForestModel& other) {
-  const size_t split_base = split_words.size(), leaf_base = leaf_words.size();
-  split_words.insert(split_words.end(), other.split_words.begin(), other.split_words.end());
-  leaf_words.insert(leaf_words.end(), other.leaf_words.begin(), other.leaf_words.end());
-  for (size_t t = 0; t < other.n_tree(); ++t) {
-    split_begin.push_back(split_base + other.split_begin[t + 1]);
-    leaf_begin.push_back(leaf_base + other.leaf_begin[t + 1]);
-    n_leaves.push_back(other.n_leaves[t]);
-  }
-  max_count = std::max(max_count, other.max_count);
+  return widest;
 }
 
 void advise_huge_pages(void* p, size_t bytes) {
@@ -283,47 +320,45 @@ void advise_huge_pages(void* p, size_t bytes) {
 #endif
 }
 
-void decode_tree(const uint8_t* bytes, size_t size, ForestModel& model) {
-  layout_tree(parse_tree(bytes, size, model.shape), model);
-}
-
 ForestModel decode_forest(const EncodedTrees& trees, const ModelShape& shape, size_t begin,
                           size_t end) {
-  ForestModel model;
-  model.shape = shape;
-  for (size_t t = begin; t < end; ++t) decode_tree(trees[t].first, trees[t].second, model);
-  return model;
+  return decode_forest(trees, shape, begin, end, Runtime());
 }
 
 ForestModel decode_forest(const EncodedTrees& trees, const ModelShape& shape, size_t begin,
                           size_t end, const Runtime& runtime) {
-  std::vector<ForestModel> one(end - begin);
+  // Two passes over the stored bytes: the first sizes every tree's records,
+  // so that the whole forest's splits and leaves are each allocated once, at
+  // their final size; the second parses each tree and lays it out straight
+  // into its place. No tree is laid out twice or copied, and the memory at
+  // its peak is the two blocks and one parsed tree per thread.
+  const size_t n = end - begin;
   Runtime all_at_once = runtime;
-  all_at_once.batch_size = end - begin;
-  run_batched(all_at_once, end - begin, [&](size_t i) {
-    one[i].shape = shape;
-    decode_tree(trees[begin + i].first, trees[begin + i].second, one[i]);
+  all_at_once.batch_size = std::max<size_t>(1, n);
+  std::vector<TreeWords> words(n);
+  run_batched(all_at_once, n, [&](size_t i) {
+    words[i] = record_words(trees[begin + i].first, trees[begin + i].second, shape);
   });
   ForestModel model;
   model.shape = shape;
-  // One block each for all trees' splits and leaves, sized before copying.
-  size_t split_total = 0, leaf_total = 0;
-  for (const ForestModel& tree : one) {
-    split_total += tree.split_words.size();
-    leaf_total += tree.leaf_words.size();
+  model.split_begin.reserve(n + 1);
+  model.leaf_begin.reserve(n + 1);
+  model.n_leaves.reserve(n);
+  for (const TreeWords& tree : words) {
+    model.split_begin.push_back(model.split_begin.back() + static_cast<size_t>(tree.splits));
+    model.leaf_begin.push_back(model.leaf_begin.back() + static_cast<size_t>(tree.leaves));
+    model.n_leaves.push_back(static_cast<int32_t>(tree.n_leaf));
   }
-  model.split_words.reserve(split_total);
-  model.leaf_words.reserve(leaf_total);
-  for (ForestModel& tree : one) {
-    model.append(tree);
-    tree = ForestModel();
-  }
-  // The trees decoded one by one were as large as the joined blocks, in
-  // small pieces the allocator keeps for reuse: hand those pages back, or a
-  // prepared fit would keep twice its decoded size resident.
-#if defined(__GLIBC__)
-  malloc_trim(0);
-#endif
+  model.split_words.resize(model.split_begin.back());
+  model.leaf_words.resize(model.leaf_begin.back());
+  std::vector<int32_t> widest(n, 0);
+  run_batched(all_at_once, n, [&](size_t i) {
+    const Tree tree = parse_tree(trees[begin + i].first, trees[begin + i].second, shape);
+    const TreeSlot slot{model.split_words.data() + model.split_begin[i], words[i].splits,
+                        model.leaf_words.data() + model.leaf_begin[i], words[i].leaves};
+    widest[i] = layout_tree(tree, slot);
+  });
+  for (int32_t w : widest) model.max_count = std::max(model.max_count, w);
   return model;
 }
 

@@ -45,20 +45,42 @@ std::vector<uint8_t> encode_tree(const Tree& tree, const ModelShape& shape);
  */
 Tree parse_tree(const uint8_t* bytes, size_t size, const ModelShape& shape);
 
-/**
- * Lays a parsed tree out for prediction (see ForestModel) and appends it to
- * `model`: split records breadth first, children after their parents.
- */
-void layout_tree(const Tree& tree, ForestModel& model);
+/** Words a tree's records take once laid out (see ForestModel), and its leaves. */
+struct TreeWords {
+  uint64_t splits = 0;
+  uint64_t leaves = 0;
+  size_t n_leaf = 0;
+};
 
-/** parse_tree() then layout_tree(). */
-void decode_tree(const uint8_t* bytes, size_t size, ForestModel& model);
+/**
+ * Sizes an encoded tree's records from its counts, reading past the values
+ * (coefficients, thresholds, leaf values) that parse_tree() reads and checks:
+ * a tree is sized before it is parsed, so that a whole forest is laid out in
+ * blocks allocated once. Throws DamagedModel where the counts cannot be read.
+ */
+TreeWords record_words(const uint8_t* bytes, size_t size, const ModelShape& shape);
+
+/** Where one tree's records go: `split_words` and `leaf_words` words from `splits` and `leaves`. */
+struct TreeSlot {
+  uint64_t* splits;
+  uint64_t split_words;
+  uint64_t* leaves;
+  uint64_t leaf_words;
+};
+
+/**
+ * Lays a parsed tree out for prediction (see ForestModel) into its slot:
+ * split records breadth first, children after their parents. The slot must be
+ * the tree's size (record_words()); throws DamagedModel otherwise. Returns
+ * the number of terms of its widest split.
+ */
+int32_t layout_tree(const Tree& tree, const TreeSlot& slot);
 
 /** Decodes trees [begin, end) of `trees` into a new model of the given shape. */
 ForestModel decode_forest(const EncodedTrees& trees, const ModelShape& shape, size_t begin,
                           size_t end);
 
-/** The same, the trees decoded in parallel. */
+/** The same, the trees sized and decoded in parallel. */
 ForestModel decode_forest(const EncodedTrees& trees, const ModelShape& shape, size_t begin,
                           size_t end, const Runtime& runtime);
 

@@ -69,18 +69,72 @@ void test_codec_round_trip() {
         "format 2 trees are still read, as 16-bit coefficients");
 }
 
+/** A stump over column 0 with the given leaves (entries leaf_begin, leaf_index, leaf_value). */
+Tree stump(std::vector<int> leaf_begin, std::vector<int> leaf_index, std::vector<double> leaf_value) {
+  Tree t;
+  t.is_split = {1, 0, 0};
+  t.precision = {0};
+  t.split_begin = {0, 1};
+  t.column = {0};
+  t.coef = {1.0f};
+  t.threshold = {0.5};
+  t.leaf_begin = std::move(leaf_begin);
+  t.leaf_index = std::move(leaf_index);
+  t.leaf_value = std::move(leaf_value);
+  return t;
+}
+
+void test_record_words() {
+  // Every leaf codec sizes its records from the counts alone as the parsed
+  // tree lays them out: pure and mixed class leaves of two outputs, means of
+  // two outputs, survival counts whole and weighted with causes without
+  // events at some times (which take no entry).
+  ModelShape classes;
+  classes.n_column = 1;
+  classes.n_class = {3, 2};
+  ModelShape means;
+  means.n_column = 1;
+  means.n_output_real = 2;
+  ModelShape survival;
+  survival.n_column = 1;
+  survival.n_time = 3;
+  survival.n_cause = 2;
+  const std::vector<std::pair<ModelShape, Tree>> cases = {
+      {classes, stump({0, 2, 5}, {1, 4, 0, 2, 3}, {1.0, 1.0, 0.5, 0.5, 1.0})},
+      {means, stump({0, 2, 4}, {0, 1, 0, 1}, {1.5, -2.0, 0.25, 8.0})},
+      {survival, stump({0, 4, 7}, {0, 1, 6, 8, 3, 4, 5}, {5, 2, 3, 1, 4, 1, 1})},
+      {survival, stump({0, 4, 6}, {0, 2, 6, 7, 3, 4}, {2.5, 0.5, 1.75, 0.25, 4.0, 0.25})},
+  };
+  for (const auto& c : cases) {
+    const std::vector<uint8_t> bytes = encode_tree(c.second, c.first);
+    const TreeWords words = record_words(bytes.data(), bytes.size(), c.first);
+    const ForestModel model = decode_forest({{bytes.data(), bytes.size()}}, c.first, 0, 1);
+    size_t leaf_words = 0;
+    for (size_t l = 0; l < c.second.n_leaves(); ++l) {
+      leaf_words += leaf_record_words(c.second.leaf_begin[l + 1] - c.second.leaf_begin[l]);
+    }
+    check(words.n_leaf == 2 && words.splits == 4 && words.leaves == leaf_words &&
+              model.split_words.size() == 4 && model.leaf_words.size() == leaf_words &&
+              model.leaf_values(0, 0)[0] == c.second.leaf_value[0],
+          "a tree's records are sized from its counts as they are laid out, for every leaf codec");
+  }
+}
+
 void test_layout() {
-  // layout_tree() alone: walks of rows through the laid-out records follow
-  // the parsed tree's splits, with every term (two per column at kDouble).
+  // The layout: walks of rows through the laid-out records follow the
+  // tree's splits, with every term (two per column at kDouble).
   ModelShape shape;
   shape.n_column = 4;
   shape.n_output_real = 1;
   const Tree tree = three_precisions(false);
-  ForestModel model;
-  model.shape = shape;
-  layout_tree(tree, model);
+  const std::vector<uint8_t> bytes = encode_tree(tree, shape);
+  const TreeWords words = record_words(bytes.data(), bytes.size(), shape);
+  const ForestModel model = decode_forest({{bytes.data(), bytes.size()}}, shape, 0, 1);
   check(model.n_tree() == 1 && model.n_leaves[0] == 4 && model.max_count == 4,
         "a laid-out tree has its leaves and its widest split's terms");
+  check(words.n_leaf == 4 && words.splits == model.split_words.size() &&
+            words.leaves == model.leaf_words.size(),
+        "a tree's records are sized from its counts before it is parsed");
   std::mt19937_64 gen(21);
   std::normal_distribution<double> normal;
   bool same = true;
@@ -205,10 +259,8 @@ void test_codec_damage() {
     } else {
       for (int k = 0; k < 4; ++k) bytes[gen() % bytes.size()] = static_cast<uint8_t>(gen());
     }
-    ForestModel model;
-    model.shape = shape;
     try {
-      decode_tree(bytes.data(), bytes.size(), model);
+      const ForestModel model = decode_forest({{bytes.data(), bytes.size()}}, shape, 0, 1);
       ++decoded;
       // A tree that decodes must be walkable to a leaf for any row.
       std::vector<double> row = {1.0, 2.0};

@@ -88,6 +88,7 @@ void test_sparse_data();
 // codec.cpp
 void test_codec_round_trip();
 void test_layout();
+void test_record_words();
 void test_precision();
 void test_codec_damage();
 

@@ -76,6 +76,7 @@ int main() {
   test_codec_damage();
   test_codec_round_trip();
   test_layout();
+  test_record_words();
   test_precision();
   test_paper_rules();
   test_exact_sum();
