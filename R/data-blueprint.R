@@ -75,9 +75,10 @@ is_sparse_matrix <- function(x) {
 #' A sparse matrix (Matrix package, e.g. a dgCMatrix) as the feature frame
 #' of a matrix: one dense column per column
 #'
-#' Every column is z-scored, which makes zeros non-zero, so the core needs
-#' the dense values anyway (n x p doubles, and as many again for the matrix
-#' the trees read). They are filled in column by column from the sparse
+#' For the readers that take dense rows (survival forests, and predictions
+#' other than classes, probabilities and responses, which go through sparse
+#' rows a batch at a time): n x p doubles, and as many again for the matrix
+#' the trees read. They are filled in column by column from the sparse
 #' entries, never through a dense copy of the whole matrix (as.matrix()
 #' followed by splitting it into columns peaked at about four times the
 #' dense size), and only after the memory guard has counted them.
@@ -123,10 +124,10 @@ check_dense_memory <- function(n, p, arg, limit = memory_limit()) {
   needed <- 2 * 8 * as.double(n) * p
   if (needed > limit) {
     stop(sprintf(paste0(
-      "`%s` is a sparse %d x %d matrix, which ccforest reads dense (each column is z-scored, ",
-      "which makes its zeros non-zero): that needs about %s (its %s of columns and as much ",
-      "again for the matrix the trees read), but only %s is available. Use fewer rows, or ",
-      "drop columns that are almost all zero."), arg, n, p, format_bytes(needed),
+      "`%s` is a sparse %d x %d matrix, which ccforest reads dense here: that needs about %s ",
+      "(its %s of columns and as much again for the matrix the trees read), but only %s is ",
+      "available. Use fewer rows (predict them in parts), or drop columns that are almost all ",
+      "zero."), arg, n, p, format_bytes(needed),
       format_bytes(needed / 2), format_bytes(limit)), call. = FALSE)
   }
   invisible()
