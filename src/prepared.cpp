@@ -251,16 +251,20 @@ const ForestModel* prepared_model(SEXP handle, SEXP trees, const ModelShape& sha
   return entry->model.get();
 }
 
+/** What an entry holds: its decoded trees and, once asked for, its quantile samples. */
+double entry_bytes(const Prepared& entry) {
+  return (entry.model ? decoded_bytes(*entry.model) : 0.0) +
+         (entry.quantiles ? static_cast<double>(entry.quantiles->bytes()) : 0.0);
+}
+
 double prepared_bytes(SEXP handle) {
   const Prepared* entry = entry_of(handle);
-  return entry != nullptr && entry->model ? decoded_bytes(*entry->model) : 0.0;
+  return entry != nullptr ? entry_bytes(*entry) : 0.0;
 }
 
 double prepared_bytes_total() {
   double total = 0.0;
-  for (const Prepared* entry : live()) {
-    if (entry->model) total += decoded_bytes(*entry->model);
-  }
+  for (const Prepared* entry : live()) total += entry_bytes(*entry);
   return total;
 }
 

@@ -117,6 +117,11 @@ class TreeSample {
   size_t begin(size_t leaf) const { return begin_[leaf]; }
   size_t end(size_t leaf) const { return begin_[leaf + 1]; }
   double output(const double* y, size_t k) const { return y[rows_[k]]; }
+  /** Bytes held beyond the stored samples it views. */
+  size_t bytes() const {
+    return begin_.capacity() * sizeof(size_t) + own_.capacity() * sizeof(int32_t) +
+           block_.capacity() * sizeof(double);
+  }
   double weight(size_t k) const { return weight_ == nullptr ? 1.0 : weight_[rows_[k]]; }
 
   /**
@@ -380,6 +385,12 @@ QuantileSamples::QuantileSamples(const ForestModel& model, const std::vector<Lea
 QuantileSamples::~QuantileSamples() = default;
 
 size_t QuantileSamples::n_tree() const { return trees_->each.size(); }
+
+size_t QuantileSamples::bytes() const {
+  size_t total = trees_->each.capacity() * sizeof(TreeSample);
+  for (const TreeSample& tree : trees_->each) total += tree.bytes();
+  return total;
+}
 
 void predict_quantiles(const ForestModel& model, const QuantileSamples& samples,
                        const MatrixMap& x, const std::vector<uint64_t>& row_hash,

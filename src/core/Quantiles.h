@@ -57,6 +57,8 @@ class QuantileSamples {
   QuantileSamples& operator=(const QuantileSamples&) = delete;
 
   size_t n_tree() const;
+  /** Bytes it holds (its own, not the views'). */
+  size_t bytes() const;
 
   struct Trees;
   const Trees& trees() const { return *trees_; }

@@ -35,6 +35,24 @@ test_that("a fit keeps its decoded trees across collections, and only one copy",
   expect_lt(bytes, 4 * stored)
 })
 
+test_that("a quantile forest's prepared samples are counted with its trees, once", {
+  set.seed(4)
+  x <- data.frame(a = rnorm(300), b = rnorm(300))
+  y <- x$a + rnorm(300)
+  plain <- ccforest(x, y, n_tree = 10, seed = 1)
+  fit <- ccforest(x, y, n_tree = 10, seed = 1, quantiles = TRUE)
+  expect_identical(fit$forest$trees, plain$forest$trees)
+  q <- predict(fit, x[1:3, ], type = "quantiles", quantiles = c(0.1, 0.9))
+  counted <- held(fit)
+  # Beyond the same trees: at least each tree's leaf starts (8 bytes a leaf).
+  leaves <- vapply(seq_len(10), function(t) sum(tree_info(fit, t)$terminal), integer(1))
+  expect_gte(counted - held(plain), 8 * sum(leaves + 1L))
+  predict(fit, x, type = "quantiles", quantiles = 0.5)
+  invisible(gc())
+  expect_identical(held(fit), counted)
+  expect_identical(predict(fit, x[1:3, ], type = "quantiles", quantiles = c(0.1, 0.9)), q)
+})
+
 test_that("what a fit prepared is released when the fit is collected", {
   invisible(gc())
   before <- held()
