@@ -92,9 +92,8 @@ test_that("the core's reader asks for nothing core_options() does not give", {
   options$min_events <- 1L
   core <- ccforest:::core_options(options, fit$seed,
                                   list(x = matrix(0, nrow(iris), 4L), weights = numeric(0)))
-  # The seed is read with the forest's options (ccf_grow_cpp()); `bagging`
-  # by no one (projection_bootstrap says it to the core).
-  expect_setequal(read, setdiff(names(core), c("seed", "bagging")))
+  # The seed is read with the forest's options (ccf_grow_cpp()).
+  expect_setequal(read, setdiff(names(core), "seed"))
 })
 
 test_that("variant = \"paper\" refuses every option it fixes, given otherwise", {
