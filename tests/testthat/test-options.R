@@ -49,7 +49,7 @@ core_cases <- list(
   min_events = list(2L, "min_events", 2L),
   max_depth = list(5L, "max_depth", 5L),
   split_rule = list("gini", "split_rule", "gini"),
-  sampling = list("bagging", "bagging", TRUE),
+  sampling = list("bagging", "projection_bootstrap", FALSE),
   projection = list("pca", "projection", "pca"),
   na_action = list("impute_mean", "impute_random", FALSE),
   max_directions = list(3L, "max_directions", 3L),
