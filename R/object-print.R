@@ -32,7 +32,7 @@ print.ccforest <- function(x, ...) {
     "Training time:" = format_seconds(x$train_time)
   )
   rows <- rows[!is.na(rows)]
-  if (x$task == "survival") names(rows)[names(rows) == "OOB error:"] <- "Out of bag:"
+  names(rows)[names(rows) == "OOB error:"] <- task_record(x$task)$oob_label
   cat(sprintf("%-16s %s", names(rows), rows), sep = "\n")
   invisible(x)
 }
@@ -43,21 +43,7 @@ summary.ccforest <- function(object, ...) {
   check_ccforest(object)
   sizes <- tree_sizes(object)
   response <- object$response
-  task_label <- if (object$task == "classification") {
-    classes <- vapply(response$levels, length, integer(1))
-    if (response$n_output == 1L) {
-      sprintf("classification, %d classes", classes)
-    } else {
-      sprintf("multi-output classification, %d outputs (%s classes)", response$n_output,
-              paste(classes, collapse = ", "))
-    }
-  } else if (object$task == "survival") {
-    survival_task_label(response$survival)
-  } else if (response$n_output == 1L) {
-    "regression"
-  } else {
-    sprintf("multivariate regression, %d outputs", response$n_output)
-  }
+  task_label <- task_record(object$task)$task_label(response)
   structure(
     list(
       task_label = task_label,
@@ -168,12 +154,18 @@ format_oob_error <- function(x) {
   if (is.null(x$oob_error)) {
     return(NA_character_)
   }
-  if (x$task == "classification") {
-    sprintf("%.2f%% misclassified (out of bag)", 100 * x$oob_error)
-  } else if (x$task == "survival") {
-    format_survival_oob(x)
+  task_record(x$task)$format_oob(x)
+}
+
+#' print()'s words for a classifier's task: its classes (per output)
+#' @noRd
+classification_task_label <- function(response) {
+  classes <- vapply(response$levels, length, integer(1))
+  if (response$n_output == 1L) {
+    sprintf("classification, %d classes", classes)
   } else {
-    sprintf("%.4g mean squared error (out of bag)", x$oob_error)
+    sprintf("multi-output classification, %d outputs (%s classes)", response$n_output,
+            paste(classes, collapse = ", "))
   }
 }
 
