@@ -111,8 +111,11 @@
 #' - `row_losses(values, truth, response)`: each held-out row's loss.
 #' @noRd
 task_record <- function(task) {
-  .subset2(task_records, task) %||%
+  record <- .subset2(task_records, task)
+  if (is.null(record)) {
     stop(sprintf("internal error: no task %s", describe_value(task, TRUE)), call. = FALSE)
+  }
+  record
 }
 
 #' The tasks that have a record
