@@ -88,7 +88,8 @@
 #' measured no worse and costs less: `max_directions = 2` and
 #' `direction_ratio = 0.9`, `onehot_max_levels = 32`, and at the few nodes of more than 1,024 rows
 #' `bootstrap_max_rows = 1024` and `exact_split_max_rows = 1024` (see those
-#' arguments); split points are short
+#' arguments, and section 6 of `vignette("paper", package = "ccforest")` for
+#' the measurements); split points are short
 #' binary numbers in the middle half of the gap (they compress better and
 #' separate the training rows identically); ties between directions are
 #' broken at random; only equal values count as equal, and only equal outputs
@@ -108,10 +109,12 @@
 #' 1e-4 of their spread at a node, the direction along that difference is not
 #' found there.
 #'
-#' The benchmarks cited here are scripts in the `bench` folder of the source
+#' The measurements behind the defaults and the options beyond the paper
+#' are gathered in section 6 of `vignette("paper", package = "ccforest")`.
+#' The benchmarks cited are scripts in the `bench` folder of the source
 #' repository (<https://github.com/ccforest/ccforest>), which the installed
 #' package does not contain; their results are the files linked, such as
-#' [`bench/results/max-directions.md`](https://github.com/ccforest/ccforest/blob/main/bench/results/max-directions.md), with the command, machine
+#' [`bench/results/survival-design.md`](https://github.com/ccforest/ccforest/blob/main/bench/results/survival-design.md), with the command, machine
 #' and package versions of each run (ranger is Debian 12's 0.14.1 in runs up
 #' to 2026-11-26, CRAN's release, 0.18.0, since).
 #'
@@ -258,62 +261,42 @@
 #'   correlation (or principal component) directions at each node; `Inf`
 #'   searches all of them, as the paper does. A node with K classes has up to
 #'   K - 1 canonical directions, and the first ones carry most of the
-#'   separation: on LetterRecognition (26 classes) the first direction wins 89%
-#'   of the splits and the second 10%, and searching two trains in a quarter
-#'   less time. The default, 2, departs from the paper for four classes or
-#'   more: on 50 new folds of each of Vehicle, Glass and Vowel, 25 of
-#'   Satellite and Waveform and 10 of LetterRecognition the defaults (with
-#'   `direction_ratio`) changed no error beyond noise
-#'   ([`bench/results/max-directions.md`](https://github.com/ccforest/ccforest/blob/main/bench/results/max-directions.md), paired Wilcoxon
-#'   tests over the folds; [`bench/results/variants.md`](https://github.com/ccforest/ccforest/blob/main/bench/results/variants.md) has
-#'   Vehicle's error 0.6 points lower with all
-#'   directions, p = 0.03 on its 30 folds, which the 50 new ones did not
-#'   repeat). Regression with one output and two or three classes have at
-#'   most two directions anyway. It has no effect with
-#'   `projection = "rotation"` or `"axis"`.
+#'   separation. The default, 2, departs from the paper for four classes or
+#'   more; regression with one output and two or three classes have at most
+#'   two directions anyway. It has no effect with `projection = "rotation"`
+#'   or `"axis"`. What the default rests on: section 6 of
+#'   `vignette("paper", package = "ccforest")`.
 #' @param direction_ratio Classification: of those `max_directions`, search
 #'   a canonical direction after the first only when its canonical
-#'   correlation is at least `direction_ratio` times the first's: a number in \[0, 1\], 0
-#'   searching all of them, as the paper does. Each direction searched
-#'   costs as much as the first (a projection, a sort and a sweep of the
-#'   node's rows), and one much weaker seldom holds the best cut. The
-#'   default, 0.9, trains LetterRecognition in about a tenth less time than
-#'   0 with no change in error beyond noise on six data sets of three to 26
-#'   classes at 100 and at 500 trees
-#'   ([`bench/results/max-directions-100trees.md`](https://github.com/ccforest/ccforest/blob/main/bench/results/max-directions-100trees.md),
-#'   [`bench/results/max-directions.md`](https://github.com/ccforest/ccforest/blob/main/bench/results/max-directions.md);
-#'   paired Wilcoxon tests over the folds), where `max_directions = 1`
-#'   raised LetterRecognition's error at 100 trees from 2.44 to 2.49%. It acts only
-#'   where a node has two canonical directions or more (three classes or
-#'   more, or several outputs). Regression (where `output_bins` is there
-#'   for the weaker directions) and survival forests are not affected, nor
-#'   are principal components, rotations and axes.
+#'   correlation is at least `direction_ratio` times the first's: a number in
+#'   \[0, 1\], 0 searching all of them, as the paper does. Each direction
+#'   searched costs as much as the first, and one much weaker seldom holds
+#'   the best cut. The default is 0.9. It acts only where a node has two
+#'   canonical directions or more (three classes or more, or several
+#'   outputs). Regression (where `output_bins` is there for the weaker
+#'   directions) and survival forests are not affected, nor are principal
+#'   components, rotations and axes. What the default rests on: section 6 of
+#'   `vignette("paper", package = "ccforest")`.
 #' @param bootstrap_max_rows With projection bootstrapping, a node of more
 #'   rows fits its canonical correlations (or principal components) on a
 #'   bootstrap sample of this many of its rows instead of as many as it has;
 #'   `Inf` draws as many (the paper). Its split is still sought among all of
-#'   its rows. A tree's few largest nodes hold much of its rows, and a
-#'   sample of a thousand rows already pins down directions in the few
-#'   features a node samples: on LetterRecognition the default saves about a
-#'   tenth of the training time and on the 100,000-row binary task of
-#'   [`bench/comparisons/speed.R`](https://github.com/ccforest/ccforest/blob/main/bench/comparisons/speed.R) about a fifth, and on the data sets of
-#'   [`bench/results/large-nodes.md`](https://github.com/ccforest/ccforest/blob/main/bench/results/large-nodes.md)
-#'   it changed no error beyond noise. It has no effect with bagging (the
-#'   CCA then takes all of a node's rows) or with `projection = "rotation"`
-#'   or `"axis"`.
+#'   its rows. The default is 1024. It has no effect with bagging (the CCA
+#'   then takes all of a node's rows) or with `projection = "rotation"` or
+#'   `"axis"`. What the default saves and costs: section 6 of
+#'   `vignette("paper", package = "ccforest")`.
 #' @param exact_split_max_rows Nodes of more rows search each direction's
 #'   cuts binned: the range of the node's projections is cut into 256 equal
 #'   bins, the best boundary between bins is found from each bin's class
 #'   counts (or sums of the outputs), and the cuts among the rows of the two
 #'   bins on either side of it are searched exhaustively. `Inf` searches
-#'   every cut of every node exhaustively (the paper). That replaces a sort
-#'   of the node's projections by one pass over its rows, and finds the
-#'   exhaustive search's cut unless a better one lies inside a bin away from
-#'   the best boundary; on the data sets of
-#'   [`bench/results/large-nodes.md`](https://github.com/ccforest/ccforest/blob/main/bench/results/large-nodes.md)
-#'   it changed no error beyond noise and saved up to a tenth of the
-#'   training time. Survival forests' log-rank rule has no binned search:
-#'   their nodes are always searched exhaustively.
+#'   every cut of every node exhaustively (the paper). The default is 1024.
+#'   That replaces a sort of the node's projections by one pass over its
+#'   rows, and finds the exhaustive search's cut unless a better one lies
+#'   inside a bin away from the best boundary. Survival forests' log-rank
+#'   rule has no binned search: their nodes are always searched
+#'   exhaustively. What the default saves and costs: section 6 of
+#'   `vignette("paper", package = "ccforest")`.
 #' @param output_bins Regression with one output: run each node's CCA
 #'   against the output's `output_bins` quantile bins at the node (as if they
 #'   were classes) instead of the output itself. The CCA of one numeric output
@@ -321,14 +304,10 @@
 #'   `output_bins - 1`, which can follow relations that are not monotone
 #'   (splits are still chosen by the variance of the output): sliced inverse
 #'   regression (Li, 1991) at every node. `NULL` (default): the paper's CCA.
-#'   It helps where the output depends on a direction of the features in a
-#'   way that is not monotone (Friedman 2, mlbench's peak, Servo) and hurts
-#'   where one linear trend dominates and the bins only add noise (Friedman 1
-#'   and 3, nlschools, crabs): on the 35 regression tasks of
-#'   [`bench/results/regression-options.md`](https://github.com/ccforest/ccforest/blob/main/bench/results/regression-options.md) (`output_bins =
-#'   4`) it won on 4, lost on 8 and tied on 23, at 1.1-1.3 times the training
-#'   time (one sort of each node's outputs and the extra directions' split
-#'   searches). Hence an option to try, not a default.
+#'   It can help where the output depends on a direction of the features in
+#'   a way that is not monotone, and hurt where one linear trend dominates:
+#'   an option to try, not a default (section 6 of
+#'   `vignette("paper", package = "ccforest")` has the measurements).
 #' @param axis_candidates Whether the sampled features' own axes join the
 #'   canonical directions as candidate splits at each node (a hybrid with a
 #'   random forest's splits), and how they are cut: `"none"` (default, the
@@ -337,23 +316,13 @@
 #'   extremely randomised trees cut (Geurts, Ernst and Wehenkel, 2006), and
 #'   kept if that cut beats the canonical directions' best; `"search"`, each
 #'   axis at its best cut. `TRUE` and `FALSE` mean `"search"` and `"none"`.
-#'   Axes help where single features carry the signal through relations that
-#'   are not monotone, which no linear direction follows (Friedman 1 and 3,
-#'   BostonHousing, Servo, mlbench's peak), and hurt where the data are few
-#'   and noisy, since more candidates give more chances to split on noise
-#'   (UScereal, attenu, crabs). A random cut is a weaker candidate than a
+#'   Axes can help where single features carry the signal through relations
+#'   that are not monotone, which no linear direction follows, and hurt
+#'   where the data are few and noisy, since more candidates give more
+#'   chances to split on noise; a random cut is a weaker candidate than a
 #'   searched one, so it wins less where axes help and loses less where they
-#'   hurt: on the 35 regression tasks of
-#'   [`bench/results/regression-options.md`](https://github.com/ccforest/ccforest/blob/main/bench/results/regression-options.md), random axes won
-#'   on 8, lost on 3
-#'   (by 1-3%) and tied on 24, at 1.1-1.2 times the training time (one pass
-#'   over each sampled feature, no sort); searched axes won on 7 and lost on 8
-#'   (by up to 21%), at 1.2-1.5 times. Neither is the default: on the 14
-#'   tasks chosen last, to confirm random axes as a default, they changed
-#'   nothing but two small losses. On the classification data sets of
-#'   [`bench/results/variants.md`](https://github.com/ccforest/ccforest/blob/main/bench/results/variants.md) random axes won once
-#'   (Vehicle, p = 0.02) and
-#'   lost nowhere; searched axes changed no error beyond noise.
+#'   hurt. Where each won and lost: section 6 of
+#'   `vignette("paper", package = "ccforest")`.
 #' @param onehot_max_levels Unordered factors with at most this many levels
 #'   are expanded to one indicator column per level, sampled together as one
 #'   feature (the paper's encoding; `Inf` keeps it for every factor). A factor
@@ -363,15 +332,13 @@
 #'   or two classes; with K > 2 classes (or several outputs) the levels'
 #'   shrunk class shares give one column per principal axis (the strongest,
 #'   at most K - 1 and at most eight), sampled together as one feature, so
-#'   that the levels' class structure is not squeezed into a single order (on
-#'   five classes and 40 levels: 48.6% error against 54.7% with one order and
-#'   49.5% one-hot, in the package's tests,
-#'   [`tests/testthat/test-factors.R`](https://github.com/ccforest/ccforest/blob/main/tests/testthat/test-factors.R)). Each training row is
-#'   valued out of fold, so that its value carries nothing of its own output
-#'   and out-of-bag estimates stay honest: a level's rows are dealt into
-#'   three folds (shuffled by `seed`), and each row gets the value of its
-#'   level computed from the other two
-#'   ([`bench/decisions/factor-oob.R`](https://github.com/ccforest/ccforest/blob/main/bench/decisions/factor-oob.R)).
+#'   that the levels' class structure is not squeezed into a single order.
+#'   Each training row is valued out of fold, so that its value carries
+#'   nothing of its own output and out-of-bag estimates stay honest: a
+#'   level's rows are dealt into three folds (shuffled by `seed`), and each
+#'   row gets the value of its level computed from the other two (the
+#'   measurements: section 6 of `vignette("paper", package = "ccforest")`).
+#'   The default is 32.
 #'   The cost is then that of at most eight numeric columns whatever the
 #'   number of levels, and a noisy factor with
 #'   many levels cannot over-fit the canonical correlations through one
@@ -412,10 +379,8 @@
 #'   with the outputs alone), squared. Screening is what wide data with a
 #'   sparse signal need (thousands of features, a few of which matter, as in
 #'   gene expression): uniform sampling rarely puts an informative feature
-#'   among a node's few, and a larger `mtry` lets the CCA fit noise. On
-#'   800 rows x 5,000 features with a class from 10 of them, it took the
-#'   held-out error from 0.47 to about 0.11 (ranger: 0.33;
-#'   [`bench/results/wide.md`](https://github.com/ccforest/ccforest/blob/main/bench/results/wide.md)).
+#'   among a node's few, and a larger `mtry` lets the CCA fit noise (what it
+#'   measured: section 6 of `vignette("paper", package = "ccforest")`).
 #'   The screen is computed once per fit on every training row of positive
 #'   weight, before any tree, so with `sampling = "bagging"` the out-of-bag
 #'   error is optimistic (the rows left out of a tree helped choose its

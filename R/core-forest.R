@@ -28,30 +28,21 @@
 #' What the core needs to grow trees on: the encoded features and outputs
 #' @noRd
 training_set <- function(matrix_x, blueprint, response, weights = NULL) {
-  task <- response$task
+  record <- task_record(response$task)
   positive <- weights[weights > 0]
-  training <- list(
-    x = matrix_x,
-    weights = weights %||% numeric(0),
-    uniform_weights = length(positive) > 0L && all(positive == positive[[1L]]),
-    feature_start = as.integer(blueprint$feature_start),
-    # The core drops one redundant indicator of a one-hot factor per node; a
-    # factor valued on several axes has no redundant column.
-    indicators = as.integer(blueprint$feature_type == "factor"),
-    y_class = if (task == "classification") response$codes else matrix(0L, nrow(matrix_x), 0L),
-    n_class = if (task == "classification") as.integer(response$n_class) else integer(0),
-    y_real = if (task == "regression") response$values else matrix(0, nrow(matrix_x), 0L),
-    shape = list(
-      n_column = ncol(matrix_x),
-      n_class = if (task == "classification") as.integer(response$n_class) else integer(0),
-      n_output = as.integer(response$n_output)
-    )
+  c(
+    list(
+      x = matrix_x,
+      weights = weights %||% numeric(0),
+      uniform_weights = length(positive) > 0L && all(positive == positive[[1L]]),
+      feature_start = as.integer(blueprint$feature_start),
+      # The core drops one redundant indicator of a one-hot factor per node; a
+      # factor valued on several axes has no redundant column.
+      indicators = as.integer(blueprint$feature_type == "factor")
+    ),
+    record$training_outputs(response, nrow(matrix_x)),
+    list(shape = record$model_shape(ncol(matrix_x), response))
   )
-  if (task == "survival") {
-    training$survival <- survival_training(response)
-    training$shape <- c(training$shape, survival_shape(response$survival))
-  }
-  training
 }
 
 #' A fit's axis_candidates as a mode; fits made before the modes stored a flag,
@@ -173,15 +164,9 @@ training_fingerprint <- function(training) {
 model_shape <- function(object) {
   # .subset2(), not `$`: every prediction builds the shape, and `$` on the
   # classed fit looks for a method first.
-  response <- .subset2(object, "response")
-  task <- .subset2(object, "task")
-  shape <- list(
-    n_column = length(.subset2(.subset2(object, "blueprint"), "column_names")),
-    n_class = if (task == "classification") as.integer(.subset2(response, "n_class")) else integer(0),
-    n_output = as.integer(.subset2(response, "n_output"))
-  )
-  if (task == "survival") shape <- c(shape, survival_shape(.subset2(response, "survival")))
-  shape
+  task_record(.subset2(object, "task"))$model_shape(
+    length(.subset2(.subset2(object, "blueprint"), "column_names")),
+    .subset2(object, "response"))
 }
 
 #' @noRd
@@ -311,30 +296,26 @@ tree_info <- function(object, tree = 1L) {
   tree <- check_count(tree, "tree", min = 1L, max = n_trees(object))
   table <- core_call(object, ccf_tree_table_cpp(object$forest$trees[[tree]], model_shape(object)))
   column_names <- object$blueprint$column_names
-  n <- length(table$node)
   out <- data.frame(node = table$node, left = table$left, right = table$right,
                     terminal = table$terminal, threshold = table$threshold)
   out$columns <- lapply(table$columns, function(j) column_names[j + 1L])
   out$coefficients <- lapply(table$coefficients, function(w) if (is.null(w)) numeric(0) else w)
-  if (object$task == "survival") {
-    return(survival_tree_info(out, table, object$response$survival))
-  }
-  response <- object$response
-  width <- prediction_width(response)
-  values <- matrix(NA_real_, n, width)
+  task_record(object$task)$leaf_table(out, table, object$response)
+}
+
+#' tree_info()'s nodes with the predictions of their leaves (NA for inner
+#' nodes), in the outputs' units, for a task whose leaves hold averaged
+#' values
+#' @noRd
+mean_leaf_table <- function(out, table, response, task) {
+  record <- task_record(task)
+  n <- length(table$node)
+  values <- matrix(NA_real_, n, record$prediction_width(response))
   for (j in which(table$terminal)) {
     values[j, ] <- 0
     values[j, table$value_index[[j]] + 1L] <- table$values[[j]]
   }
-  if (object$task == "classification") {
-    labels <- unlist(lapply(seq_len(response$n_output), function(m) {
-      prefix <- if (response$n_output == 1L) "prob." else paste0("prob.", response$names[[m]], ".")
-      paste0(prefix, response$levels[[m]])
-    }), use.names = FALSE)
-  } else {
-    values <- sweep(sweep(values, 2L, response$scale, `*`), 2L, response$center, `+`)
-    labels <- if (response$n_output == 1L) "prediction" else paste0("prediction.", response$names)
-  }
-  colnames(values) <- labels
+  values <- record$to_output_units(values, response)
+  colnames(values) <- record$value_labels(response)
   cbind(out, as.data.frame(values, optional = TRUE))
 }

@@ -61,13 +61,7 @@ max_level_axes <- 8L
 #'   rows that do not count), for the training matrix.
 #' @noRd
 level_scores <- function(codes, n_level, response, weights, rows, seed) {
-  targets <- if (response$task %in% c("regression", "survival")) {
-    response$values
-  } else {
-    do.call(cbind, lapply(seq_len(response$n_output), function(m) {
-      outer(response$codes[, m], seq_len(response$n_class[[m]]) - 1L, `==`) + 0
-    }))
-  }
+  targets <- task_record(response$task)$level_targets(response)
   w <- weights %||% rep(1, length(codes))
   keep <- !is.na(codes) & w > 0
   if (!is.null(rows)) keep <- keep & rows
@@ -142,4 +136,13 @@ level_axes <- function(centred, level_weight, n_present) {
     if (axes[largest, k] < 0) axes[, k] <- -axes[, k]
   }
   axes
+}
+
+#' A classifier's outputs as what level_scores() fits to: one indicator
+#' column per class of each output
+#' @noRd
+class_indicators <- function(response) {
+  do.call(cbind, lapply(seq_len(response$n_output), function(m) {
+    outer(response$codes[, m], seq_len(response$n_class[[m]]) - 1L, `==`) + 0
+  }))
 }

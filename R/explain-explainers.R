@@ -82,23 +82,14 @@
 #' @export
 ccforest_numeric_predictions <- function(object, newdata, ...) {
   check_ccforest(object)
+  task_record(object$task)$numeric_predictions(object, newdata, ...)
+}
+
+#' A classifier's class probabilities as one matrix, columns named
+#' "output.class" when there are several outputs
+#' @noRd
+class_numeric_predictions <- function(object, newdata, ...) {
   response <- object$response
-  if (object$task == "survival") {
-    # A survival forest is explained by its risk: what it ranks rows by.
-    risk <- stats::predict(object, newdata = newdata, type = "risk", ...)
-    if (is.null(dim(risk))) {
-      return(unname(risk))
-    }
-    colnames(risk) <- paste0("risk.", colnames(risk))
-    return(risk)
-  }
-  if (object$task == "regression") {
-    values <- stats::predict(object, newdata = newdata, type = "response", ...)
-    if (response$n_output == 1L) {
-      return(unname(values))
-    }
-    return(as.matrix(values))
-  }
   probs <- stats::predict(object, newdata = newdata, type = "prob", ...)
   if (response$n_output == 1L) {
     return(probs)
@@ -141,17 +132,21 @@ dalex_yhat <- function(X.model, newdata, ...) {
   if (is.null(dim(pred))) {
     return(pred)
   }
-  if (X.model$task == "survival") {
-    return(one_cause_risk(X.model, pred, "DALEX"))
-  }
-  target <- attr(X.model, "predict_function_target_column")
+  task_record(X.model$task)$one_column(X.model, pred, "DALEX")
+}
+
+#' A classifier's one column for DALEX: the class named by the attribute
+#' `predict_function_target_column`, or the second of two classes
+#' @noRd
+one_class_probability <- function(object, probs) {
+  target <- attr(object, "predict_function_target_column")
   if (!is.null(target)) {
-    return(unname(pred[, target]))
+    return(unname(probs[, target]))
   }
-  if (ncol(pred) == 2L) {
-    return(unname(pred[, 2L]))
+  if (ncol(probs) == 2L) {
+    return(unname(probs[, 2L]))
   }
-  pred
+  probs
 }
 
 #' The risk of one cause of a competing-risks forest, chosen by the
@@ -221,11 +216,9 @@ pdp_get_probs <- function(object, newdata, which.class, logit, ...) {
 #' @noRd
 pdp_get_predictions <- function(object, newdata, inv.link = NULL, ...) {
   check_one_output(object, "pdp", "Use partial_dependence(), which gives every output.")
-  pred <- if (object$task == "survival") {
-    risk <- ccforest_numeric_predictions(object, newdata, ...)
-    if (is.null(dim(risk))) risk else one_cause_risk(object, risk, "pdp")
-  } else {
-    unname(stats::predict(object, newdata = newdata, type = "response", ...))
+  pred <- ccforest_numeric_predictions(object, newdata, ...)
+  if (!is.null(dim(pred))) {
+    pred <- task_record(object$task)$one_column(object, pred, "pdp")
   }
   if (is.null(inv.link)) pred else inv.link(pred)
 }

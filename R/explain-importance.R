@@ -254,10 +254,14 @@ projection_importance <- function(object) {
 #'   whose outputs are missing).
 #' @noRd
 held_out_importance <- function(object, new_data, y, type, n_repeat, n_thread, seed, local) {
-  if (object$task == "survival") {
-    return(survival_held_out_importance(object, new_data, y, type, n_repeat, n_thread, seed,
-                                        local))
-  }
+  task_record(object$task)$held_out_importance(object, new_data, y, type, n_repeat, n_thread,
+                                               seed, local)
+}
+
+#' held_out_importance() for a forest whose leaves hold averaged values
+#' @noRd
+mean_held_out_importance <- function(object, new_data, y, type, n_repeat, n_thread, seed,
+                                     local) {
   what <- sprintf("%s importance", type)
   truth <- held_out_truth(object, new_data, y, purpose = what)
   matrix_x <- predictor_matrix(object, new_data)
@@ -376,15 +380,24 @@ held_out_truth <- function(object, new_data, y, arg = "new_data", y_arg = "y",
 #' One held-out output, checked against its training counterpart
 #' @noRd
 held_out_output <- function(values, m, response) {
-  name <- response$names[[m]]
-  if (response$task == "classification") {
-    if (!(is.factor(values) || is.character(values) || is.logical(values) ||
-          (is.numeric(values) && !is.object(values)))) {
-      stop(sprintf("Output `%s` in the held-out data has class %s; it must hold the class labels.",
-                   name, class_label(values)), call. = FALSE)
-    }
-    return(as.character(values))
+  task_record(response$task)$held_out_output(values, m, response)
+}
+
+#' One held-out class output, as labels
+#' @noRd
+class_held_out_output <- function(values, m, response) {
+  if (!(is.factor(values) || is.character(values) || is.logical(values) ||
+        (is.numeric(values) && !is.object(values)))) {
+    stop(sprintf("Output `%s` in the held-out data has class %s; it must hold the class labels.",
+                 response$names[[m]], class_label(values)), call. = FALSE)
   }
+  as.character(values)
+}
+
+#' One held-out numeric output, z-scored as the training outputs were
+#' @noRd
+values_held_out_output <- function(values, m, response) {
+  name <- response$names[[m]]
   if (!is.numeric(values) || is.object(values) && !identical(class(values), "AsIs")) {
     stop(sprintf("Output `%s` in the held-out data must be numeric, not %s.",
                  name, class_label(values)), call. = FALSE)
@@ -427,15 +440,24 @@ formula_outputs_in <- function(object, new_data, arg = "new_data", y_arg = "y",
 #' outputs. Their mean is the error permutation importance compares.
 #' @noRd
 row_losses <- function(values, truth, response) {
-  if (response$task == "classification") {
-    offsets <- c(0L, cumsum(response$n_class))
-    errors <- vapply(seq_len(response$n_output), function(m) {
-      block <- values[, offsets[[m]] + seq_len(response$n_class[[m]]), drop = FALSE]
-      predicted <- response$levels[[m]][max.col(block, ties.method = "first")]
-      as.double(is.na(predicted) | predicted != truth[[m]])
-    }, numeric(nrow(values)))
-    return(rowMeans(matrix(errors, nrow(values))))
-  }
+  task_record(response$task)$row_losses(values, truth, response)
+}
+
+#' Each held-out row's misclassification, averaged over outputs
+#' @noRd
+class_row_losses <- function(values, truth, response) {
+  offsets <- c(0L, cumsum(response$n_class))
+  errors <- vapply(seq_len(response$n_output), function(m) {
+    block <- values[, offsets[[m]] + seq_len(response$n_class[[m]]), drop = FALSE]
+    predicted <- response$levels[[m]][max.col(block, ties.method = "first")]
+    as.double(is.na(predicted) | predicted != truth[[m]])
+  }, numeric(nrow(values)))
+  rowMeans(matrix(errors, nrow(values)))
+}
+
+#' Each held-out row's squared error (see row_losses())
+#' @noRd
+values_row_losses <- function(values, truth, response) {
   errors <- vapply(seq_len(response$n_output), function(m) {
     (values[, m] - truth[[m]])^2
   }, numeric(nrow(values)))

@@ -99,23 +99,8 @@ partial_dependence <- function(object, data, features, grid = NULL, grid_size = 
   grid_size <- check_count(grid_size, "grid_size", min = 2L)
   grid_type <- check_choice(grid_type, "grid_type", c("even", "quantile"))
   ice <- check_flag(ice, "ice")
-  classification <- object$task == "classification"
-  survival <- if (object$task == "survival") survival_pd_spec(object, type, times)
-  if (is.null(survival)) {
-    if (!is.null(times)) {
-      stop("`times` is for survival forests.", call. = FALSE)
-    }
-    type <- type %||% if (classification) "prob" else "response"
-    type <- check_choice(type, "type", c("prob", "response"))
-    if (classification && type != "prob") {
-      stop("type = \"response\" is for regression forests; this one is a classifier: ",
-           "use \"prob\" (class probabilities).", call. = FALSE)
-    }
-    if (!classification && type != "response") {
-      stop("type = \"prob\" is for classification forests; this one is a regression forest: ",
-           "use \"response\".", call. = FALSE)
-    }
-  }
+  # NULL for a task whose leaves hold averaged values (see mean_pd_spec()).
+  survival <- task_record(object$task)$pd_spec(object, type, times)
   n_total <- n_trees(object)
   n_tree <- if (is.null(n_tree)) n_total else check_count(n_tree, "n_tree", min = 1L, max = n_total)
   n_thread <- resolve_n_thread(n_thread)
@@ -365,16 +350,28 @@ pd_values <- function(object, data, points, ice, n_tree, n_thread, chunk_rows, s
   task_record(object$task)$to_output_units(values, object$response)
 }
 
+#' partial_dependence()'s type for a forest whose leaves hold averaged values,
+#' checked: there is nothing to specify beyond the values (NULL)
+#' @noRd
+mean_pd_spec <- function(object, type, times) {
+  if (!is.null(times)) {
+    stop("`times` is for survival forests.", call. = FALSE)
+  }
+  record <- task_record(object$task)
+  type <- type %||% record$pd_type
+  type <- check_choice(type, "type", c("prob", "response"))
+  if (type != record$pd_type) {
+    owner <- Filter(function(r) identical(r$pd_type, type), task_records)[[1L]]
+    stop(sprintf("type = \"%s\" is for %s; this one is %s: use %s.", type, owner$forests,
+                 record$described, record$pd_advice), call. = FALSE)
+  }
+  NULL
+}
+
 #' Names of the prediction columns, as in tree_info()
 #' @noRd
 pd_value_labels <- function(response) {
-  if (response$task == "classification") {
-    return(unlist(lapply(seq_len(response$n_output), function(m) {
-      prefix <- if (response$n_output == 1L) "prob." else paste0("prob.", response$names[[m]], ".")
-      paste0(prefix, response$levels[[m]])
-    }), use.names = FALSE))
-  }
-  if (response$n_output == 1L) "prediction" else paste0("prediction.", response$names)
+  task_record(response$task)$value_labels(response)
 }
 
 #' Plot partial dependence or ICE curves
@@ -458,10 +455,8 @@ plot_pd_shared <- function(frame, feature, value_columns, task, col, main, ...) 
   values <- as.matrix(frame[value_columns])
   colours <- rep_len(col %||% grDevices::hcl.colors(length(value_columns), "Dark 3"),
                      length(value_columns))
-  labels <- if (identical(task, "classification")) sub("^prob\\.", "", value_columns) else {
-    sub("^prediction\\.", "", value_columns)
-  }
-  ylab <- if (identical(task, "classification")) "Probability" else "Prediction"
+  labels <- strip_value_prefix(value_columns, task)
+  ylab <- pd_task_record(task)$value_axis
   # Room above the curves for a legend in one row, so it covers none of them.
   span <- range(values, finite = TRUE)
   ylim <- c(span[[1L]], span[[2L]] + 0.15 * max(diff(span), 1e-8))

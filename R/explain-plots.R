@@ -83,15 +83,9 @@ no_error_curve_reason <- function(x) {
                   "have; this one was grown with projection bootstrapping (every tree sees every ",
                   "row)."))
   }
-  if (x$task == "survival") {
-    return(sprintf(paste0(
-      "which survival forests do not keep: their out-of-bag error, 1 - Harrell's C%s, is a ",
-      "ranking of the whole forest's risks, not a sum of each tree's errors."),
-      if (is.numeric(x$oob_error) && !is.na(x$oob_error)) {
-        sprintf(" (%s here)", formatC(x$oob_error, format = "f", digits = 3L))
-      } else {
-        ""
-      }))
+  reason <- task_record(x$task)$no_error_curve(x)
+  if (!is.null(reason)) {
+    return(reason)
   }
   if (is.null(x$oob_error)) {
     return(paste0("which this forest no longer has: a combined forest (combine_forests()) keeps ",
@@ -106,13 +100,7 @@ forest_importance <- function(x) x$variable.importance %||% projection_importanc
 
 #' @noRd
 oob_error_label <- function(x) {
-  if (x$task == "classification") {
-    "Misclassification rate"
-  } else if (x$response$n_output == 1L) {
-    "Mean squared error"
-  } else {
-    "Mean squared error (averaged over outputs)"
-  }
+  task_record(x$task)$oob_error_label(x)
 }
 
 #' @rdname plot.ccforest
@@ -287,15 +275,30 @@ pd_long_average <- function(frame, features) {
 #' Panel and legend labels: the class (or output) a value column is for
 #' @noRd
 pd_class_labels <- function(value_columns, task) {
-  prefix <- if (identical(task, "classification")) "^prob\\." else "^prediction\\.?"
-  labels <- sub(prefix, "", value_columns)
+  labels <- strip_value_prefix(value_columns, task)
   labels[!nzchar(labels)] <- value_columns[!nzchar(labels)]
   labels
 }
 
+#' Value columns without the prefix that says what they hold ("prob.",
+#' "prediction."; see the records' `value_labels`)
+#' @noRd
+strip_value_prefix <- function(value_columns, task) {
+  prefix <- pd_task_record(task)$value_prefix
+  if (is.null(prefix)) value_columns else sub(prefix, "", value_columns)
+}
+
+#' The record of the task a partial dependence result is for; a result
+#' without one is labelled as a regression's
+#' @noRd
+pd_task_record <- function(task) {
+  known <- is.character(task) && length(task) == 1L && task %in% task_names()
+  task_record(if (known) task else "regression")
+}
+
 #' @noRd
 pd_value_name <- function(object) {
-  if (identical(attr(object, "task"), "classification")) "Probability" else "Prediction"
+  pd_task_record(attr(object, "task"))$value_axis
 }
 
 #' @noRd

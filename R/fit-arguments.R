@@ -49,7 +49,7 @@ check_y <- function(y, missing_y) {
 #' @noRd
 check_quantiles <- function(quantiles, response) {
   quantiles <- check_flag(quantiles, "quantiles")
-  if (quantiles && (response$task != "regression" || response$n_output != 1L)) {
+  if (quantiles && !one_real_output(response)) {
     stop("quantiles = TRUE is for regression with one numeric output.", call. = FALSE)
   }
   quantiles
@@ -84,21 +84,38 @@ check_min_leaf <- function(min_leaf, task, n_counted = NULL) {
 #' default_node_size())
 #' @noRd
 check_min_events <- function(min_events, task) {
-  if (task != "survival") {
-    if (!is.null(min_events)) {
-      stop(sprintf("`min_events` is for survival forests, but `y` gives a %s forest; drop it.",
-                   task), call. = FALSE)
-    }
-    return(NULL)
+  task_record(task)$check_min_events(min_events, task)
+}
+
+#' min_events for a task without events: NULL, or an error if given
+#' @noRd
+refuse_min_events <- function(min_events, task) {
+  if (!is.null(min_events)) {
+    stop(sprintf("`min_events` is for survival forests, but `y` gives a %s forest; drop it.",
+                 task), call. = FALSE)
   }
-  check_count(min_events %||% 1L, "min_events", min = 1L)
+  NULL
+}
+
+#' Whether the outputs are one factor of classes (what class weights and
+#' per-class sampling need)
+#' @noRd
+one_class_output <- function(response) {
+  task_record(response$task)$class_outputs && response$n_output == 1L
+}
+
+#' Whether the outputs are one number the leaves average (what quantiles,
+#' output bins, intervals and residuals need)
+#' @noRd
+one_real_output <- function(response) {
+  task_record(response$task)$real_outputs && response$n_output == 1L
 }
 
 #' NULL for the paper's CCA (0 for the core); regression with one output only
 #' @noRd
 check_output_bins <- function(output_bins, response) {
   output_bins <- if (is.null(output_bins)) 0L else check_count(output_bins, "output_bins", min = 2L)
-  if (output_bins > 0L && (response$task != "regression" || response$n_output != 1L)) {
+  if (output_bins > 0L && !one_real_output(response)) {
     stop("`output_bins` is for regression with one numeric output.", call. = FALSE)
   }
   output_bins
@@ -106,11 +123,11 @@ check_output_bins <- function(output_bins, response) {
 
 #' Bagging by choice, or the paper's rule: bagging when every feature is
 #' sampled at every node (projection bootstrapping would change nothing then);
-#' survival forests are bagged (see survival_bags())
+#' a task may bag by default (its record's `bagged_by_default`: survival)
 #' @noRd
 resolve_bagging <- function(sampling, mtry, n_feature, task = "classification") {
   sampling == "bagging" ||
-    (sampling == "auto" && (mtry >= n_feature || survival_bags(task)))
+    (sampling == "auto" && (mtry >= n_feature || task_record(task)$bagged_by_default))
 }
 
 #' The paper's default mtry, or the user's number or function of D
@@ -138,11 +155,21 @@ check_mtry <- function(mtry, n_feature) {
 #' Split rules belong to tasks; say which when they do not match
 #' @noRd
 check_split_rule <- function(split_rule, task) {
-  if (task == "survival" || identical(split_rule, "logrank")) {
-    return(check_survival_split_rule(split_rule, task))
+  task_record(task)$check_split_rule(split_rule)
+}
+
+#' The split rule of a task whose leaves hold averaged values (see the
+#' records' `split_rules`, `outcome` and `wrong_split_rule`)
+#' @noRd
+check_mean_split_rule <- function(split_rule, task) {
+  record <- task_record(task)
+  if (identical(split_rule, "logrank")) {
+    stop(sprintf(paste0("split_rule = \"logrank\" is for survival outcomes (a Surv response), ",
+                        "but `y` is %s; use %s."), record$outcome,
+                 paste0("\"", record$split_rules, "\"", collapse = " or ")), call. = FALSE)
   }
   if (is.null(split_rule)) {
-    return(if (task == "classification") "entropy" else "variance")
+    return(record$split_rules[[1L]])
   }
   if (identical(split_rule, "extratrees")) {
     stop("split_rule = \"extratrees\" is ranger's; in ccforest, axis_candidates = \"random\" ",
@@ -151,13 +178,8 @@ check_split_rule <- function(split_rule, task) {
          call. = FALSE)
   }
   split_rule <- check_choice(split_rule, "split_rule", c("entropy", "gini", "variance"))
-  if (task == "classification" && split_rule == "variance") {
-    stop("split_rule = \"variance\" is for regression, but `y` is categorical; ",
-         "use \"entropy\" or \"gini\".", call. = FALSE)
-  }
-  if (task == "regression" && split_rule != "variance") {
-    stop(sprintf("split_rule = \"%s\" is for classification, but `y` is numeric; ", split_rule),
-         "use \"variance\", or convert `y` to a factor for classification.", call. = FALSE)
+  if (!split_rule %in% record$split_rules) {
+    stop(sprintf(record$wrong_split_rule, split_rule), call. = FALSE)
   }
   split_rule
 }
@@ -234,7 +256,7 @@ check_feature_weights <- function(feature_weights, feature_names, task) {
   }
   if (is.character(feature_weights)) {
     feature_weights <- check_choice(feature_weights, "feature_weights", "screen")
-    if (task == "survival") {
+    if (!task_record(task)$screens_features) {
       stop(paste0("feature_weights = \"screen\" is for classification and regression: ",
                   "a survival outcome has no per-feature R^2 to screen by; give numeric ",
                   "weights instead."), call. = FALSE)

@@ -28,8 +28,10 @@
 #   beyond   list(rank, label): print()'s words for a value beyond the
 #            paper (NULL when it is the paper's), in the order of `rank`
 #   shown    list(rank, label, value, summary_only): a row of its own in
-#            print() and summary() (value(options): the text, NA for none),
-#            in the order of `rank`; see option_rows()
+#            print() and summary() (value(options, n_feature): the text, NA
+#            for none; n_feature, the fit's number of features, is NULL in
+#            summary(), which shows them in a row of their own), in the
+#            order of `rank`; see option_rows()
 #   parsnip  list(parsnip, pkg, fun, sub): the engine argument of
 #            rand_forest() and its dials parameter, NULL if not tunable there
 #   mlr3     list(tags, ...): the learners' parameter (tags, and `task`,
@@ -117,6 +119,12 @@ option_table <- list(
   option("mtry", NULL, count_type(min = 1L, null = TRUE), stage = "data",
          check = function(value, context) check_mtry(value, context$n_feature),
          core = core_as_is("mtry"),
+         # print() says it of the features; summary() has a row of them above.
+         shown = shown_row(0, "mtry:", function(opts, n_feature) {
+           if (is.null(n_feature)) format(opts$mtry) else {
+             sprintf("%d of %d features", opts$mtry, n_feature)
+           }
+         }),
          parsnip = list(parsnip = "mtry", pkg = "dials", fun = "mtry", sub = FALSE),
          mlr3 = list(tags = tune_tags)),
   option("min_split", NULL, count_type(min = 1L, null = TRUE), stage = "data",
@@ -124,7 +132,7 @@ option_table <- list(
            check_min_split(value, context$task, context$n_row, context$n_counted)
          },
          core = core_as_is("min_split"),
-         shown = shown_row(6, "min_split, min_leaf:", function(opts) {
+         shown = shown_row(6, "min_split, min_leaf:", function(opts, ...) {
            sprintf("%d, %d", opts$min_split, opts$min_leaf)
          }, summary_only = TRUE),
          parsnip = list(parsnip = "min_n", pkg = "dials", fun = "min_n", sub = FALSE),
@@ -138,25 +146,22 @@ option_table <- list(
          stored = FALSE, core = core_as_is("min_events")),
   option("max_depth", NULL, count_type(min = 1L, null = TRUE, null_as = 0L),
          core = core_as_is("max_depth"),
-         shown = shown_row(7, "max_depth:", function(opts) {
+         shown = shown_row(7, "max_depth:", function(opts, ...) {
            if (opts$max_depth == 0L) "unlimited" else format(opts$max_depth)
          }, summary_only = TRUE),
          mlr3 = list(tags = tune_tags)),
   option("split_rule", NULL, choice_type(c("entropy", "gini", "variance", "logrank")),
          stage = "data", check = function(value, context) check_split_rule(value, context$task),
          core = core_as_is("split_rule"),
-         shown = shown_row(3, "Split rule:", function(opts) opts$split_rule %||% NA_character_),
+         shown = shown_row(3, "Split rule:", function(opts, ...) opts$split_rule %||% NA_character_),
          parsnip = list(parsnip = "split_rule", pkg = "ccforest", fun = "ccf_split_rule",
                         sub = FALSE),
          mlr3 = list(tags = tune_tags, task = "classif", values = c("entropy", "gini"),
                      default = "entropy")),
   # Stored as resolved (bagging or projection) by the pipeline.
   option("sampling", "auto", choice_type(c("auto", "projection", "bagging")),
-         core = function(value, options, training) {
-           bagging <- value == "bagging"
-           list(projection_bootstrap = !bagging, bagging = bagging)
-         },
-         shown = shown_row(1, "Sampling:", function(opts) sampling_label(opts)),
+         core = function(value, options, training) list(projection_bootstrap = value != "bagging"),
+         shown = shown_row(1, "Sampling:", function(opts, ...) sampling_label(opts)),
          parsnip = list(parsnip = "sampling", pkg = "ccforest", fun = "ccf_sampling",
                         sub = FALSE),
          mlr3 = list(tags = tune_tags)),
@@ -171,7 +176,7 @@ option_table <- list(
          mlr3 = list(tags = tune_tags)),
   option("projection", "cca", choice_type(c("cca", "rotation", "pca", "axis")),
          core = core_as_is("projection"),
-         shown = shown_row(2, "Projection:", function(opts) projection_label(opts$projection)),
+         shown = shown_row(2, "Projection:", function(opts, ...) projection_label(opts$projection)),
          parsnip = list(parsnip = "projection", pkg = "ccforest", fun = "ccf_projection",
                         sub = FALSE),
          mlr3 = list(tags = tune_tags)),
@@ -183,7 +188,7 @@ option_table <- list(
          core = function(value, options, training) {
            list(impute_random = value %in% c("impute_random", "omit"))
          },
-         shown = shown_row(8, "na_action:", function(opts) opts$na_action, summary_only = TRUE),
+         shown = shown_row(8, "na_action:", function(opts, ...) opts$na_action, summary_only = TRUE),
          mlr3 = list(tags = "train")),
   # Checked against the rows by check_case_weights(); the fit stores whether
   # there were any.
@@ -254,7 +259,7 @@ option_table <- list(
          core = function(value, options, training) {
            if (!is.null(value)) list(feature_weights = unname(value))
          },
-         shown = shown_row(5, "Feature weights:", function(opts) feature_weights_label(opts)),
+         shown = shown_row(5, "Feature weights:", function(opts, ...) feature_weights_label(opts)),
          mlr3 = list(tags = "train")),
   option("variant", "ccforest", choice_type(c("ccforest", "paper")),
          core = core_as_is("variant", "ccforest"), mlr3 = list(tags = "train")),
@@ -424,11 +429,13 @@ beyond_paper_rank <- 4
 #' (`shown`) and the "Beyond paper:" line (`beyond`, see
 #' beyond_paper_label()), in the order of their ranks; NA for a row left out
 #' @param summary Whether the rows are summary()'s (more of them).
+#' @param n_feature The fit's number of features, for print() (NULL in
+#'   summary()).
 #' @noRd
-option_rows <- function(opts, beyond, summary = FALSE) {
+option_rows <- function(opts, beyond, summary = FALSE, n_feature = NULL) {
   rows <- Filter(function(o) !is.null(o$shown) && (summary || !o$shown$summary_only),
                  option_table)
-  values <- vapply(rows, function(o) o$shown$value(opts), character(1))
+  values <- vapply(rows, function(o) o$shown$value(opts, n_feature), character(1))
   names(values) <- vapply(rows, function(o) o$shown$label, character(1))
   ranks <- c(vapply(rows, function(o) o$shown$rank, numeric(1)), beyond_paper_rank)
   c(values, "Beyond paper:" = beyond)[order(ranks)]

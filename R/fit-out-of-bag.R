@@ -62,36 +62,10 @@ out_of_bag <- function(oob, response_bp, response, kept_rows = NULL) {
   seen <- oob$count > 0L
   values <- oob$sum / pmax(oob$count, 1L)
   values[!seen, ] <- NA_real_
-  if (response_bp$task == "classification") {
-    predicted <- format_classification(values, response_bp, "class")
-    truth <- lapply(seq_len(response$n_output), function(m) response$codes[, m] + 1L)
-    predicted_codes <- if (response$n_output == 1L) {
-      list(as.integer(predicted))
-    } else {
-      lapply(predicted, as.integer)
-    }
-    errors <- vapply(seq_along(truth), function(m) {
-      mean(predicted_codes[[m]][seen] != truth[[m]][seen])
-    }, numeric(1))
-  } else {
-    predicted <- format_regression(values, response_bp)
-    truth <- response$original
-    fitted <- as.matrix(as.data.frame(predicted))
-    errors <- colMeans((fitted[seen, , drop = FALSE] - truth[seen, , drop = FALSE])^2)
-    residuals <- truth - fitted
-    residuals <- if (response$n_output == 1L) {
-      residuals[, 1L]
-    } else {
-      as.data.frame(structure(residuals, dimnames = list(NULL, response_bp$names)),
-                    optional = TRUE)
-    }
-  }
-  out <- list(predictions = predicted, oob_error = if (any(seen)) mean(errors) else NA_real_)
-  if (response_bp$task == "regression") {
-    out$residuals <- residuals
-  } else {
-    out$oob_prob <- format_classification(values, response_bp, "prob")
-  }
+  estimates <- task_record(response_bp$task)$oob_summary(values, seen, response_bp, response)
+  out <- c(list(predictions = estimates$predictions,
+                oob_error = if (any(seen)) mean(estimates$errors) else NA_real_),
+           estimates$extra)
   out$oob_error_curve <- oob_error_curve(oob, response_bp)
   if (!is.null(kept_rows)) {
     for (name in intersect(c("predictions", "residuals", "oob_prob"), names(out))) {
@@ -148,4 +122,40 @@ oob_negation_importance <- function(fit, training, core, n_thread) {
     advice = "Fit with importance = \"projection\", or on fewer rows."
   )
   oob_importance(values, fit, type = "negation")
+}
+
+#' A classifier's out-of-bag classes, misclassification rate per output and
+#' class probabilities (`extra`), from the rows' averaged out-of-bag values
+#' @noRd
+class_oob_summary <- function(values, seen, response_bp, response) {
+  predicted <- format_classification(values, response_bp, "class")
+  truth <- lapply(seq_len(response$n_output), function(m) response$codes[, m] + 1L)
+  predicted_codes <- if (response$n_output == 1L) {
+    list(as.integer(predicted))
+  } else {
+    lapply(predicted, as.integer)
+  }
+  errors <- vapply(seq_along(truth), function(m) {
+    mean(predicted_codes[[m]][seen] != truth[[m]][seen])
+  }, numeric(1))
+  list(predictions = predicted, errors = errors,
+       extra = list(oob_prob = format_classification(values, response_bp, "prob")))
+}
+
+#' A regression forest's out-of-bag predictions, mean squared error per
+#' output and residuals (`extra`: observed minus predicted)
+#' @noRd
+values_oob_summary <- function(values, seen, response_bp, response) {
+  predicted <- format_regression(values, response_bp)
+  truth <- response$original
+  fitted <- as.matrix(as.data.frame(predicted))
+  errors <- colMeans((fitted[seen, , drop = FALSE] - truth[seen, , drop = FALSE])^2)
+  residuals <- truth - fitted
+  residuals <- if (response$n_output == 1L) {
+    residuals[, 1L]
+  } else {
+    as.data.frame(structure(residuals, dimnames = list(NULL, response_bp$names)),
+                  optional = TRUE)
+  }
+  list(predictions = predicted, errors = errors, extra = list(residuals = residuals))
 }

@@ -170,13 +170,12 @@ parse_response <- function(y, arg = "y", name = NULL) {
 #' `stat_rows`
 #' @noRd
 standardise_response <- function(response, stat_rows = NULL) {
-  if (response$task == "survival") {
-    # Times are not z-scored: the core sees their ranks among the event times.
-    return(standardise_survival_response(response, stat_rows))
-  }
-  if (response$task != "regression") {
-    return(response)
-  }
+  task_record(response$task)$standardise(response, stat_rows)
+}
+
+#' Regression outputs z-scored over `stat_rows` (NULL: all rows)
+#' @noRd
+standardise_values <- function(response, stat_rows = NULL) {
   values <- response$values
   moments <- lapply(seq_len(ncol(values)), function(m) {
     scaled_moments(if (is.null(stat_rows)) values[, m] else values[stat_rows, m])

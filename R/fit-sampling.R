@@ -64,7 +64,7 @@ check_sample_fraction <- function(sample_fraction, response, class_weights) {
     }
     return(as.double(sample_fraction))
   }
-  if (response$task != "classification" || response$n_output != 1L) {
+  if (!one_class_output(response)) {
     stop("One `sample_fraction` per class is for classification with one output; give one ",
          "number in (0, 1].", call. = FALSE)
   }

@@ -38,7 +38,7 @@ check_class_weights <- function(class_weights, response) {
   if (is.null(class_weights)) {
     return(NULL)
   }
-  if (response$task != "classification" || response$n_output != 1L) {
+  if (!one_class_output(response)) {
     stop("`class_weights` is for classification with one output; ",
          "use `case_weights` to weight rows otherwise.", call. = FALSE)
   }
@@ -153,7 +153,7 @@ check_weight_range <- function(w, case_weights, class_weights, response) {
 #' @noRd
 check_classes_drawn <- function(response, weights, sample_fraction, case_weights,
                                 class_weights) {
-  if (response$task != "classification") {
+  if (!task_record(response$task)$class_outputs) {
     return(invisible())
   }
   per_class <- !is.null(names(sample_fraction))

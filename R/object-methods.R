@@ -192,8 +192,8 @@ fitted.ccforest <- function(object, type = NULL, ...) {
 #' @export
 residuals.ccforest <- function(object, ...) {
   check_ccforest(object)
-  if (object$task != "regression") {
-    record <- task_record(object$task)
+  record <- task_record(object$task)
+  if (!record$real_outputs) {
     stop(sprintf(paste0("residuals() is for regression forests; `object` is %s. ",
                         "fitted() gives its out-of-bag %s."), record$described,
                  record$fitted_what), call. = FALSE)

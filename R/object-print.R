@@ -24,8 +24,7 @@ print.ccforest <- function(x, ...) {
     "Call:" = paste(deparse(x$call, width.cutoff = 60L), collapse = paste0("\n", strrep(" ", 17L))),
     "Task:" = s$task_label,
     "Trees:" = format_tree_count(s$n_tree, s$first_tree),
-    "mtry:" = sprintf("%d of %d features", x$options$mtry, s$n_feature),
-    option_rows(x$options, s$beyond_paper),
+    option_rows(x$options, s$beyond_paper, n_feature = s$n_feature),
     "Rows:" = format(x$n_obs),
     "Features:" = sprintf("%d (%d columns after encoding)", s$n_feature, s$n_column),
     "Mean tree size:" = sprintf("%.1f leaves, depth %.1f", mean(s$leaves), mean(s$depth)),
@@ -33,7 +32,7 @@ print.ccforest <- function(x, ...) {
     "Training time:" = format_seconds(x$train_time)
   )
   rows <- rows[!is.na(rows)]
-  if (x$task == "survival") names(rows)[names(rows) == "OOB error:"] <- "Out of bag:"
+  names(rows)[names(rows) == "OOB error:"] <- task_record(x$task)$oob_label
   cat(sprintf("%-16s %s", names(rows), rows), sep = "\n")
   invisible(x)
 }
@@ -44,21 +43,7 @@ summary.ccforest <- function(object, ...) {
   check_ccforest(object)
   sizes <- tree_sizes(object)
   response <- object$response
-  task_label <- if (object$task == "classification") {
-    classes <- vapply(response$levels, length, integer(1))
-    if (response$n_output == 1L) {
-      sprintf("classification, %d classes", classes)
-    } else {
-      sprintf("multi-output classification, %d outputs (%s classes)", response$n_output,
-              paste(classes, collapse = ", "))
-    }
-  } else if (object$task == "survival") {
-    survival_task_label(response$survival)
-  } else if (response$n_output == 1L) {
-    "regression"
-  } else {
-    sprintf("multivariate regression, %d outputs", response$n_output)
-  }
+  task_label <- task_record(object$task)$task_label(response)
   structure(
     list(
       task_label = task_label,
@@ -91,7 +76,6 @@ print.summary.ccforest <- function(x, ...) {
     "Trees:" = format_tree_count(x$n_tree, x$first_tree),
     "Rows:" = format(x$n_obs),
     "Features:" = sprintf("%d (%d columns after encoding)", x$n_feature, x$n_column),
-    "mtry:" = format(opts$mtry),
     option_rows(opts, x$beyond_paper %||% beyond_paper_label(opts), summary = TRUE),
     "Seed:" = format(x$seed, scientific = FALSE),
     "Leaves per tree:" = five_numbers(x$leaves),
@@ -170,12 +154,18 @@ format_oob_error <- function(x) {
   if (is.null(x$oob_error)) {
     return(NA_character_)
   }
-  if (x$task == "classification") {
-    sprintf("%.2f%% misclassified (out of bag)", 100 * x$oob_error)
-  } else if (x$task == "survival") {
-    format_survival_oob(x)
+  task_record(x$task)$format_oob(x)
+}
+
+#' print()'s words for a classifier's task: its classes (per output)
+#' @noRd
+classification_task_label <- function(response) {
+  classes <- vapply(response$levels, length, integer(1))
+  if (response$n_output == 1L) {
+    sprintf("classification, %d classes", classes)
   } else {
-    sprintf("%.4g mean squared error (out of bag)", x$oob_error)
+    sprintf("multi-output classification, %d outputs (%s classes)", response$n_output,
+            paste(classes, collapse = ", "))
   }
 }
 

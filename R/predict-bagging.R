@@ -32,12 +32,7 @@ bagging_of <- function(object, what) {
       "\"bagging\", or a `sample_fraction` below 1): it measures how the predictions vary ",
       "with the trees' samples, and with projection bootstrapping every tree is grown on every ",
       "row. Refit with sampling = \"bagging\"%s."), what,
-      if (object$task == "regression") {
-        paste0(", or use type = \"interval\" with a calibration set (conformalised quantile ",
-               "regression, for a forest fitted with quantiles = TRUE)")
-      } else {
-        ""
-      }), call. = FALSE)
+      task_record(object$task)$bagging_advice), call. = FALSE)
   }
   record <- object$bagging
   if (is.null(record)) {
@@ -118,8 +113,9 @@ predict_se_values <- function(object, matrix_x, n_tree, n_thread, impute_random)
     variance[rows, ] <- pmax(corrected, 0)
     clamped[rows, ] <- negative
   }
-  if (object$task == "regression") {
-    variance <- sweep(variance, 2L, object$response$scale^2, `*`)
+  scale <- task_record(object$task)$error_scale(object$response)
+  if (!is.null(scale)) {
+    variance <- sweep(variance, 2L, scale, `*`)
   }
   structure(sqrt(variance), clamped = clamped)
 }
@@ -139,19 +135,9 @@ format_se <- function(se, object, n_tree) {
       sum(clamped), length(clamped), n_tree), call. = FALSE)
   }
   response <- object$response
-  out <- if (object$task == "classification") {
-    format_classification(se, response, "prob")
-  } else if (response$n_output == 1L) {
-    se[, 1L]
-  } else {
-    colnames(se) <- response$names
-    as.data.frame(se, optional = TRUE)
-  }
-  structure(out, clamped = if (response$n_output == 1L && object$task == "regression") {
-    clamped[, 1L]
-  } else {
-    clamped
-  })
+  out <- task_record(object$task)$format_spread(se, response)
+  # The flags follow the answer's shape where it is one vector.
+  structure(out, clamped = if (is.atomic(out) && is.null(dim(out))) clamped[, 1L] else clamped)
 }
 
 #' Jackknife+-after-bootstrap intervals (Kim, Xu and Barber, 2020) of a

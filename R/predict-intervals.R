@@ -13,9 +13,9 @@
 #' The interval method a call asks for, checked against the forest
 #' @noRd
 resolve_interval_method <- function(object, interval, calibration) {
-  if (object$task != "regression" || object$response$n_output != 1L) {
+  if (!one_real_output(object$response)) {
     stop("type = \"interval\" is for regression forests with one numeric output; ",
-         if (object$task == "classification") {
+         if (!task_record(object$task)$real_outputs) {
            "this one is a classifier (type = \"prob\" gives its class probabilities)."
          } else {
            sprintf("this one has %d outputs.", object$response$n_output)

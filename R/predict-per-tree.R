@@ -32,17 +32,34 @@ predict_all_trees <- function(object, matrix_x, type, n_tree, n_thread, impute_r
   width <- prediction_width(response)
   check_result_memory(8 * n * width * n_tree, "Per-tree predictions", n, n_tree)
   values <- per_tree_raw(object, matrix_x, n_tree, n_thread, impute_random)
-  if (object$task == "regression") {
-    for (m in seq_len(response$n_output)) {
-      values[, m, ] <- values[, m, ] * response$scale[[m]] + response$center[[m]]
-    }
-    if (response$n_output == 1L) {
-      dim(values) <- c(n, n_tree)
-      return(values)
-    }
-    dimnames(values) <- list(NULL, response$names, NULL)
+  task_record(object$task)$format_per_tree(values, response, type)
+}
+
+#' Each tree's values in the outputs' units: a matrix (rows x trees) for one
+#' output, an array (rows x outputs x trees) for several
+#' @param values The core's per-tree values, rows x outputs x trees.
+#' @noRd
+values_per_tree <- function(values, response) {
+  n <- dim(values)[[1L]]
+  n_tree <- dim(values)[[3L]]
+  for (m in seq_len(response$n_output)) {
+    values[, m, ] <- values[, m, ] * response$scale[[m]] + response$center[[m]]
+  }
+  if (response$n_output == 1L) {
+    dim(values) <- c(n, n_tree)
     return(values)
   }
+  dimnames(values) <- list(NULL, response$names, NULL)
+  values
+}
+
+#' Each tree's class probabilities (`type` "prob": an array rows x classes x
+#' trees per output) or classes (level numbers, rows x trees, per output)
+#' @param values The core's per-tree values, rows x classes x trees.
+#' @noRd
+class_per_tree <- function(values, response, type) {
+  n <- dim(values)[[1L]]
+  n_tree <- dim(values)[[3L]]
   offsets <- c(0L, cumsum(response$n_class))
   per_output <- lapply(seq_len(response$n_output), function(m) {
     block <- values[, offsets[[m]] + seq_len(response$n_class[[m]]), , drop = FALSE]

@@ -245,27 +245,40 @@ predict.ccforest <- function(object, new_data, ..., type = NULL, n_tree = NULL,
   } else if (missing(new_data)) {
     stop("`new_data` is missing: give the data to predict.", call. = FALSE)
   }
+  args <- list(type = type, n_tree = n_tree, n_thread = n_thread, na_action = na_action,
+               quantiles = quantiles, backend = backend, chunk_size = chunk_size,
+               predict_all = predict_all, level = level, interval = interval,
+               calibration = calibration, calibration_y = calibration_y, times = times,
+               horizon = horizon)
+  task_record(object$task)$predict(object, new_data, args)
+}
+
+#' predict() for a forest whose leaves hold averaged values (classes'
+#' proportions or outputs): classification and regression
+#' @param args predict()'s arguments, as a list.
+#' @noRd
+predict_mean_forest <- function(object, new_data, args) {
+  type <- args$type
+  n_tree <- args$n_tree
+  n_thread <- args$n_thread
+  na_action <- args$na_action
+  quantiles <- args$quantiles
+  backend <- args$backend
+  chunk_size <- args$chunk_size
+  predict_all <- args$predict_all
   task <- object$task
-  if (task == "survival") {
-    return(predict_survival_forest(
-      object, new_data, type, times, horizon, n_tree, n_thread, na_action, backend, chunk_size,
-      predict_all, list(interval = interval, calibration = calibration,
-                        calibration_y = calibration_y)))
-  }
-  if (!is.null(times) || !is.null(horizon)) {
+  record <- task_record(task)
+  if (!is.null(args$times) || !is.null(args$horizon)) {
     stop(sprintf("`%s` is for survival forests; this one is a %s forest.",
-                 if (!is.null(times)) "times" else "horizon", task), call. = FALSE)
+                 if (!is.null(args$times)) "times" else "horizon", task), call. = FALSE)
   }
-  type <- type %||% if (task == "classification") "class" else "response"
+  type <- type %||% record$predict_types[[1L]]
   type <- check_choice(type, "type", c("class", "prob", "response", "quantiles", "interval",
                                        "se", "terminal_nodes"))
-  if (task == "classification" && type %in% c("response", "quantiles", "interval")) {
-    stop(sprintf("type = \"%s\" is for regression forests; this one is a classifier: ", type),
-         "use \"class\" or \"prob\".", call. = FALSE)
-  }
-  if (task == "regression" && type %in% c("class", "prob")) {
-    stop(sprintf("type = \"%s\" is for classification forests; this one is a ", type),
-         "regression forest: use \"response\".", call. = FALSE)
+  if (!type %in% record$predict_types) {
+    owner <- Filter(function(r) type %in% r$predict_types, task_records)[[1L]]
+    stop(sprintf("type = \"%s\" is for %s; this one is %s: use %s.", type, owner$forests,
+                 record$described, record$type_advice), call. = FALSE)
   }
   if (type == "quantiles") {
     if (is.null(object$quantile)) {
@@ -288,8 +301,8 @@ predict.ccforest <- function(object, new_data, ..., type = NULL, n_tree = NULL,
   predict_all <- check_flag(predict_all, "predict_all")
   if (predict_all || type %in% c("interval", "se", "terminal_nodes")) {
     return(predict_beyond_mean(object, new_data, type, predict_all, whole, na_action,
-                               n_tree, n_thread, impute_random, level, interval, calibration,
-                               calibration_y))
+                               n_tree, n_thread, impute_random, args$level, args$interval,
+                               args$calibration, args$calibration_y))
   }
   if (type == "quantiles") {
     if (!whole) {
@@ -313,11 +326,7 @@ predict.ccforest <- function(object, new_data, ..., type = NULL, n_tree = NULL,
     predict_in_chunks(object, new_data, na_action, n_tree, n_thread, impute_random, backend,
                       chunk_size)
   }
-  if (task == "classification") {
-    format_classification(values, object$response, type)
-  } else {
-    format_regression(values, object$response)
-  }
+  record$format_values(values, object$response, type)
 }
 
 #' The forest's averaged leaf values for the rows of an encoded matrix
@@ -346,7 +355,17 @@ predictor_matrix <- function(object, new_data, na_action = NULL, arg = "new_data
 
 #' @noRd
 prediction_width <- function(response) {
-  if (response$task == "classification") sum(response$n_class) else response$n_output
+  task_record(response$task)$prediction_width(response)
+}
+
+#' Names of a classifier's value columns (tree_info(), partial_dependence()):
+#' "prob." and the class, after the output's name when there are several
+#' @noRd
+class_value_labels <- function(response) {
+  unlist(lapply(seq_len(response$n_output), function(m) {
+    prefix <- if (response$n_output == 1L) "prob." else paste0("prob.", response$names[[m]], ".")
+    paste0(prefix, response$levels[[m]])
+  }), use.names = FALSE)
 }
 
 #' @noRd
@@ -377,6 +396,17 @@ format_classification <- function(values, response, type) {
   }
   names(classes) <- response$names
   as.data.frame(classes, optional = TRUE)
+}
+
+#' Standard errors, say, in the outputs' shape: a vector for one output, a
+#' data.frame of the named outputs for several
+#' @noRd
+output_shaped <- function(values, response) {
+  if (response$n_output == 1L) {
+    return(values[, 1L])
+  }
+  colnames(values) <- response$names
+  as.data.frame(values, optional = TRUE)
 }
 
 #' @noRd
@@ -455,7 +485,7 @@ ccforest_problem <- function(object) {
     tryCatch(package_version(object$version), error = function(e) NULL)
   }
   if (is.null(version)) return("its version is unreadable")
-  if (!is_string(object$task) || !object$task %in% c("classification", "regression", "survival")) {
+  if (!is_string(object$task) || !object$task %in% task_names()) {
     return("its task is unknown")
   }
   if (!is.numeric(object$seed) || !is_count(object$seed) || object$seed > 2^31 - 1) {
@@ -515,17 +545,28 @@ ccforest_problem <- function(object) {
       length(resp$names) != resp$n_output) {
     return("its outputs are inconsistent")
   }
-  if (object$task == "classification") {
-    if (!is.list(resp$levels) || length(resp$levels) != resp$n_output ||
-        !all(vapply(resp$levels, is.character, logical(1))) ||
-        !is.numeric(resp$n_class) || !identical(as.integer(resp$n_class), lengths(resp$levels)) ||
-        any(resp$n_class < 1L)) {
-      return("its class levels are inconsistent")
-    }
-  } else if (object$task == "survival") {
-    return(survival_problem(resp))
-  } else if (!finite(resp$center, resp$n_output) || !finite(resp$scale, resp$n_output) ||
-             any(resp$scale <= 0)) {
+  task_record(object$task)$response_problem(resp)
+}
+
+#' What is wrong with a classifier's record of its classes, or NULL
+#' @noRd
+class_response_problem <- function(resp) {
+  if (!is.list(resp$levels) || length(resp$levels) != resp$n_output ||
+      !all(vapply(resp$levels, is.character, logical(1))) ||
+      !is.numeric(resp$n_class) || !identical(as.integer(resp$n_class), lengths(resp$levels)) ||
+      any(resp$n_class < 1L)) {
+    return("its class levels are inconsistent")
+  }
+  NULL
+}
+
+#' What is wrong with a regression forest's record of its outputs' scaling,
+#' or NULL
+#' @noRd
+values_response_problem <- function(resp) {
+  finite <- function(x, n) is.numeric(x) && length(x) == n && all(is.finite(x))
+  if (!finite(resp$center, resp$n_output) || !finite(resp$scale, resp$n_output) ||
+      any(resp$scale <= 0)) {
     return("its output scaling is inconsistent")
   }
   NULL

@@ -169,14 +169,7 @@ survival_shape <- function(survival) {
 
 #' Split rules of survival forests: the log-rank test
 #' @noRd
-check_survival_split_rule <- function(split_rule, task) {
-  if (task != "survival") {
-    stop(sprintf(paste0("split_rule = \"logrank\" is for survival outcomes (a Surv response), ",
-                        "but `y` is %s; use %s."),
-                 if (task == "classification") "categorical" else "numeric",
-                 if (task == "classification") "\"entropy\" or \"gini\"" else "\"variance\""),
-         call. = FALSE)
-  }
+check_survival_split_rule <- function(split_rule) {
   if (is.null(split_rule) || identical(split_rule, "logrank")) {
     return("logrank")
   }
@@ -281,14 +274,6 @@ format_survival_oob <- function(x) {
           note)
 }
 
-#' Whether sampling = "auto" bags a task's trees: survival forests are
-#' bagged, which measured at least as accurate as projection bootstrapping
-#' and gives out-of-bag estimates (bench/results/survival-design.md)
-#' @noRd
-survival_bags <- function(task) {
-  task == "survival"
-}
-
 #' The rows a fit learns from: those of positive weight
 #' @noRd
 rows_counted <- function(matrix_x, weights) {
@@ -349,3 +334,16 @@ rows_counted <- function(matrix_x, weights) {
 #' @rdname ccforest
 #' @name ccforest
 NULL
+
+#' Why a survival forest has no out-of-bag error curve
+#' @noRd
+survival_no_error_curve <- function(x) {
+  sprintf(paste0(
+    "which survival forests do not keep: their out-of-bag error, 1 - Harrell's C%s, is a ",
+    "ranking of the whole forest's risks, not a sum of each tree's errors."),
+    if (is.numeric(x$oob_error) && !is.na(x$oob_error)) {
+      sprintf(" (%s here)", formatC(x$oob_error, format = "f", digits = 3L))
+    } else {
+      ""
+    })
+}

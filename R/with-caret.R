@@ -149,10 +149,9 @@ caret_predict <- function(modelFit, newdata, submodels = NULL) {
   if (!is.data.frame(newdata) && !is.matrix(newdata)) {
     newdata <- as.data.frame(newdata)
   }
-  if (modelFit$task == "classification") {
-    return(as.character(stats::predict(modelFit, newdata, type = "class")))
-  }
-  stats::predict(modelFit, newdata, type = "response")
+  # A classifier's classes go to caret as characters.
+  pred <- stats::predict(modelFit, newdata, type = task_record(modelFit$task)$default_type)
+  if (is.factor(pred)) as.character(pred) else pred
 }
 
 #' @noRd
@@ -177,5 +176,5 @@ caret_predictors <- function(x, ...) {
 
 #' @noRd
 caret_levels <- function(x) {
-  if (x$task == "classification") x$response$levels[[1L]] else NULL
+  if (task_record(x$task)$class_outputs) x$response$levels[[1L]] else NULL
 }

@@ -225,7 +225,7 @@ mlr3_resolve_mtry <- function(values, n_feature) {
 #' @noRd
 mlr3_predict <- function(model, new_data, predict_type, values) {
   n_thread <- values$n_thread
-  if (model$task == "classification") {
+  if (task_record(model$task)$class_outputs) {
     prob <- stats::predict(model, new_data, type = "prob", n_thread = n_thread)
     # The class predict(type = "class") gives: the first most probable.
     best <- max.col(prob, ties.method = "first")

@@ -288,10 +288,16 @@ multi_predict_ccforest <- function(object, new_data, type = NULL, trees = NULL, 
                  n_total, format_value(trees)), call. = FALSE)
   }
   trees <- sort(unique(as.integer(trees)))
-  if (forest$task == "survival") {
-    return(multi_predict_survival(forest, new_data, type, trees, list(...)$eval_time))
-  }
-  classification <- forest$task == "classification"
+  task_record(forest$task)$multi_predict(object, new_data, type, trees, list(...))
+}
+
+#' multi_predict_ccforest() for a forest whose leaves hold averaged values
+#' (classification, regression and its quantile regression mode)
+#' @param trees The numbers of trees, checked and sorted.
+#' @noRd
+multi_predict_mean <- function(object, new_data, type, trees) {
+  forest <- object$fit
+  classification <- task_record(forest$task)$class_outputs
   # The engine's quantile regression mode (with-parsnip-quantile.R): tune asks for
   # its quantiles with the first k trees.
   quantile_mode <- identical(object$spec$mode, "quantile regression")

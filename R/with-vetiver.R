@@ -379,7 +379,7 @@ prediction_frame <- function(pred, model, args) {
   task <- model$task
   type <- args$type %||% task_record(task)$default_type
   n <- NROW(pred)
-  if (task == "survival" && type %in% c("survival", "chf", "cif")) {
+  if (type %in% task_record(task)$curve_types) {
     times <- args$times %||% model$response$survival$event_times
     return(curves_frame(pred, type, as.double(times)))
   }

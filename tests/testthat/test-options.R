@@ -49,7 +49,7 @@ core_cases <- list(
   min_events = list(2L, "min_events", 2L),
   max_depth = list(5L, "max_depth", 5L),
   split_rule = list("gini", "split_rule", "gini"),
-  sampling = list("bagging", "bagging", TRUE),
+  sampling = list("bagging", "projection_bootstrap", FALSE),
   projection = list("pca", "projection", "pca"),
   na_action = list("impute_mean", "impute_random", FALSE),
   max_directions = list(3L, "max_directions", 3L),
@@ -92,9 +92,8 @@ test_that("the core's reader asks for nothing core_options() does not give", {
   options$min_events <- 1L
   core <- ccforest:::core_options(options, fit$seed,
                                   list(x = matrix(0, nrow(iris), 4L), weights = numeric(0)))
-  # The seed is read with the forest's options (ccf_grow_cpp()); `bagging`
-  # by no one (projection_bootstrap says it to the core).
-  expect_setequal(read, setdiff(names(core), c("seed", "bagging")))
+  # The seed is read with the forest's options (ccf_grow_cpp()).
+  expect_setequal(read, setdiff(names(core), "seed"))
 })
 
 test_that("variant = \"paper\" refuses every option it fixes, given otherwise", {
