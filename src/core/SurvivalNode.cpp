@@ -27,20 +27,28 @@ void NodeHazard::fit(const int* rank, const int* event, const double* weight, si
   event_rows_ = 0;
   // Groups of rows sharing a rank, and the weight from each group on (the
   // rows at risk at its time), summed from the end so that the sums do not
-  // depend on subtractions.
-  std::vector<size_t> group_start;
+  // depend on subtractions. The scratch vectors are members, kept from node
+  // to node: allocating them per node showed in profiles of small nodes.
+  std::vector<size_t>& group_start = group_start_;
+  group_start.clear();
   for (size_t g = 0; g < n; ++g) {
     if (g == 0 || rank[order_[g]] != rank[order_[g - 1]]) group_start.push_back(g);
   }
   group_start.push_back(n);
   const size_t n_group = group_start.size() - 1;
-  std::vector<double> from(n_group + 1, 0.0);
+  std::vector<double>& from = from_;
+  from.assign(n_group + 1, 0.0);
   for (size_t g = n_group; g-- > 0;) {
     double total = 0.0;
-    for (size_t h = group_start[g]; h < group_start[g + 1]; ++h) total += this->weight(static_cast<size_t>(order_[h]));
+    if (weight == nullptr) {
+      for (size_t h = group_start[g]; h < group_start[g + 1]; ++h) total += 1.0;
+    } else {
+      for (size_t h = group_start[g]; h < group_start[g + 1]; ++h) total += weight[order_[h]];
+    }
     from[g] = from[g + 1] + total;
   }
-  std::vector<double> counts(k);
+  std::vector<double>& counts = counts_;
+  counts.resize(k);
   for (size_t g = 0; g < n_group; ++g) {
     std::fill(counts.begin(), counts.end(), 0.0);
     bool any = false;
@@ -90,9 +98,12 @@ void martingale_residuals(const NodeHazard& hazard, int intervals, double* out) 
   for (int j = intervals - 1; j >= 0; --j) {
     first[static_cast<size_t>(j)] = std::min(first[static_cast<size_t>(j)], first[static_cast<size_t>(j) + 1]);
   }
-  for (size_t i = 0; i < n; ++i) {
-    double* row = out + i * width;
-    const int s = hazard.position(i);
+  // A row's compensators depend on its position alone: one row of them per
+  // position s = -1 .. q_count - 1, which the node's rows copy (a node has
+  // more rows than event times).
+  std::vector<double> compensator((q_count + 1) * width);
+  for (int s = -1; s < static_cast<int>(q_count); ++s) {
+    double* row = compensator.data() + static_cast<size_t>(s + 1) * width;
     for (int c = 1; c <= k; ++c) {
       for (int j = 0; j < intervals; ++j) {
         const int begin = first[static_cast<size_t>(j)], end = first[static_cast<size_t>(j) + 1];
@@ -104,14 +115,28 @@ void martingale_residuals(const NodeHazard& hazard, int intervals, double* out) 
         row[static_cast<size_t>((c - 1) * intervals + j)] = -lambda;
       }
     }
+  }
+  for (size_t i = 0; i < n; ++i) {
+    double* row = out + i * width;
+    const int s = hazard.position(i);
+    std::copy_n(compensator.data() + static_cast<size_t>(s + 1) * width, width, row);
     const int e = hazard.event(i);
     if (e > 0) row[static_cast<size_t>((e - 1) * intervals + period[static_cast<size_t>(s)])] += 1.0;
   }
 }
 
 void sort_by_time(const SurvivalOutcome& outcome, int* rows, size_t n) {
-  std::stable_sort(rows, rows + n,
-                   [&](int a, int b) { return outcome.time_rank[a] < outcome.time_rank[b]; });
+  // A counting sort on the ranks (-1 .. n_time - 1): stable, as
+  // std::stable_sort was, in O(n + n_time) instead of O(n log n) per tree.
+  const size_t buckets = static_cast<size_t>(outcome.n_time) + 2;
+  std::vector<size_t> start(buckets, 0);
+  for (size_t i = 0; i < n; ++i) ++start[static_cast<size_t>(outcome.time_rank[rows[i]] + 2)];
+  for (size_t b = 1; b < buckets; ++b) start[b] += start[b - 1];
+  std::vector<int> sorted(n);
+  for (size_t i = 0; i < n; ++i) {
+    sorted[start[static_cast<size_t>(outcome.time_rank[rows[i]] + 1)]++] = rows[i];
+  }
+  std::copy(sorted.begin(), sorted.end(), rows);
 }
 
 }  // namespace ccforest

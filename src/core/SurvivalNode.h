@@ -65,6 +65,9 @@ class NodeHazard {
   std::vector<double> hazard_;      // cumulative, n_times x n_cause
   std::vector<int> position_;
   size_t event_rows_ = 0;
+  // Scratch of fit().
+  std::vector<size_t> group_start_;
+  std::vector<double> from_, counts_;
 };
 
 /**

@@ -35,6 +35,9 @@ NodeTargets SurvivalTask::targets(size_t n) const {
   targets.values = values_.data();
   targets.time_rank = node_rank_.data();
   targets.event = node_event_.data();
+  // gather() fitted these rows with the weights the trainer passes the
+  // criterion too: the criterion need not fit them again.
+  targets.hazard = &node_hazard_;
   targets.n = n;
   targets.width = data_.n_output();
   return targets;
