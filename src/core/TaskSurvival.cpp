@@ -14,7 +14,7 @@ void SurvivalTask::gather(const int* rows, size_t begin, size_t end, const doubl
   }
   node_hazard_.fit(node_rank_.data(), node_event_.data(), weights, n, data_.survival.n_cause);
   values_.resize(n * width);
-  martingale_residuals(node_hazard_, data_.survival.intervals, values_.data());
+  martingale_residuals(node_hazard_, data_.survival.intervals, values_.data(), residual_scratch_);
 }
 
 bool SurvivalTask::stops(size_t n, int depth) {
