@@ -1,19 +1,7 @@
 // Survival's part in growing a tree (see Task.h and TaskSurvival.h).
 #include "TaskSurvival.h"
 
-#include <cstdlib>
-
 namespace ccforest {
-
-namespace {
-// MEASUREMENT ONLY (issue 38, second session; removed after): a node with
-// fewer than this many event rows per residual period fits its CCA against
-// one period.
-size_t min_period_events() {
-  const char* text = std::getenv("CCFOREST_SURV_MIN_PERIOD_EVENTS");
-  return text == nullptr ? size_t{0} : static_cast<size_t>(std::atoi(text));
-}
-}  // namespace
 
 void SurvivalTask::gather(const int* rows, size_t begin, size_t end, const double* weights) {
   const size_t n = end - begin, width = data_.n_output();
@@ -27,18 +15,6 @@ void SurvivalTask::gather(const int* rows, size_t begin, size_t end, const doubl
   node_hazard_.fit(node_rank_.data(), node_event_.data(), weights, n, data_.survival.n_cause);
   values_.resize(n * width);
   martingale_residuals(node_hazard_, data_.survival.intervals, values_.data(), residual_scratch_);
-  const size_t periods = static_cast<size_t>(data_.survival.intervals);
-  if (periods > 1 && node_hazard_.event_rows() < min_period_events() * periods) {
-    for (size_t i = 0; i < n; ++i) {
-      double* row = values_.data() + i * width;
-      for (size_t c = 0; c < width; c += periods) {
-        for (size_t j = 1; j < periods; ++j) {
-          row[c] += row[c + j];
-          row[c + j] = 0.0;
-        }
-      }
-    }
-  }
 }
 
 bool SurvivalTask::stops(size_t n, int depth) {
