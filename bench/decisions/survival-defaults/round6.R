@@ -3,7 +3,7 @@
 # only when it has at least m event rows per period (3 m in all), else
 # against the whole residual (one period). Measurement switch: the
 # environment variable CCFOREST_SURV_MIN_PERIOD_EVENTS, read by the build
-# of commit <see survival-defaults.md> only, removed after.
+# of commit c11e9a9 only, removed after.
 period_events <- function(m) {
   function(train) {
     Sys.setenv(CCFOREST_SURV_MIN_PERIOD_EVENTS = m)
