@@ -62,13 +62,20 @@ integrated_brier <- function(cif, time, status, cause, times, G) {
   if (any(g_times <= 0)) {
     return(NA_real_)
   }
+  # Rows with an event are weighted 1 / G(T-) once it has happened, rows
+  # still at risk 1 / G(t) (the two are never both); the weights of the
+  # first are computed once, not per time.
+  had_event <- status > 0L
+  event_weight <- ifelse(g_event > 0, 1 / g_event, 0)
+  is_cause <- status == cause
   score <- vapply(seq_along(times), function(k) {
     t <- times[[k]]
-    ended <- time <= t & status > 0L
+    ended <- time <= t & had_event
+    w <- numeric(length(time))
+    w[ended] <- event_weight[ended]
     alive <- time > t
-    w <- ifelse(ended, 1 / g_event, 0) + ifelse(alive, 1 / g_times[[k]], 0)
-    w[ended & g_event <= 0] <- 0
-    mean(w * ((ended & status == cause) - cif[, k])^2)
+    w[alive] <- 1 / g_times[[k]]
+    mean(w * ((ended & is_cause) - cif[, k])^2)
   }, numeric(1))
   if (length(times) == 1L) {
     return(score)
@@ -116,12 +123,17 @@ undefined_c_index <- function(status, cause) {
 #' @noRd
 null_incidence <- function(time, status, n_cause, times) {
   u <- sort(unique(time[status > 0L]))
-  at_risk <- vapply(u, function(t) sum(time >= t), numeric(1))
+  # Rows at risk at each event time (those not ended before it), and the
+  # events of each cause there: counts, in one pass each.
+  at_risk <- length(time) - findInterval(u, sort(time), left.open = TRUE)
+  ended <- status > 0L
+  events <- matrix(tabulate(match(time[ended], u) + length(u) * (status[ended] - 1L),
+                            length(u) * n_cause), length(u), n_cause)
   s <- 1
   cif <- matrix(0, length(u), n_cause)
   running <- numeric(n_cause)
   for (k in seq_along(u)) {
-    d <- tabulate(status[time == u[[k]] & status > 0L], n_cause)
+    d <- events[k, ]
     running <- running + s * d / at_risk[[k]]
     cif[k, ] <- running
     s <- s * (1 - sum(d) / at_risk[[k]])

@@ -27,7 +27,9 @@ namespace ccforest {
  * v_{c,q} Y_Lq^2, changes by w^2 C_c(s) + 2 w sum_{j in L} w_j C_c(min(s, s_j))
  * when a row of weight w at position s joins the left child (C_c the running
  * sum of v_{c,q}), kept in Fenwick trees over the positions: a sweep of n
- * rows costs O(n log n) for any number of event times.
+ * rows costs O(n log n) for any number of event times. The trees of the
+ * weight and of each cause are interleaved (position-major), so that one
+ * walk reads or updates them all.
  */
 class LogRankCriterion final : public SplitCriterion {
  public:
@@ -40,17 +42,20 @@ class LogRankCriterion final : public SplitCriterion {
   double cut_gain(const double* u, double cut, size_t& n_left) override;
 
   /** The node's fit (after set_node()). */
-  const NodeHazard& hazard() const { return hazard_; }
+  const NodeHazard& hazard() const { return *fit_; }
 
  private:
   void reset_left();
+  /** kCauses: the number of causes, or 0 for n_cause_. */
+  template <size_t kCauses>
   void add_left(size_t row);
   double statistic() const;
 
   size_t n_cause_;
   size_t min_events_;
   NodeTargets targets_;
-  NodeHazard hazard_;
+  NodeHazard own_hazard_;               // when set_node() is given none
+  const NodeHazard* fit_ = &own_hazard_;  // the node's
   size_t n_times_ = 0;
   // Per node time q (and cause c, q-major): Lambda_c, sum v Y, sum v, v;
   // and each cause's total of the linear term (the scale of its variance).
@@ -58,8 +63,10 @@ class LogRankCriterion final : public SplitCriterion {
   std::vector<double> scale_;
   // The left child.
   std::vector<double> u_, linear_left_, quadratic_;
-  std::vector<double> count_tree_;  // Fenwick: weight at each position
-  std::vector<double> cross_tree_;  // Fenwick per cause: w C_c(s) at each position
+  // Fenwick trees over the positions, interleaved: at position i, entry
+  // i (K + 1) the weight, i (K + 1) + 1 + c cause c's w C_c(s).
+  std::vector<double> trees_;
+  std::vector<double> prefix_;  // add_left()'s sums for any number of causes
   double left_weight_ = 0.0;        // rows with a position
   size_t left_events_ = 0;
   std::vector<double> left_at_risk_;  // cut_gain(): Y_Lq

@@ -12,6 +12,8 @@
 
 namespace ccforest {
 
+class NodeHazard;
+
 /**
  * The outputs of the rows at a node, in node order, row-major with `width`
  * entries per row. For classification an entry is a global class index (the
@@ -26,6 +28,12 @@ struct NodeTargets {
   const int* event = nullptr;
   /** Row weights in node order, or null: each row counts once. */
   const double* weights = nullptr;
+  /**
+   * A survival node's Nelson-Aalen fit of these rows (time ranks, events
+   * and weights), when the task has made it already; null: the criterion
+   * fits it.
+   */
+  const NodeHazard* hazard = nullptr;
   size_t n = 0;
   size_t width = 0;
 };

@@ -23,54 +23,70 @@ void NodeHazard::fit(const int* rank, const int* event, const double* weight, si
   events_.clear();
   all_events_.clear();
   hazard_.clear();
-  position_.assign(n, -1);
+  position_.resize(n);
   event_rows_ = 0;
-  // Groups of rows sharing a rank, and the weight from each group on (the
+  // Groups of rows sharing a rank, each with its weight and its events of
+  // each cause summed in row order; then the weight from each group on (the
   // rows at risk at its time), summed from the end so that the sums do not
-  // depend on subtractions.
-  std::vector<size_t> group_start;
-  for (size_t g = 0; g < n; ++g) {
-    if (g == 0 || rank[order_[g]] != rank[order_[g - 1]]) group_start.push_back(g);
-  }
-  group_start.push_back(n);
-  const size_t n_group = group_start.size() - 1;
-  std::vector<double> from(n_group + 1, 0.0);
-  for (size_t g = n_group; g-- > 0;) {
+  // depend on subtractions. Two passes over the rows; the scratch vectors
+  // are members, kept from node to node.
+  group_start_.clear();
+  group_weight_.clear();
+  group_events_.clear();
+  group_any_.clear();
+  for (size_t h = 0; h < n;) {
+    const int r = rank[order_[h]];
+    group_start_.push_back(h);
+    const size_t counts = group_events_.size();
+    group_events_.resize(counts + k, 0.0);
     double total = 0.0;
-    for (size_t h = group_start[g]; h < group_start[g + 1]; ++h) total += this->weight(static_cast<size_t>(order_[h]));
-    from[g] = from[g + 1] + total;
-  }
-  std::vector<double> counts(k);
-  for (size_t g = 0; g < n_group; ++g) {
-    std::fill(counts.begin(), counts.end(), 0.0);
     bool any = false;
-    for (size_t h = group_start[g]; h < group_start[g + 1]; ++h) {
+    for (; h < n && rank[order_[h]] == r; ++h) {
       const size_t i = static_cast<size_t>(order_[h]);
+      const double w = this->weight(i);
+      total += w;
       if (event[i] > 0) {
-        counts[static_cast<size_t>(event[i] - 1)] += this->weight(i);
+        group_events_[counts + static_cast<size_t>(event[i] - 1)] += w;
         any = true;
         ++event_rows_;
       }
     }
-    if (any) {
+    group_weight_.push_back(total);
+    group_any_.push_back(any);
+  }
+  group_start_.push_back(n);
+  const size_t n_group = group_weight_.size();
+  std::vector<double>& from = from_;
+  from.resize(n_group + 1);
+  from[n_group] = 0.0;
+  for (size_t g = n_group; g-- > 0;) from[g] = from[g + 1] + group_weight_[g];
+  for (size_t g = 0; g < n_group; ++g) {
+    if (group_any_[g]) {
       const double y = from[g];
-      time_.push_back(rank[order_[group_start[g]]]);
+      time_.push_back(rank[order_[group_start_[g]]]);
       at_risk_.push_back(y);
       double all = 0.0;
       for (size_t c = 0; c < k; ++c) {
-        events_.push_back(counts[c]);
-        all += counts[c];
+        const double d = group_events_[g * k + c];
+        events_.push_back(d);
+        all += d;
         const double before = hazard_.size() >= k ? hazard_[hazard_.size() - k] : 0.0;
-        hazard_.push_back(before + counts[c] / y);
+        hazard_.push_back(before + d / y);
       }
       all_events_.push_back(all);
     }
     const int position = static_cast<int>(time_.size()) - 1;
-    for (size_t h = group_start[g]; h < group_start[g + 1]; ++h) position_[order_[h]] = position;
+    for (size_t h = group_start_[g]; h < group_start_[g + 1]; ++h) position_[order_[h]] = position;
   }
 }
 
 void martingale_residuals(const NodeHazard& hazard, int intervals, double* out) {
+  ResidualScratch scratch;
+  martingale_residuals(hazard, intervals, out, scratch);
+}
+
+void martingale_residuals(const NodeHazard& hazard, int intervals, double* out,
+                          ResidualScratch& scratch) {
   const size_t n = hazard.n_rows(), q_count = hazard.n_times();
   const int k = hazard.n_cause();
   const size_t width = static_cast<size_t>(k) * static_cast<size_t>(intervals);
@@ -78,8 +94,10 @@ void martingale_residuals(const NodeHazard& hazard, int intervals, double* out) 
   // floor(intervals * (events before q) / (all events)).
   double total = 0.0;
   for (size_t q = 0; q < q_count; ++q) total += hazard.all_events(q);
-  std::vector<int> period(q_count, 0);
-  std::vector<int> first(static_cast<size_t>(intervals) + 1, static_cast<int>(q_count));
+  std::vector<int>& period = scratch.period;
+  std::vector<int>& first = scratch.first;
+  period.assign(q_count, 0);
+  first.assign(static_cast<size_t>(intervals) + 1, static_cast<int>(q_count));
   double before = 0.0;
   for (size_t q = 0; q < q_count; ++q) {
     const int j = total > 0.0 ? std::min(intervals - 1, static_cast<int>(intervals * before / total)) : 0;
@@ -90,9 +108,13 @@ void martingale_residuals(const NodeHazard& hazard, int intervals, double* out) 
   for (int j = intervals - 1; j >= 0; --j) {
     first[static_cast<size_t>(j)] = std::min(first[static_cast<size_t>(j)], first[static_cast<size_t>(j) + 1]);
   }
-  for (size_t i = 0; i < n; ++i) {
-    double* row = out + i * width;
-    const int s = hazard.position(i);
+  // A row's compensators depend on its position alone: one row of them per
+  // position s = -1 .. q_count - 1, which the node's rows copy (a node has
+  // more rows than event times).
+  std::vector<double>& compensator = scratch.compensator;
+  compensator.resize((q_count + 1) * width);
+  for (int s = -1; s < static_cast<int>(q_count); ++s) {
+    double* row = compensator.data() + static_cast<size_t>(s + 1) * width;
     for (int c = 1; c <= k; ++c) {
       for (int j = 0; j < intervals; ++j) {
         const int begin = first[static_cast<size_t>(j)], end = first[static_cast<size_t>(j) + 1];
@@ -104,14 +126,28 @@ void martingale_residuals(const NodeHazard& hazard, int intervals, double* out) 
         row[static_cast<size_t>((c - 1) * intervals + j)] = -lambda;
       }
     }
+  }
+  for (size_t i = 0; i < n; ++i) {
+    double* row = out + i * width;
+    const int s = hazard.position(i);
+    std::copy_n(compensator.data() + static_cast<size_t>(s + 1) * width, width, row);
     const int e = hazard.event(i);
     if (e > 0) row[static_cast<size_t>((e - 1) * intervals + period[static_cast<size_t>(s)])] += 1.0;
   }
 }
 
 void sort_by_time(const SurvivalOutcome& outcome, int* rows, size_t n) {
-  std::stable_sort(rows, rows + n,
-                   [&](int a, int b) { return outcome.time_rank[a] < outcome.time_rank[b]; });
+  // A counting sort on the ranks (-1 .. n_time - 1): stable, as
+  // std::stable_sort was, in O(n + n_time) instead of O(n log n) per tree.
+  const size_t buckets = static_cast<size_t>(outcome.n_time) + 2;
+  std::vector<size_t> start(buckets, 0);
+  for (size_t i = 0; i < n; ++i) ++start[static_cast<size_t>(outcome.time_rank[rows[i]] + 2)];
+  for (size_t b = 1; b < buckets; ++b) start[b] += start[b - 1];
+  std::vector<int> sorted(n);
+  for (size_t i = 0; i < n; ++i) {
+    sorted[start[static_cast<size_t>(outcome.time_rank[rows[i]] + 1)]++] = rows[i];
+  }
+  std::copy(sorted.begin(), sorted.end(), rows);
 }
 
 }  // namespace ccforest

@@ -65,6 +65,10 @@ class NodeHazard {
   std::vector<double> hazard_;      // cumulative, n_times x n_cause
   std::vector<int> position_;
   size_t event_rows_ = 0;
+  // Scratch of fit().
+  std::vector<size_t> group_start_;
+  std::vector<double> group_weight_, group_events_, from_;
+  std::vector<char> group_any_;
 };
 
 /**
@@ -77,6 +81,16 @@ class NodeHazard {
  * M). Column (c - 1) * intervals + j, row-major: out[i * width + column].
  */
 void martingale_residuals(const NodeHazard& hazard, int intervals, double* out);
+
+/** martingale_residuals()'s working memory, kept from node to node by its caller. */
+struct ResidualScratch {
+  std::vector<int> period, first;
+  std::vector<double> compensator;
+};
+
+/** martingale_residuals() in `scratch`'s memory. */
+void martingale_residuals(const NodeHazard& hazard, int intervals, double* out,
+                          ResidualScratch& scratch);
 
 /** Sorts rows (data row numbers) stably by their time rank. */
 void sort_by_time(const SurvivalOutcome& outcome, int* rows, size_t n);

@@ -77,6 +77,33 @@ class Reducer {
   std::vector<double> surv_, chf_, cif_, risk_;
 };
 
+/**
+ * Adds a leaf's hazard increments (to h) and incidence increments (to f),
+ * K x J each, either null when not needed. kCauses: the number of causes
+ * k, or 0 for any: with one cause the entries' time and cause are a shift
+ * and a bit, not divisions, which took a third of out-of-bag estimates.
+ */
+template <int kCauses>
+void add_leaf(const int32_t* index, const double* value, int32_t entries, int k, size_t j,
+              double* h, double* f) {
+  const int32_t stride = (kCauses > 0 ? kCauses : k) + 1;
+  double leaf_survival = 1.0;
+  for (int32_t e = 0; e < entries;) {
+    // A leaf's event time: its rows at risk, then its events per cause.
+    const size_t time = static_cast<size_t>(index[e] / stride);
+    const double at_risk = value[e++];
+    double total = 0.0;
+    for (; e < entries && index[e] % stride != 0; ++e) {
+      const size_t cause = static_cast<size_t>(index[e] % stride - 1);
+      const double increment = value[e] / at_risk;
+      if (h != nullptr) h[cause * j + time] += increment;
+      if (f != nullptr) f[cause * j + time] += leaf_survival * increment;
+      total += increment;
+    }
+    leaf_survival *= 1.0 - total;
+  }
+}
+
 }  // namespace
 
 void predict_survival(const ForestModel& model, const MatrixMap& x,
@@ -160,20 +187,10 @@ void predict_survival(const ForestModel& model, const MatrixMap& x,
         const double* value = model.leaf_values(t, leaf);
         double* h = need_hazard ? hazard.data() + i * per_row : nullptr;
         double* f = need_incidence ? hazard.data() + i * per_row + (need_hazard ? width : 0) : nullptr;
-        double leaf_survival = 1.0;
-        for (int32_t e = 0; e < entries;) {
-          // A leaf's event time: its rows at risk, then its events per cause.
-          const size_t time = static_cast<size_t>(index[e] / (k + 1));
-          const double at_risk = value[e++];
-          double total = 0.0;
-          for (; e < entries && index[e] % (k + 1) != 0; ++e) {
-            const size_t cause = static_cast<size_t>(index[e] % (k + 1) - 1);
-            const double increment = value[e] / at_risk;
-            if (h != nullptr) h[cause * j + time] += increment;
-            if (f != nullptr) f[cause * j + time] += leaf_survival * increment;
-            total += increment;
-          }
-          leaf_survival *= 1.0 - total;
+        if (k == 1) {
+          add_leaf<1>(index, value, entries, k, j, h, f);
+        } else {
+          add_leaf<0>(index, value, entries, k, j, h, f);
         }
         ++count[i];
       }

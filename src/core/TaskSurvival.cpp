@@ -14,7 +14,7 @@ void SurvivalTask::gather(const int* rows, size_t begin, size_t end, const doubl
   }
   node_hazard_.fit(node_rank_.data(), node_event_.data(), weights, n, data_.survival.n_cause);
   values_.resize(n * width);
-  martingale_residuals(node_hazard_, data_.survival.intervals, values_.data());
+  martingale_residuals(node_hazard_, data_.survival.intervals, values_.data(), residual_scratch_);
 }
 
 bool SurvivalTask::stops(size_t n, int depth) {
@@ -35,6 +35,9 @@ NodeTargets SurvivalTask::targets(size_t n) const {
   targets.values = values_.data();
   targets.time_rank = node_rank_.data();
   targets.event = node_event_.data();
+  // gather() fitted these rows with the weights the trainer passes the
+  // criterion too: the criterion need not fit them again.
+  targets.hazard = &node_hazard_;
   targets.n = n;
   targets.width = data_.n_output();
   return targets;

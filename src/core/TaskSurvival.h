@@ -39,6 +39,7 @@ class SurvivalTask : public TreeTask {
   Buffer<int> node_rank_;   // the node rows' time ranks
   Buffer<int> node_event_;  // and events
   NodeHazard node_hazard_;
+  ResidualScratch residual_scratch_;
   Buffer<double> values_;   // martingale residuals, row-major
 };
 
