@@ -12,6 +12,7 @@
 #   mtry m     the screen with mtry = m (default: ceiling(log2(p) + 1), 12-14 here)
 #   axis random / axis search   the screen with axis_candidates
 #   bagging    the screen with sampling = "bagging"
+#   (R^2)^4 + axis random   the sharper weights with axis_candidates = "random"
 #   default    ccforest's defaults (uniform sampling)
 # The weights of R^k and top m are computed in R from the training fold alone
 # (the one-way analysis of variance's R^2 of each feature on the classes, the
@@ -19,7 +20,8 @@
 #
 #   make install
 #   Rscript bench/decisions/wide-screen.R                  # 3 repeats x 5 folds, 200 trees (about 15 min at load 5)
-#   Rscript bench/decisions/wide-screen.R --repeats 6 --learners "screen,(R^2)^4" --no-sims
+#   Rscript bench/decisions/wide-screen.R --repeats 6 --learners "(R^2)^4,axis random,(R^2)^4 + axis random" --name wide-screen-6
+#   (--name: the results' file name, bench/results/<name>.md and .csv)
 #
 # Then (unless --no-sims) the sharper powers on wide.R's simulated designs
 # (sparse signals among 500-5,000 Gaussian features, and the dense one in 20
@@ -37,7 +39,8 @@
 
 script_path <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1L])
 source(file.path(dirname(script_path), "..", "common.R"))
-BENCH_OPT <- bench_start(flags = "no-sims", values = c("trees", "repeats", "learners"))
+BENCH_OPT <- bench_start(flags = "no-sims", values = c("trees", "repeats", "learners", "name"))
+out_name <- bench_value(BENCH_OPT, "name", "wide-screen")
 n_tree <- bench_integer(BENCH_OPT, "trees", 200L)
 repeats <- bench_integer(BENCH_OPT, "repeats", 3L)
 
@@ -90,8 +93,8 @@ fit_predict <- function(xtr, ytr, xte, seed, ...) {
   fit <- ccforest(xtr, ytr, n_tree = n_tree, n_thread = 1L, seed = seed, verbose = FALSE, ...)
   predict(fit, xte, n_thread = 1L)
 }
-power_of <- function(k) function(xtr, ytr, xte, seed) {
-  fit_predict(xtr, ytr, xte, seed, feature_weights = class_r2(xtr, ytr)^k)
+power_of <- function(k, ...) function(xtr, ytr, xte, seed) {
+  fit_predict(xtr, ytr, xte, seed, feature_weights = class_r2(xtr, ytr)^k, ...)
 }
 top_of <- function(m) function(xtr, ytr, xte, seed) {
   r2 <- class_r2(xtr, ytr)
@@ -117,7 +120,8 @@ LEARNERS <- list(
   `mtry 6` = screen_with(mtry = 6L), `mtry 30` = screen_with(mtry = 30L),
   `axis random` = screen_with(axis_candidates = "random"),
   `axis search` = screen_with(axis_candidates = "search"),
-  bagging = screen_with(sampling = "bagging")
+  bagging = screen_with(sampling = "bagging"),
+  `(R^2)^4 + axis random` = power_of(4, axis_candidates = "random")
 )
 chosen <- bench_list(BENCH_OPT, "learners", names(LEARNERS))
 unknown <- setdiff(chosen, names(LEARNERS))
@@ -146,7 +150,7 @@ for (ai in seq_along(ARRAYS)) {
   }
 }
 results <- do.call(rbind, rows)
-bench_write(results, file.path(results_dir(), "wide-screen.csv"))
+bench_write(results, file.path(results_dir(), paste0(out_name, ".csv")))
 
 geo_ratio <- function(d, learner) {
   r <- vapply(unique(d$dataset), function(name) {
@@ -158,7 +162,7 @@ geo_ratio <- function(d, learner) {
   exp(mean(log(r)))
 }
 base <- results[results$learner == "screen", ]
-lines <- c(report_header("Wide data: variants of the screen on four microarrays", csv_file = "wide-screen.csv",
+lines <- c(report_header("Wide data: variants of the screen on four microarrays", csv_file = paste0(out_name, ".csv"),
                          packages = c("ccforest", "ranger", "spls", "sda", "HiDimDA")),
            "",
            sprintf("%d trees, 1 thread; %d repeats of stratified 5-fold cross-validation (wide.R's folds and seeds); run time %.1f min.",
@@ -209,7 +213,8 @@ SIMULATIONS <- list(
   `dense p=2000 20 blocks` = function(seed) gen_dense(seed)
 )
 if (!bench_flag(BENCH_OPT, "no-sims")) {
-  powers <- c(screen = 2, `(R^2)^3` = 3, `(R^2)^4` = 4)
+  powers <- c(screen = 2, `(R^2)^3` = 3, `(R^2)^4` = 4, `screen + axis random` = 2,
+              `(R^2)^4 + axis random` = 4)
   wrong <- list()
   for (si in seq_along(SIMULATIONS)) {
     for (r in 1:4) {
@@ -220,7 +225,8 @@ if (!bench_flag(BENCH_OPT, "no-sims")) {
       r2 <- class_r2(d$x[!test, ], d$y[!test])
       for (name in names(powers)) {
         fit <- ccforest(d$x[!test, ], d$y[!test], n_tree = n_tree, n_thread = 1L, seed = seed,
-                        verbose = FALSE, feature_weights = r2^powers[[name]])
+                        verbose = FALSE, feature_weights = r2^powers[[name]],
+                        axis_candidates = if (grepl("axis random", name)) "random" else "none")
         key <- paste(names(SIMULATIONS)[si], name)
         wrong[[key]] <- c(wrong[[key]], as.integer(predict(fit, d$x[test, ], n_thread = 1L) != d$y[test]))
       }
@@ -231,10 +237,11 @@ if (!bench_flag(BENCH_OPT, "no-sims")) {
              "Simulations (wide.R's designs, seeds and held-out rows; 4 repeats of 800 rows to train, 200 held out):",
              "held-out error; p: exact McNemar test over the held-out rows against the screen ((R^2)^2,",
              "which reproduces feature_weights = \"screen\").", "",
-             "| design | screen | (R^2)^3 | p | (R^2)^4 | p |", "|---|---:|---:|---:|---:|---:|")
+             paste0("| design | screen | ", paste(sprintf("%s | p", names(powers)[-1L]), collapse = " | "), " |"),
+             paste0("|---|---:|", strrep("---:|---:|", length(powers) - 1L)))
   for (design in names(SIMULATIONS)) {
     base_wrong <- wrong[[paste(design, "screen")]]
-    cells <- vapply(c("(R^2)^3", "(R^2)^4"), function(name) {
+    cells <- vapply(names(powers)[-1L], function(name) {
       e <- wrong[[paste(design, name)]]
       only_base <- sum(base_wrong == 1L & e == 0L)
       only_e <- sum(base_wrong == 0L & e == 1L)
@@ -244,5 +251,5 @@ if (!bench_flag(BENCH_OPT, "no-sims")) {
     lines <- c(lines, sprintf("| %s | %.3f | %s |", design, mean(base_wrong), paste(cells, collapse = " | ")))
   }
 }
-bench_write(lines, file.path(results_dir(), "wide-screen.md"))
+bench_write(lines, file.path(results_dir(), paste0(out_name, ".md")))
 cat(after_stamp(lines), sep = "\n")
