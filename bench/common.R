@@ -30,6 +30,74 @@ gen_spirals <- function(n, seed = 20170101L) {
        y = factor(paste0("arm", cls)))
 }
 
+# Wide data (comparisons/wide.R and decisions/wide-screen.R): one data set
+# of a package, without attaching it.
+package_data <- function(name, package) {
+  e <- new.env()
+  utils::data(list = name, package = package, envir = e)
+  e[[name]]
+}
+
+# Public microarrays from CRAN packages: features x, classes y, and the
+# package they come from.
+WIDE_ARRAYS <- list(
+  prostate = function() {
+    d <- package_data("prostate", "spls")
+    list(x = d$x, y = factor(d$y), source = "spls")
+  },
+  lymphoma = function() {
+    d <- package_data("lymphoma", "spls")
+    list(x = d$x, y = factor(d$y), source = "spls")
+  },
+  khan2001 = function() {
+    d <- package_data("khan2001", "sda")
+    list(x = unname(d$x), y = droplevels(d$y), source = "sda")
+  },
+  colon = function() {
+    d <- package_data("AlonDS", "HiDimDA")
+    list(x = as.matrix(d[, -1L]), y = droplevels(factor(d[[1L]])), source = "HiDimDA")
+  }
+)
+
+# A binary class from a linear score of the first k of p Gaussian features.
+gen_sparse <- function(p, k, seed, n = 1000L) {
+  set.seed(seed)
+  x <- matrix(stats::rnorm(n * p), n, p, dimnames = list(NULL, paste0("x", seq_len(p))))
+  y <- factor(x[, seq_len(k), drop = FALSE] %*% stats::rnorm(k) + stats::rnorm(n) > 0)
+  list(x = x, y = y)
+}
+
+# A binary class from n_block latent factors, each seen through `block`
+# noisy correlated features.
+gen_dense <- function(seed, n = 1000L, n_block = 20L, block = 100L) {
+  set.seed(seed)
+  factors <- matrix(stats::rnorm(n * n_block), n, n_block)
+  x <- factors[, rep(seq_len(n_block), each = block)] + matrix(stats::rnorm(n * n_block * block), n)
+  colnames(x) <- paste0("x", seq_len(ncol(x)))
+  y <- factor(factors %*% stats::rnorm(n_block) + stats::rnorm(n) > 0)
+  list(x = x, y = y)
+}
+
+WIDE_SIMULATIONS <- list(
+  `sparse p=500 k=5` = function(seed) gen_sparse(500L, 5L, seed),
+  `sparse p=2000 k=10` = function(seed) gen_sparse(2000L, 10L, seed),
+  `sparse p=5000 k=5` = function(seed) gen_sparse(5000L, 5L, seed),
+  `sparse p=5000 k=10` = function(seed) gen_sparse(5000L, 10L, seed),
+  `sparse p=5000 k=20` = function(seed) gen_sparse(5000L, 20L, seed),
+  `dense p=2000 20 blocks` = function(seed) gen_dense(seed)
+)
+
+# Folds of about equal size within each class, drawn from `seed`.
+stratified_folds <- function(y, k, seed) {
+  set.seed(seed)
+  fold <- integer(length(y))
+  for (level in levels(y)) {
+    at <- which(y == level)
+    fold[at] <- sample(rep_len(seq_len(k), length(at)))
+  }
+  fold
+}
+
 # What the machine was doing when a benchmark started, for its report.
 machine_info <- function() {
   nproc <- tryCatch(system("nproc", intern = TRUE), error = function(e) NA_character_)

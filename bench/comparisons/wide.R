@@ -80,74 +80,14 @@ LEARNERS <- list(
   }
 )
 
-gen_sparse <- function(p, k, seed, n = 1000L) {
-  set.seed(seed)
-  x <- matrix(stats::rnorm(n * p), n, p, dimnames = list(NULL, paste0("x", seq_len(p))))
-  y <- factor(x[, seq_len(k), drop = FALSE] %*% stats::rnorm(k) + stats::rnorm(n) > 0)
-  list(x = x, y = y)
-}
-
-gen_dense <- function(seed, n = 1000L, n_block = 20L, block = 100L) {
-  set.seed(seed)
-  factors <- matrix(stats::rnorm(n * n_block), n, n_block)
-  x <- factors[, rep(seq_len(n_block), each = block)] + matrix(stats::rnorm(n * n_block * block), n)
-  colnames(x) <- paste0("x", seq_len(ncol(x)))
-  y <- factor(factors %*% stats::rnorm(n_block) + stats::rnorm(n) > 0)
-  list(x = x, y = y)
-}
-
-SIMULATIONS <- list(
-  `sparse p=500 k=5` = function(seed) gen_sparse(500L, 5L, seed),
-  `sparse p=2000 k=10` = function(seed) gen_sparse(2000L, 10L, seed),
-  `sparse p=5000 k=5` = function(seed) gen_sparse(5000L, 5L, seed),
-  `sparse p=5000 k=10` = function(seed) gen_sparse(5000L, 10L, seed),
-  `sparse p=5000 k=20` = function(seed) gen_sparse(5000L, 20L, seed),
-  `dense p=2000 20 blocks` = function(seed) gen_dense(seed)
-)
-
 QUICK_SIMULATIONS <- list(
   `sparse p=500 k=5` = function(seed) gen_sparse(500L, 5L, seed, n = 400L),
   `dense p=400 4 blocks` = function(seed) gen_dense(seed, n = 400L, n_block = 4L, block = 100L)
 )
 
-load_data <- function(name, package) {
-  e <- new.env()
-  utils::data(list = name, package = package, envir = e)
-  e[[name]]
-}
-
-ARRAYS <- list(
-  prostate = function() {
-    d <- load_data("prostate", "spls")
-    list(x = d$x, y = factor(d$y), source = "spls")
-  },
-  lymphoma = function() {
-    d <- load_data("lymphoma", "spls")
-    list(x = d$x, y = factor(d$y), source = "spls")
-  },
-  khan2001 = function() {
-    d <- load_data("khan2001", "sda")
-    list(x = unname(d$x), y = droplevels(d$y), source = "sda")
-  },
-  colon = function() {
-    d <- load_data("AlonDS", "HiDimDA")
-    list(x = as.matrix(d[, -1L]), y = droplevels(factor(d[[1L]])), source = "HiDimDA")
-  }
-)
-
 named_columns <- function(x) {
   colnames(x) <- paste0("g", seq_len(ncol(x)))
   x
-}
-
-stratified_folds <- function(y, k, seed) {
-  set.seed(seed)
-  fold <- integer(length(y))
-  for (level in levels(y)) {
-    at <- which(y == level)
-    fold[at] <- sample(rep_len(seq_len(k), length(at)))
-  }
-  fold
 }
 
 run_split <- function(x, y, test, n_tree, seed, design, rep, fold) {
@@ -181,7 +121,7 @@ main <- function() {
   say <- function(...) cat(sprintf("[%s] %s\n", format(Sys.time(), "%H:%M:%S"), sprintf(...)))
 
   rows <- list()
-  sims <- if (quick) QUICK_SIMULATIONS else SIMULATIONS
+  sims <- if (quick) QUICK_SIMULATIONS else WIDE_SIMULATIONS
   if (run_sim) {
     for (si in seq_along(sims)) {
       name <- names(sims)[si]
@@ -198,7 +138,7 @@ main <- function() {
   }
   array_info <- list()
   if (run_arrays) {
-    arrays <- if (quick) ARRAYS["colon"] else ARRAYS
+    arrays <- if (quick) WIDE_ARRAYS["colon"] else WIDE_ARRAYS
     for (ai in seq_along(arrays)) {
       name <- names(arrays)[ai]
       d <- arrays[[ai]]()

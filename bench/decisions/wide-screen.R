@@ -51,32 +51,6 @@ suppressPackageStartupMessages({
 })
 started_at <- Sys.time()
 
-load_data <- function(name, package) {
-  e <- new.env()
-  utils::data(list = name, package = package, envir = e)
-  e[[name]]
-}
-ARRAYS <- list(
-  prostate = function() { d <- load_data("prostate", "spls"); list(x = d$x, y = factor(d$y)) },
-  lymphoma = function() { d <- load_data("lymphoma", "spls"); list(x = d$x, y = factor(d$y)) },
-  khan2001 = function() { d <- load_data("khan2001", "sda"); list(x = unname(d$x), y = droplevels(d$y)) },
-  colon = function() {
-    d <- load_data("AlonDS", "HiDimDA")
-    list(x = as.matrix(d[, -1L]), y = droplevels(factor(d[[1L]])))
-  }
-)
-
-# wide.R's folds: the same seed per data set and repeat.
-stratified_folds <- function(y, k, seed) {
-  set.seed(seed)
-  fold <- integer(length(y))
-  for (level in levels(y)) {
-    at <- which(y == level)
-    fold[at] <- sample(rep_len(seq_len(k), length(at)))
-  }
-  fold
-}
-
 # Each feature's share of variance the class indicators explain (one-way
 # analysis of variance's R^2), over the training fold.
 class_r2 <- function(x, y) {
@@ -129,8 +103,8 @@ if (length(unknown)) stop(sprintf("--learners: no learner '%s'", unknown[1L]), c
 chosen <- union(c("ranger", "screen"), chosen)
 
 rows <- list()
-for (ai in seq_along(ARRAYS)) {
-  d <- ARRAYS[[ai]]()
+for (ai in seq_along(WIDE_ARRAYS)) {
+  d <- WIDE_ARRAYS[[ai]]()
   x <- d$x
   colnames(x) <- paste0("g", seq_len(ncol(x)))
   for (r in seq_len(repeats)) {
@@ -142,11 +116,11 @@ for (ai in seq_along(ARRAYS)) {
         time <- system.time(pred <- LEARNERS[[learner]](x[!test, , drop = FALSE], d$y[!test],
                                                         x[test, , drop = FALSE], seed))[["elapsed"]]
         rows[[length(rows) + 1L]] <- data.frame(
-          learner = learner, dataset = names(ARRAYS)[ai], rep = r, fold = f, n_test = sum(test),
+          learner = learner, dataset = names(WIDE_ARRAYS)[ai], rep = r, fold = f, n_test = sum(test),
           errors = sum(as.character(pred) != as.character(d$y[test])), time = time)
       }
     }
-    cat(sprintf("[%s] %s repeat %d done\n", format(Sys.time(), "%H:%M:%S"), names(ARRAYS)[ai], r))
+    cat(sprintf("[%s] %s repeat %d done\n", format(Sys.time(), "%H:%M:%S"), names(WIDE_ARRAYS)[ai], r))
   }
 }
 results <- do.call(rbind, rows)
@@ -188,38 +162,17 @@ for (learner in chosen) {
                             sum(diff), sum(diff > 0), sum(diff < 0), p))
 }
 
-# The simulations of bench/comparisons/wide.R (its generators, seeds and
-# held-out rows), for the screen against its sharper powers.
-gen_sparse <- function(p, k, seed, n = 1000L) {
-  set.seed(seed)
-  x <- matrix(stats::rnorm(n * p), n, p, dimnames = list(NULL, paste0("x", seq_len(p))))
-  y <- factor(x[, seq_len(k), drop = FALSE] %*% stats::rnorm(k) + stats::rnorm(n) > 0)
-  list(x = x, y = y)
-}
-gen_dense <- function(seed, n = 1000L, n_block = 20L, block = 100L) {
-  set.seed(seed)
-  factors <- matrix(stats::rnorm(n * n_block), n, n_block)
-  x <- factors[, rep(seq_len(n_block), each = block)] + matrix(stats::rnorm(n * n_block * block), n)
-  colnames(x) <- paste0("x", seq_len(ncol(x)))
-  y <- factor(factors %*% stats::rnorm(n_block) + stats::rnorm(n) > 0)
-  list(x = x, y = y)
-}
-SIMULATIONS <- list(
-  `sparse p=500 k=5` = function(seed) gen_sparse(500L, 5L, seed),
-  `sparse p=2000 k=10` = function(seed) gen_sparse(2000L, 10L, seed),
-  `sparse p=5000 k=5` = function(seed) gen_sparse(5000L, 5L, seed),
-  `sparse p=5000 k=10` = function(seed) gen_sparse(5000L, 10L, seed),
-  `sparse p=5000 k=20` = function(seed) gen_sparse(5000L, 20L, seed),
-  `dense p=2000 20 blocks` = function(seed) gen_dense(seed)
-)
+# The simulations of bench/comparisons/wide.R (WIDE_SIMULATIONS in
+# common.R: the same generators, seeds and held-out rows), for the screen
+# against its sharper powers.
 if (!bench_flag(BENCH_OPT, "no-sims")) {
   powers <- c(screen = 2, `(R^2)^3` = 3, `(R^2)^4` = 4, `screen + axis random` = 2,
               `(R^2)^4 + axis random` = 4)
   wrong <- list()
-  for (si in seq_along(SIMULATIONS)) {
+  for (si in seq_along(WIDE_SIMULATIONS)) {
     for (r in 1:4) {
       seed <- 1000L * si + r
-      d <- SIMULATIONS[[si]](seed)
+      d <- WIDE_SIMULATIONS[[si]](seed)
       set.seed(seed)
       test <- seq_len(nrow(d$x)) %in% sample(nrow(d$x), nrow(d$x) / 5)
       r2 <- class_r2(d$x[!test, ], d$y[!test])
@@ -227,11 +180,11 @@ if (!bench_flag(BENCH_OPT, "no-sims")) {
         fit <- ccforest(d$x[!test, ], d$y[!test], n_tree = n_tree, n_thread = 1L, seed = seed,
                         verbose = FALSE, feature_weights = r2^powers[[name]],
                         axis_candidates = if (grepl("axis random", name)) "random" else "none")
-        key <- paste(names(SIMULATIONS)[si], name)
+        key <- paste(names(WIDE_SIMULATIONS)[si], name)
         wrong[[key]] <- c(wrong[[key]], as.integer(predict(fit, d$x[test, ], n_thread = 1L) != d$y[test]))
       }
     }
-    cat(sprintf("[%s] %s done\n", format(Sys.time(), "%H:%M:%S"), names(SIMULATIONS)[si]))
+    cat(sprintf("[%s] %s done\n", format(Sys.time(), "%H:%M:%S"), names(WIDE_SIMULATIONS)[si]))
   }
   lines <- c(lines, "",
              "Simulations (wide.R's designs, seeds and held-out rows; 4 repeats of 800 rows to train, 200 held out):",
@@ -239,7 +192,7 @@ if (!bench_flag(BENCH_OPT, "no-sims")) {
              "which reproduces feature_weights = \"screen\").", "",
              paste0("| design | screen | ", paste(sprintf("%s | p", names(powers)[-1L]), collapse = " | "), " |"),
              paste0("|---|---:|", strrep("---:|---:|", length(powers) - 1L)))
-  for (design in names(SIMULATIONS)) {
+  for (design in names(WIDE_SIMULATIONS)) {
     base_wrong <- wrong[[paste(design, "screen")]]
     cells <- vapply(names(powers)[-1L], function(name) {
       e <- wrong[[paste(design, name)]]
