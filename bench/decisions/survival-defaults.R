@@ -53,6 +53,16 @@ if (!grepl("[.]rds$", out)) stop(sprintf("the results file must end in .rds, not
 if (!file.exists(args[1])) stop(sprintf("no configuration file '%s'", args[1]), call. = FALSE)
 invisible(use_competitors(c("aorsf", "ranger"), install = bench_update()))
 suppressPackageStartupMessages(library(ccforest))
+# Round 7's rule, shared by the configuration files that try it
+# (survival-defaults/round7.R, holdout2.R): aorsf's mtry, ceiling(sqrt(D)),
+# where more than half of the D features of the training split are
+# "coarse" (at most 5 distinct values), else ccforest's default.
+coarse_sqrt <- function(train) {
+  x <- train[setdiff(names(train), c("time", "status"))]
+  d <- ncol(x)
+  coarse <- vapply(x, function(v) length(unique(v[!is.na(v)])) <= 5L, logical(1))
+  if (sum(coarse) > d / 2) list(mtry = as.integer(ceiling(sqrt(d)))) else list()
+}
 configs <- source(args[1])$value
 
 DEV_SETS <- c(SURV_SETS, "rotterdam", "flchain", "nwtco", "retinopathy", "cgd0")

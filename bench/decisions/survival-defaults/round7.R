@@ -5,13 +5,8 @@
 # ceiling(sqrt(D)) (aorsf's count), else ccforest's default
 # ceiling(log2(D) + 1). Rounds 1 and 4 found aorsf's mtry ahead on the sets
 # of mostly coarse features (retinopathy, nwtco) and behind on the others
-# (veteran, flchain). No change to the package: mtry is passed.
-coarse_sqrt <- function(train) {
-  x <- train[setdiff(names(train), c("time", "status"))]
-  d <- ncol(x)
-  coarse <- vapply(x, function(v) length(unique(v[!is.na(v)])) <= 5L, logical(1))
-  if (sum(coarse) > d / 2) list(mtry = as.integer(ceiling(sqrt(d)))) else list()
-}
+# (veteran, flchain). No change to the package: mtry is passed, by
+# coarse_sqrt() (defined in survival-defaults.R, which sources this file).
 list(
   default = list(args = list()),
   coarse_sqrt = list(args = coarse_sqrt)
