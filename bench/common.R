@@ -243,7 +243,7 @@ bench_start <- function(flags = character(0), values = character(0), positional 
   if (!is.null(o$update)) Sys.setenv(CCFOREST_BENCH_UPDATE = if (o$update) "1" else "0")
   use_private_library()
   script <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))
-  script <- if (length(script)) normalizePath(script[1L]) else NA_character_
+  script <- if (length(script)) normalizePath(script[1L], mustWork = FALSE) else NA_character_
   BENCH_RUN$options <- o
   BENCH_RUN$positional <- parsed$positional
   BENCH_RUN$args <- args
