@@ -59,6 +59,23 @@ void put_planes(std::vector<uint8_t>& out, const std::vector<Word>& words, int w
 }
 
 /**
+ * `count` words of `width` bytes stored as byte planes (put_planes()), read
+ * in place: word i without first gathering all of them.
+ */
+template <typename Word>
+struct Planes {
+  const uint8_t* bytes;
+  size_t count;
+  int width;
+
+  Word operator[](size_t i) const {
+    uint64_t w = 0;
+    for (int b = 0; b < width; ++b) w = (w << 8) | bytes[static_cast<size_t>(b) * count + i];
+    return static_cast<Word>(w);
+  }
+};
+
+/**
  * Reads an encoded tree front to back. Every read is bounds-checked, and
  * every count that sizes an allocation is first checked against the bytes
  * left (each item it counts takes at least one byte), so damaged bytes can
@@ -78,22 +95,14 @@ class Reader {
 
   /** A varint no larger than `max`. */
   uint64_t varint(uint64_t max) {
-    // Most stored numbers (column steps, class codes, counts) take one byte.
+    // Most stored numbers (column steps, class codes, counts) take one byte:
+    // that path is inlined where it is read, the rest is not.
     if (p_ != end_ && *p_ < 0x80) {
       const uint64_t value = *p_++;
-      if (value > max) throw DamagedModel("a tree holds a count or index out of range");
+      if (value > max) out_of_range();
       return value;
     }
-    uint64_t value = 0;
-    for (int shift = 0; shift < 64; shift += 7) {
-      const uint8_t b = byte();
-      value |= static_cast<uint64_t>(b & 0x7f) << shift;
-      if (!(b & 0x80)) {
-        if (value > max) throw DamagedModel("a tree holds a count or index out of range");
-        return value;
-      }
-    }
-    throw DamagedModel("a tree holds a malformed number");
+    return long_varint(max);
   }
 
   /** Throws unless `count` items of at least `bytes_each` bytes can follow. */
@@ -109,6 +118,15 @@ class Reader {
     for (int plane = width - 1; plane >= 0; --plane) {
       for (size_t i = 0; i < count; ++i) words[i] |= static_cast<Word>(*p_++) << (8 * plane);
     }
+  }
+
+  /** The same, read where they lie (see Planes). */
+  template <typename Word>
+  Planes<Word> planes_in_place(size_t count, int width) {
+    expect(count, static_cast<size_t>(width));
+    const uint8_t* at = p_;
+    p_ += count * static_cast<size_t>(width);
+    return Planes<Word>{at, count, width};
   }
 
   /**
@@ -133,6 +151,9 @@ class Reader {
   }
 
  private:
+  uint64_t long_varint(uint64_t max);
+  [[noreturn]] static void out_of_range();
+
   const uint8_t* p_;
   const uint8_t* end_;
 };

@@ -65,23 +65,29 @@ ClassCodes read_class_codes(Reader& in, const ModelShape& shape, size_t n_leaf) 
   ClassCodes codes;
   in.expect(static_cast<uint64_t>(n_leaf) * n_out, 1);
   codes.code.resize(n_leaf * n_out);
-  for (size_t i = 0; i < codes.code.size(); ++i) {
-    codes.code[i] = static_cast<uint32_t>(in.varint(static_cast<uint64_t>(shape.n_class[i % n_out])));
+  // Leaf by leaf, output by output (no division per code: there are
+  // millions in a large forest).
+  for (size_t l = 0, i = 0; l < n_leaf; ++l) {
+    for (size_t m = 0; m < n_out; ++m, ++i) {
+      codes.code[i] = static_cast<uint32_t>(in.varint(static_cast<uint64_t>(shape.n_class[m])));
+    }
   }
-  for (size_t i = 0; i < codes.code.size(); ++i) {
-    if (codes.code[i] != 0) continue;
-    const int n_class = shape.n_class[i % n_out];
-    const uint32_t c = static_cast<uint32_t>(in.varint(static_cast<uint64_t>(n_class)));
-    if (c < 2) throw DamagedModel("a leaf's class counts are inconsistent");
-    in.expect(c, 1);
-    codes.mixed_count.push_back(c);
-    int64_t previous = -1;
-    for (uint32_t k = 0; k < c; ++k) {
-      const int64_t cls =
-          previous + 1 + static_cast<int64_t>(in.varint(static_cast<uint64_t>(n_class)));
-      if (cls >= n_class) throw DamagedModel("a leaf refers to a class out of range");
-      codes.mixed_class.push_back(static_cast<int32_t>(cls + offset[i % n_out]));
-      previous = cls;
+  for (size_t l = 0, i = 0; l < n_leaf; ++l) {
+    for (size_t m = 0; m < n_out; ++m, ++i) {
+      if (codes.code[i] != 0) continue;
+      const int n_class = shape.n_class[m];
+      const uint32_t c = static_cast<uint32_t>(in.varint(static_cast<uint64_t>(n_class)));
+      if (c < 2) throw DamagedModel("a leaf's class counts are inconsistent");
+      in.expect(c, 1);
+      codes.mixed_count.push_back(c);
+      int64_t previous = -1;
+      for (uint32_t k = 0; k < c; ++k) {
+        const int64_t cls =
+            previous + 1 + static_cast<int64_t>(in.varint(static_cast<uint64_t>(n_class)));
+        if (cls >= n_class) throw DamagedModel("a leaf refers to a class out of range");
+        codes.mixed_class.push_back(static_cast<int32_t>(cls + offset[m]));
+        previous = cls;
+      }
     }
   }
   return codes;

@@ -119,17 +119,6 @@ bool round_coefficient(double c, Precision precision, float& hi, float& lo) {
   return false;
 }
 
-float decode_coefficient(uint16_t code) {
-  // (1 + m / 1024) 2^-e with e <= 31 is a normal float: its bits are the
-  // code's sign, the biased exponent 127 - e and m as the top mantissa bits.
-  const uint32_t e = (code >> 10) & 0x1fu;
-  const uint32_t bits = (static_cast<uint32_t>(code & 0x8000u) << 16) | ((127u - e) << 23) |
-                        (static_cast<uint32_t>(code & 0x3ffu) << 13);
-  float value;
-  std::memcpy(&value, &bits, sizeof value);
-  return value;
-}
-
 double short_threshold(double lo, double hi) {
   const double mid = lo + 0.5 * (hi - lo);
   if (!(mid >= lo && mid < hi)) return lo;

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 namespace ccforest {
 
@@ -107,7 +108,16 @@ constexpr double kSmallestCoefficient = 0x1.0p-31;
 uint16_t encode_coefficient(double c);
 
 /** The exact value of a code (every code is exactly a float). */
-float decode_coefficient(uint16_t code);
+inline float decode_coefficient(uint16_t code) {
+  // (1 + m / 1024) 2^-e with e <= 31 is a normal float: its bits are the
+  // code's sign, the biased exponent 127 - e and m as the top mantissa bits.
+  const uint32_t e = (code >> 10) & 0x1fu;
+  const uint32_t bits = (static_cast<uint32_t>(code & 0x8000u) << 16) | ((127u - e) << 23) |
+                        (static_cast<uint32_t>(code & 0x3ffu) << 13);
+  float value;
+  std::memcpy(&value, &bits, sizeof value);
+  return value;
+}
 
 /**
  * A threshold t with lo <= t < hi that has as few significant bits as

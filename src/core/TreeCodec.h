@@ -37,7 +37,8 @@ namespace ccforest {
 std::vector<uint8_t> encode_tree(const Tree& tree, const ModelShape& shape);
 
 /**
- * Parses one encoded tree (format 2 or 3) into the trainer's form, checking
+ * Parses one encoded tree (format 2 or 3) into the trainer's form (for
+ * tree_info(); prediction decodes with decode_forest()), checking
  * every count, index and value against `shape`, and the structure: a binary
  * tree, increasing columns, finite coefficients whose largest is 1, finite
  * thresholds; throws DamagedModel otherwise. Split gains are not stored, so
@@ -60,23 +61,12 @@ struct TreeWords {
  */
 TreeWords record_words(const uint8_t* bytes, size_t size, const ModelShape& shape);
 
-/** Where one tree's records go: `split_words` and `leaf_words` words from `splits` and `leaves`. */
-struct TreeSlot {
-  uint64_t* splits;
-  uint64_t split_words;
-  uint64_t* leaves;
-  uint64_t leaf_words;
-};
-
 /**
- * Lays a parsed tree out for prediction (see ForestModel) into its slot:
- * split records breadth first, children after their parents. The slot must be
- * the tree's size (record_words()); throws DamagedModel otherwise. Returns
- * the number of terms of its widest split.
+ * Decodes trees [begin, end) of `trees` into a new model of the given shape,
+ * each tree parsed straight into its records with every check of
+ * parse_tree() (the two share their reader), and refused (DamagedModel) where
+ * a split's children would come before it.
  */
-int32_t layout_tree(const Tree& tree, const TreeSlot& slot);
-
-/** Decodes trees [begin, end) of `trees` into a new model of the given shape. */
 ForestModel decode_forest(const EncodedTrees& trees, const ModelShape& shape, size_t begin,
                           size_t end);
 

@@ -247,11 +247,27 @@ void test_codec_damage() {
   shape.n_class = {2};
   const TreeOptions tree = tree_options(2, 2, 1, 0, SplitRule::kGini, Projection::kCca, true, false);
   const Grown g = grow(data, ForestOptions(1, 7, tree), shape, Runtime());
+  // The grown tree, and trees of the other two leaf codecs (means of two
+  // outputs, with a split at each precision; survival counts of two causes).
+  ModelShape means;
+  means.n_column = 4;
+  means.n_output_real = 1;
+  ModelShape survival;
+  survival.n_column = 1;
+  survival.n_time = 3;
+  survival.n_cause = 2;
+  const std::vector<std::pair<ModelShape, std::vector<uint8_t>>> trees = {
+      {shape, g.bytes[0]},
+      {means, encode_tree(three_precisions(false), means)},
+      {survival, encode_tree(stump({0, 4, 7}, {0, 1, 6, 8, 3, 4, 5}, {5, 2, 3, 1, 4, 1, 1}), survival)},
+  };
   std::mt19937_64 gen(11);
-  int refused = 0, decoded = 0, crashed = 0;
-  for (int trial = 0; trial < 20000; ++trial) {
-    std::vector<uint8_t> bytes = g.bytes[0];
-    const int kind = trial % 3;
+  int refused = 0, decoded = 0, crashed = 0, disagreed = 0;
+  const int n_trial = 30000;
+  for (int trial = 0; trial < n_trial; ++trial) {
+    const ModelShape& tree_shape = trees[trial % 3].first;
+    std::vector<uint8_t> bytes = trees[trial % 3].second;
+    const int kind = (trial / 3) % 3;
     if (kind == 0) {
       bytes[gen() % bytes.size()] ^= static_cast<uint8_t>(1u << (gen() % 8));
     } else if (kind == 1) {
@@ -259,11 +275,20 @@ void test_codec_damage() {
     } else {
       for (int k = 0; k < 4; ++k) bytes[gen() % bytes.size()] = static_cast<uint8_t>(gen());
     }
+    bool parsed = true;
     try {
-      const ForestModel model = decode_forest({{bytes.data(), bytes.size()}}, shape, 0, 1);
+      parse_tree(bytes.data(), bytes.size(), tree_shape);
+    } catch (const DamagedModel&) {
+      parsed = false;
+    }
+    try {
+      const ForestModel model = decode_forest({{bytes.data(), bytes.size()}}, tree_shape, 0, 1);
       ++decoded;
+      // Prediction decodes without the trainer's Tree: it must refuse all
+      // that parse_tree() refuses.
+      disagreed += !parsed;
       // A tree that decodes must be walkable to a leaf for any row.
-      std::vector<double> row = {1.0, 2.0};
+      std::vector<double> row = {1.0, 2.0, -1.0, 0.5};
       const int32_t leaf = find_leaf(model, 0, row.data());
       crashed += !(leaf >= 0 && static_cast<size_t>(leaf) < model.leaf_begin[1] - model.leaf_begin[0]) ||
                  model.leaf(0, leaf).count < 1;
@@ -271,9 +296,10 @@ void test_codec_damage() {
       ++refused;
     }
   }
-  check(crashed == 0 && refused + decoded == 20000 && refused > 10000,
-        "damaged trees are refused or decode to walkable trees (" + std::to_string(refused) +
-            " refused)");
+  check(crashed == 0 && disagreed == 0 && refused + decoded == n_trial && refused > n_trial / 2,
+        "damaged trees of every leaf codec are refused or decode to walkable trees, and none that "
+        "parse_tree() refuses decodes (" + std::to_string(refused) + " refused, " +
+            std::to_string(disagreed) + " disagreed)");
 }
 
 }  // namespace ccforest_test
