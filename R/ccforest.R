@@ -562,7 +562,7 @@ new_ccforest <- function(forest, task, blueprint, response, options, seed, n_obs
       train_time = train_time,
       call = call,
       formula = NULL,
-      version = as.character(utils::packageVersion("ccforest"))
+      version = ccforest_version()
     ),
     class = "ccforest"
   )

@@ -345,7 +345,7 @@ run_futures <- function(shared, next_task, work, keep, progress = NULL, label = 
   persistent <- inherits(future::plan("next"), "cluster")
   slots <- plan_workers()
   token <- if (persistent) new_token() else NULL
-  version <- as.character(utils::packageVersion("ccforest"))
+  version <- ccforest_version()
   running <- list()
   retry <- list()
   index <- 0L
@@ -428,7 +428,7 @@ run_futures <- function(shared, next_task, work, keep, progress = NULL, label = 
 #' the version of this session: another version may grow other trees.
 #' @noRd
 run_job <- function(job) {
-  installed <- as.character(utils::packageVersion("ccforest"))
+  installed <- ccforest_version()
   if (!identical(installed, job$version)) {
     stop(sprintf(paste0(
       "A worker (%s, process %d) has ccforest %s, but this R session has %s. Install the same ",

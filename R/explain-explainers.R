@@ -187,7 +187,7 @@ dalex_model_info <- function(model, is_multiclass = FALSE, ...) {
   } else {
     "classification"
   }
-  structure(list(package = "ccforest", ver = as.character(utils::packageVersion("ccforest")),
+  structure(list(package = "ccforest", ver = ccforest_version(),
                  type = type), class = "model_info")
 }
 

@@ -456,11 +456,14 @@ check_ccforest <- function(object, arg = "object") {
       "models are now several times smaller."), arg, format(object$version)), call. = FALSE)
   }
   # A newer version may seal other contents: say so before the checksum.
-  newer <- tryCatch(package_version(object$version) > utils::packageVersion("ccforest"),
-                    error = function(e) FALSE)
+  # (Comparing numeric versions is a tenth of verifying a small fit: only
+  # when the version is not this one.)
+  newer <- !identical(object$version, ccforest_version()) &&
+    isTRUE(tryCatch(package_version(object$version) > package_version(ccforest_version()),
+                    error = function(e) FALSE))
   if (isTRUE(newer)) {
     stop(sprintf("`%s` was fitted with ccforest %s, newer than the installed %s; ", arg,
-                 object$version, utils::packageVersion("ccforest")),
+                 object$version, ccforest_version()),
          "update ccforest to use it.", call. = FALSE)
   }
   # The checksum first: on a damaged object the other checks could find

@@ -96,3 +96,14 @@ register_importance_methods <- function(pkg, classes) {
   }
   invisible(TRUE)
 }
+
+#' The version of the loaded ccforest, as a string
+#'
+#' From the namespace: `utils::packageVersion()` reads the installed
+#' package's metadata from disk on every call (about 2 ms), which every fit
+#' and every first prediction of a fit read back from a file paid for. On a
+#' future worker, too, the loaded namespace is the code that will run.
+#' @noRd
+ccforest_version <- function() {
+  unname(getNamespaceVersion("ccforest"))
+}
