@@ -524,7 +524,7 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
                              max_directions = 2L, direction_ratio = 0.9,
                              bootstrap_max_rows = 1024L,
                              exact_split_max_rows = 1024L, output_bins = NULL,
-                             axis_candidates = "none", feature_weights = NULL,
+                             axis_candidates = "none", feature_weights = "auto",
                              variant = "ccforest", n_thread = NULL, seed = NULL, verbose = interactive(),
                              first_tree = 1L, backend = "threads", n_batch = NULL) {
   call <- generic_call(match.call())
