@@ -95,8 +95,8 @@ feature_weights_label <- function(opts) {
   rule <- opts$screen_rule
   if (isTRUE(rule$acts)) {
     top <- names(sort(weights, decreasing = TRUE))[seq_len(min(3L, length(weights)))]
-    return(sprintf(paste0("\"auto\": screened (%s of %s features stand out from noise, ",
-                          "R^2 > %.3g; highest: %s)"),
+    return(sprintf(paste0("\"auto\": screened, R^2 to the 4th power (%s of %s features ",
+                          "stand out from noise, R^2 > %.3g; highest: %s)"),
                    format(rule$standing_out, big.mark = ","), format(rule$n_feature, big.mark = ","),
                    rule$threshold, paste(top, collapse = ", ")))
   }

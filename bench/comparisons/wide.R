@@ -27,10 +27,11 @@
 #     1999, 62 x 2,000, 2 classes), with stratified 5-fold cross-validation
 #     repeated (--repeats) times.
 # Learners, every one with 1 thread and the same seed per split:
-#   ccforest: defaults (from 0.4.0 feature_weights = "auto": sampling weighted
-#     by each feature's association with the outputs in the training rows,
-#     feature_weights = "screen", when the core's rule finds a sparse signal
-#     or p >= 10 n; it acts on every design here but the dense one);
+#   ccforest: defaults (from 0.4.0 feature_weights = "auto": when the core's
+#     rule finds a sparse signal or p >= 10 n, sampling weighted by each
+#     feature's R^2 with the outputs in the training rows, to the 4th power,
+#     with axis_candidates = "random"; it acts on every design here but the
+#     dense one, where the forest is 0.3.0's);
 #   ccforest uniform: feature_weights = NULL, uniform sampling (the defaults
 #     before 0.4.0);
 #   ccforest axis: projection = "axis", sampling = "bagging" (its random

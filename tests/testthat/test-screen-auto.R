@@ -1,6 +1,7 @@
-# feature_weights = "auto", the default: the forest samples features by the
-# screen (feature_weights = "screen") when few features stand out from what
-# noise reaches, or when p >= 10 n; otherwise uniformly, as before 0.4.0.
+# feature_weights = "auto", the default: the forest samples features by their
+# screening R^2 to the 4th power, with random axis candidates, when few
+# features stand out from what noise reaches, or when p >= 10 n; otherwise
+# uniformly, as before 0.4.0.
 
 # The screen's R^2 computed here, independently of the core: the one-way
 # analysis of variance's R^2 of each feature on the classes.
@@ -75,18 +76,25 @@ test_that("the core's rule is the documented one", {
   expect_false(decide(r2, 2, 1, 8)$acts)
 })
 
-test_that("on a sparse signal the default forest is the screened one", {
+test_that("on a sparse signal the default forest samples by R^2 to the 4th power, with random axes", {
   d <- sparse_data()
   auto <- ccforest(d$x, d$y, n_tree = 8, seed = 21, verbose = FALSE)
-  screened <- ccforest(d$x, d$y, n_tree = 8, seed = 21, feature_weights = "screen", verbose = FALSE)
-  expect_identical(auto$forest$trees, screened$forest$trees)
-  expect_identical(auto$options$feature_weights, screened$options$feature_weights)
-  want <- reference_rule(class_r2(d$x, d$y), nrow(d$x), 1, auto$options$mtry)
+  r2 <- class_r2(d$x, d$y)
+  expect_equal(unname(auto$options$feature_weights), unname(r2^4 / max(r2^4)), tolerance = 1e-10)
+  expect_identical(auto$options$axis_candidates, "random")
+  given <- ccforest(d$x, d$y, n_tree = 8, seed = 21, feature_weights = auto$options$feature_weights,
+                    axis_candidates = "random", verbose = FALSE)
+  expect_identical(auto$forest$trees, given$forest$trees)
+  expect_identical(predict(auto, d$x), predict(given, d$x))
+  # An axis_candidates the user gives is kept.
+  none <- ccforest(d$x, d$y, n_tree = 8, seed = 21, axis_candidates = "none", verbose = FALSE)
+  expect_identical(none$options$axis_candidates, "none")
+  expect_identical(none$options$feature_weights, auto$options$feature_weights)
+  want <- reference_rule(r2, nrow(d$x), 1, auto$options$mtry)
   expect_true(want$acts)
   expect_true(auto$options$screen_rule$acts)
   expect_identical(auto$options$screen_rule$standing_out, as.integer(want$standing_out))
   expect_equal(auto$options$screen_rule$threshold, want$threshold, tolerance = 1e-9)
-  expect_identical(predict(auto, d$x), predict(screened, d$x))
 })
 
 test_that("where the rule does not act the forest is the one uniform sampling grows", {
@@ -97,6 +105,7 @@ test_that("where the rule does not act the forest is the one uniform sampling gr
   expect_identical(auto$forest$trees, uniform$forest$trees)
   expect_false(auto$options$screen_rule$acts)
   expect_null(auto$options$feature_weights)
+  expect_identical(auto$options$axis_candidates, "none")
   expect_false(any(grepl("Feature weights", capture.output(print(auto)))))
   # A wide design whose signal is spread over most features.
   set.seed(3813)
@@ -161,10 +170,12 @@ test_that("print() and summary() say when the screen acted", {
   d <- sparse_data()
   fit <- ccforest(d$x, d$y, n_tree = 2, seed = 28, verbose = FALSE)
   rule <- fit$options$screen_rule
-  line <- sprintf("Feature weights: +\"auto\": screened \\(%d of 300 features stand out from noise",
+  line <- sprintf(paste0("Feature weights: +\"auto\": screened, R\\^2 to the 4th power \\(%d of 300 ",
+                         "features stand out from noise"),
                   rule$standing_out)
   expect_output(print(fit), line)
   expect_output(print(fit), "highest: g", fixed = TRUE)
+  expect_output(print(fit), "axis_candidates = \"random\"", fixed = TRUE)
   expect_output(print(summary(fit)), line)
 })
 
@@ -183,4 +194,17 @@ test_that("survival forests and the paper's variant sample uniformly under \"aut
   expect_identical(paper$forest$trees, given$forest$trees)
   expect_null(paper$options$screen_rule)
   expect_null(paper$options$feature_weights)
+})
+
+test_that("a sparse dgCMatrix gets the same decision and forest as its dense copy", {
+  skip_if_not_installed("Matrix")
+  set.seed(3817)
+  x <- Matrix::rsparsematrix(300, 400, 0.3)
+  colnames(x) <- paste0("f", 1:400)
+  y <- factor(as.numeric(x[, 1] + x[, 2]) + stats::rnorm(300, sd = 0.1) > 0)
+  sparse <- ccforest(x, y, n_tree = 6, seed = 31, verbose = FALSE)
+  dense <- ccforest(as.matrix(x), y, n_tree = 6, seed = 31, verbose = FALSE)
+  expect_true(sparse$options$screen_rule$acts)
+  expect_identical(sparse$options$screen_rule, dense$options$screen_rule)
+  expect_identical(predict(sparse, x), predict(dense, as.matrix(x)))
 })
