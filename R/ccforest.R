@@ -394,12 +394,12 @@
 #'   with probability 0.05 if it were independent of the outputs (the null
 #'   R^2 of a Gaussian feature, Beta(k / 2, (n - 1 - k) / 2) for n rows and
 #'   outputs of rank k, Bonferroni over D). It screens when some
-#'   do and either so few do that a node's `mtry` uniform draws would hold
-#'   fewer than one of them on average (`mtry` x their number < D: a sparse
-#'   signal) or the data are at least ten times wider than long (D >= 10 n,
-#'   as gene expression data are); otherwise, and for survival, with
-#'   `variant = "paper"` or when every node samples every feature, the forest
-#'   is exactly the one `NULL` grows. Where it acts, the weights are each
+#'   do and either so few do that a node's `mtry` uniform draws would meet
+#'   one of them at most every second node on average (`mtry` x their
+#'   number < D / 2: a sparse signal) or the data are at least ten times
+#'   wider than long (D >= 10 n, as gene expression data are); otherwise,
+#'   and for survival, with `variant = "paper"` or when every node samples
+#'   every feature, the forest is exactly the one `NULL` grows. Where it acts, the weights are each
 #'   feature's R^2 to the 4th power (sharper than the screen's square) and,
 #'   unless `axis_candidates` is given, `axis_candidates = "random"`, which
 #'   together measured best on microarrays. It acted on every sparse simulated

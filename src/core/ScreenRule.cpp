@@ -82,6 +82,7 @@ ScreenDecision decide_screen(const std::vector<double>& r2, size_t n_row, size_t
   if (p == 0 || rank == 0 || mtry >= p || n_row <= rank + 1) return decision;
   constexpr double kFamilyLevel = 0.05;  // the chance that any noise feature stands out
   constexpr double kWideRatio = 10.0;    // p >= 10 n: wide as gene expression data are
+  constexpr double kSparseShare = 0.5;   // standing-out features a node's draws meet on average
   const double a = 0.5 * static_cast<double>(rank);
   const double b = 0.5 * static_cast<double>(n_row - 1 - rank);
   decision.threshold = beta_upper_quantile(kFamilyLevel / static_cast<double>(p), a, b);
@@ -89,7 +90,7 @@ ScreenDecision decide_screen(const std::vector<double>& r2, size_t n_row, size_t
     if (value > decision.threshold) ++decision.standing_out;
   }
   const bool sparse_signal = static_cast<double>(mtry) * static_cast<double>(decision.standing_out) <
-                             static_cast<double>(p);
+                             kSparseShare * static_cast<double>(p);
   const bool wide = static_cast<double>(p) >= kWideRatio * static_cast<double>(n_row);
   decision.acts = decision.standing_out > 0 && (sparse_signal || wide);
   return decision;

@@ -33,8 +33,10 @@ struct ScreenDecision {
  * but with probability 0.05 (Bonferroni over the p features, the null
  * Beta(rank / 2, (n - 1 - rank) / 2)). The screen acts when some feature
  * stands out and either so few do that a node's mtry uniform draws would hold
- * fewer than one of them on average (mtry * standing_out < p: a sparse
- * signal, which uniform sampling rarely puts in front of the CCA) or the data
+ * one of them at most every second node on average (mtry * standing_out <
+ * p / 2: a sparse signal, which uniform sampling rarely puts in front of the
+ * CCA; at p / 1 it acted on 2 of 10 training folds of the gasoline spectra,
+ * a dense signal) or the data
  * are wide in the gene-expression sense (p >= 10 n). It never acts when every
  * feature is drawn at every node (mtry >= p), or when the rows leave no
  * degrees of freedom for the null (n <= rank + 1).

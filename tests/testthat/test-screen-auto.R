@@ -21,7 +21,7 @@ reference_rule <- function(r2, n, k, mtry) {
   if (mtry >= p || n <= k + 1) return(list(acts = FALSE, standing_out = 0, threshold = 1))
   threshold <- stats::qbeta(0.05 / p, k / 2, (n - 1 - k) / 2, lower.tail = FALSE)
   s <- sum(r2 > threshold)
-  list(acts = mtry < p && s > 0 && (mtry * s < p || p >= 10 * n), standing_out = s,
+  list(acts = mtry < p && s > 0 && (mtry * s < p / 2 || p >= 10 * n), standing_out = s,
        threshold = threshold)
 }
 
