@@ -484,7 +484,7 @@
 #' predict(surv, veteran[1:3, ], type = "survival", times = c(30, 90, 180))
 #'
 #' # Wide data, a sparse signal: by default ("auto") the features are
-#' # sampled by their screening R^2, since 3 of 500 stand out from noise
+#' # sampled by their screening R^2, since only a few of 500 stand out from noise
 #' set.seed(1)
 #' x <- matrix(rnorm(200 * 500), 200, dimnames = list(NULL, paste0("g", 1:500)))
 #' y <- factor(x[, 1] + x[, 2] - x[, 3] + rnorm(200) > 0)
