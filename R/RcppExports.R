@@ -5,6 +5,10 @@ ccf_screen_cpp <- function(training) {
     .Call(`_ccforest_ccf_screen_cpp`, training)
 }
 
+ccf_screen_auto_cpp <- function(training, mtry) {
+    .Call(`_ccforest_ccf_screen_auto_cpp`, training, mtry)
+}
+
 ccf_grow_cpp <- function(training, options, first_tree, n_tree, n_thread, progress, memory_limit) {
     .Call(`_ccforest_ccf_grow_cpp`, training, options, first_tree, n_tree, n_thread, progress, memory_limit)
 }
@@ -143,6 +147,14 @@ ccf_short_threshold_cpp <- function(lo, hi) {
 
 ccf_progress_text_cpp <- function(done, total, elapsed) {
     .Call(`_ccforest_ccf_progress_text_cpp`, done, total, elapsed)
+}
+
+ccf_beta_tail_cpp <- function(x, tail, a, b) {
+    .Call(`_ccforest_ccf_beta_tail_cpp`, x, tail, a, b)
+}
+
+ccf_decide_screen_cpp <- function(r2, n_row, rank, mtry) {
+    .Call(`_ccforest_ccf_decide_screen_cpp`, r2, n_row, rank, mtry)
 }
 
 ccf_logrank_cpp <- function(rank, event, weights, u, cut, n_cause, min_events) {

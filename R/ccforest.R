@@ -366,8 +366,9 @@
 #'   row of weight 0 takes no part at all: the forest is the one grown
 #'   without it (and when trees are grown on samples it still gets an
 #'   out-of-bag prediction).
-#' @param feature_weights How each node samples its `mtry` features: `NULL`
-#'   (default) uniformly, as the paper does; a numeric vector of one
+#' @param feature_weights How each node samples its `mtry` features:
+#'   `"auto"` (default) by the screen below when the data call for it, else
+#'   uniformly; `NULL` uniformly, as the paper does; a numeric vector of one
 #'   non-negative weight per feature of `x` (named by the features, in any order, or in
 #'   their order), each node then drawing its features without replacement
 #'   with probability in proportion to the weights, as ranger's
@@ -387,6 +388,27 @@
 #'   features). Not available for survival. The weights used are kept in
 #'   `fit$options$feature_weights`, scaled to a largest of 1. Beyond the
 #'   paper, so not with `variant = "paper"`.
+#'
+#'   `"auto"` computes the screen's R^2 and counts the features that stand
+#'   out from noise: whose R^2 exceeds what any of the D features would reach
+#'   with probability 0.05 if it were independent of the outputs (the null
+#'   R^2 of a Gaussian feature, Beta(k / 2, (n - 1 - k) / 2) for n rows and
+#'   outputs of rank k, Bonferroni over D). It screens when some
+#'   do and either so few do that a node's `mtry` uniform draws would meet
+#'   one of them at most every second node on average (`mtry` x their
+#'   number < D / 2: a sparse signal) or the data are at least ten times
+#'   wider than long (D >= 10 n, as gene expression data are); otherwise,
+#'   and for survival, with `variant = "paper"` or when every node samples
+#'   every feature, the forest is exactly the one `NULL` grows. Where it acts, the weights are each
+#'   feature's R^2 to the 4th power (sharper than the screen's square) and,
+#'   unless `axis_candidates` is given, `axis_candidates = "random"`, which
+#'   together measured best on microarrays. It acted on every sparse simulated
+#'   design and every microarray of
+#'   [wide.md](https://github.com/ccforest/ccforest/blob/main/bench/results/wide.md)
+#'   and on none of
+#'   the paper's data sets, the near-infrared spectra or the dense simulated
+#'   design. What it saw is kept in `fit$options$screen_rule`, and print()
+#'   says when it acted.
 #' @param class_weights Optional weights of the classes, a numeric vector
 #'   named by (some of) the levels of the output; unnamed classes weigh 1.
 #'   They multiply the case weights of the rows of each class (classification
@@ -461,12 +483,16 @@
 #' surv
 #' predict(surv, veteran[1:3, ], type = "survival", times = c(30, 90, 180))
 #'
-#' # Wide data, a sparse signal: features sampled by their screening R^2
+#' # Wide data, a sparse signal: by default ("auto") the features are
+#' # sampled by their screening R^2, since only a few of 500 stand out from noise
 #' set.seed(1)
 #' x <- matrix(rnorm(200 * 500), 200, dimnames = list(NULL, paste0("g", 1:500)))
 #' y <- factor(x[, 1] + x[, 2] - x[, 3] + rnorm(200) > 0)
-#' wide <- ccforest(x, y, n_tree = 50, seed = 1, feature_weights = "screen")
+#' wide <- ccforest(x, y, n_tree = 50, seed = 1)
 #' wide
+#' wide$options$screen_rule
+#' # Uniform sampling whatever the data
+#' ccforest(x, y, n_tree = 50, seed = 1, feature_weights = NULL)
 #' # Or weights of one's own: g4 to g500 are never sampled here.
 #' ccforest(x, y, n_tree = 50, seed = 1, feature_weights = rep(c(1, 0), c(3, 497)))
 #' @export
@@ -524,7 +550,7 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
                              max_directions = 2L, direction_ratio = 0.9,
                              bootstrap_max_rows = 1024L,
                              exact_split_max_rows = 1024L, output_bins = NULL,
-                             axis_candidates = "none", feature_weights = NULL,
+                             axis_candidates = "none", feature_weights = "auto",
                              variant = "ccforest", n_thread = NULL, seed = NULL, verbose = interactive(),
                              first_tree = 1L, backend = "threads", n_batch = NULL) {
   call <- generic_call(match.call())

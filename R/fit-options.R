@@ -250,12 +250,15 @@ option_table <- list(
          parsnip = list(parsnip = "axis_candidates", pkg = "ccforest",
                         fun = "ccf_axis_candidates", sub = FALSE),
          mlr3 = list(tags = tune_tags)),
-  # Stored by the pipeline only when given (after "screen" is resolved).
-  option("feature_weights", NULL, any_type(), stage = "data",
+  # Stored by the pipeline only when given or screened (after "screen" and
+  # "auto" are resolved).
+  option("feature_weights", "auto", any_type(), stage = "data",
          check = function(value, context) {
            check_feature_weights(value, context$feature_names, context$task)
          },
-         stored = FALSE, paper = list(value = NULL),
+         stored = FALSE,
+         # "auto", the default, departs from the paper only when it acts.
+         paper = list(value = NULL, agrees = function(value) identical(value, "auto")),
          core = function(value, options, training) {
            if (!is.null(value)) list(feature_weights = unname(value))
          },

@@ -95,6 +95,16 @@ prepare_training <- function(x, y, spec, x_arg, y_arg) {
   if (identical(feature_weights, "screen")) {
     options$feature_screen <- TRUE
     feature_weights <- screen_weights(training, blueprint$feature_names)
+  } else if (identical(feature_weights, "auto")) {
+    auto <- auto_screen_weights(training, blueprint$feature_names, opt$mtry)
+    options$screen_rule <- auto$rule
+    feature_weights <- auto$weights
+    # Where the rule acts, random axis candidates with the sharper weights
+    # measured better than the screen alone (bench/results/wide-screen-6.md);
+    # an axis_candidates the user gave is kept.
+    if (auto$rule$acts && !isTRUE(spec$given[["axis_candidates"]])) {
+      options$axis_candidates <- "random"
+    }
   }
   if (!is.null(feature_weights)) options$feature_weights <- feature_weights
   list(opt = opt, options = options, core = core_options(options, opt$seed, training),

@@ -92,6 +92,14 @@ print.summary.ccforest <- function(x, ...) {
 #' @noRd
 feature_weights_label <- function(opts) {
   weights <- opts$feature_weights
+  rule <- opts$screen_rule
+  if (isTRUE(rule$acts)) {
+    top <- names(sort(weights, decreasing = TRUE))[seq_len(min(3L, length(weights)))]
+    return(sprintf(paste0("\"auto\": screened, R^2 to the 4th power (%s of %s features ",
+                          "stand out from noise, R^2 > %.3g; highest: %s)"),
+                   format(rule$standing_out, big.mark = ","), format(rule$n_feature, big.mark = ","),
+                   rule$threshold, paste(top, collapse = ", ")))
+  }
   if (isTRUE(opts$feature_screen)) {
     if (is.null(weights)) {
       return("\"screen\" (the outputs explain no feature: uniform)")

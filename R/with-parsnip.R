@@ -47,7 +47,8 @@
 #'
 #' Every other argument of [ccforest()] can be given to `set_engine()`, such
 #' as `replace`, `sample_fraction` with one value per class, or
-#' `feature_weights = "screen"` for wide data.
+#' `feature_weights = "screen"` (the default `"auto"` screens wide data with a
+#' sparse signal already).
 #'
 #' @section Translation from parsnip to the original package:
 #' ```

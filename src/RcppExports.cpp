@@ -21,6 +21,17 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// ccf_screen_auto_cpp
+Rcpp::List ccf_screen_auto_cpp(const Rcpp::List& training, int mtry);
+RcppExport SEXP _ccforest_ccf_screen_auto_cpp(SEXP trainingSEXP, SEXP mtrySEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type training(trainingSEXP);
+    Rcpp::traits::input_parameter< int >::type mtry(mtrySEXP);
+    rcpp_result_gen = Rcpp::wrap(ccf_screen_auto_cpp(training, mtry));
+    return rcpp_result_gen;
+END_RCPP
+}
 // ccf_grow_cpp
 Rcpp::List ccf_grow_cpp(const Rcpp::List& training, const Rcpp::List& options, double first_tree, int n_tree, int n_thread, int progress, double memory_limit);
 RcppExport SEXP _ccforest_ccf_grow_cpp(SEXP trainingSEXP, SEXP optionsSEXP, SEXP first_treeSEXP, SEXP n_treeSEXP, SEXP n_threadSEXP, SEXP progressSEXP, SEXP memory_limitSEXP) {
@@ -459,6 +470,32 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// ccf_beta_tail_cpp
+Rcpp::List ccf_beta_tail_cpp(const Rcpp::NumericVector& x, const Rcpp::NumericVector& tail, double a, double b);
+RcppExport SEXP _ccforest_ccf_beta_tail_cpp(SEXP xSEXP, SEXP tailSEXP, SEXP aSEXP, SEXP bSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< const Rcpp::NumericVector& >::type x(xSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::NumericVector& >::type tail(tailSEXP);
+    Rcpp::traits::input_parameter< double >::type a(aSEXP);
+    Rcpp::traits::input_parameter< double >::type b(bSEXP);
+    rcpp_result_gen = Rcpp::wrap(ccf_beta_tail_cpp(x, tail, a, b));
+    return rcpp_result_gen;
+END_RCPP
+}
+// ccf_decide_screen_cpp
+Rcpp::List ccf_decide_screen_cpp(const Rcpp::NumericVector& r2, int n_row, int rank, int mtry);
+RcppExport SEXP _ccforest_ccf_decide_screen_cpp(SEXP r2SEXP, SEXP n_rowSEXP, SEXP rankSEXP, SEXP mtrySEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< const Rcpp::NumericVector& >::type r2(r2SEXP);
+    Rcpp::traits::input_parameter< int >::type n_row(n_rowSEXP);
+    Rcpp::traits::input_parameter< int >::type rank(rankSEXP);
+    Rcpp::traits::input_parameter< int >::type mtry(mtrySEXP);
+    rcpp_result_gen = Rcpp::wrap(ccf_decide_screen_cpp(r2, n_row, rank, mtry));
+    return rcpp_result_gen;
+END_RCPP
+}
 // ccf_logrank_cpp
 Rcpp::List ccf_logrank_cpp(const Rcpp::IntegerVector& rank, const Rcpp::IntegerVector& event, const Rcpp::NumericVector& weights, const Rcpp::NumericVector& u, double cut, int n_cause, int min_events);
 RcppExport SEXP _ccforest_ccf_logrank_cpp(SEXP rankSEXP, SEXP eventSEXP, SEXP weightsSEXP, SEXP uSEXP, SEXP cutSEXP, SEXP n_causeSEXP, SEXP min_eventsSEXP) {
@@ -478,6 +515,7 @@ END_RCPP
 
 static const R_CallMethodDef CallEntries[] = {
     {"_ccforest_ccf_screen_cpp", (DL_FUNC) &_ccforest_ccf_screen_cpp, 1},
+    {"_ccforest_ccf_screen_auto_cpp", (DL_FUNC) &_ccforest_ccf_screen_auto_cpp, 2},
     {"_ccforest_ccf_grow_cpp", (DL_FUNC) &_ccforest_ccf_grow_cpp, 7},
     {"_ccforest_ccf_oob_cpp", (DL_FUNC) &_ccforest_ccf_oob_cpp, 5},
     {"_ccforest_ccf_leaf_samples_cpp", (DL_FUNC) &_ccforest_ccf_leaf_samples_cpp, 4},
@@ -513,6 +551,8 @@ static const R_CallMethodDef CallEntries[] = {
     {"_ccforest_ccf_alloc_probe_cpp", (DL_FUNC) &_ccforest_ccf_alloc_probe_cpp, 2},
     {"_ccforest_ccf_short_threshold_cpp", (DL_FUNC) &_ccforest_ccf_short_threshold_cpp, 2},
     {"_ccforest_ccf_progress_text_cpp", (DL_FUNC) &_ccforest_ccf_progress_text_cpp, 3},
+    {"_ccforest_ccf_beta_tail_cpp", (DL_FUNC) &_ccforest_ccf_beta_tail_cpp, 4},
+    {"_ccforest_ccf_decide_screen_cpp", (DL_FUNC) &_ccforest_ccf_decide_screen_cpp, 4},
     {"_ccforest_ccf_logrank_cpp", (DL_FUNC) &_ccforest_ccf_logrank_cpp, 7},
     {NULL, NULL, 0}
 };

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/Bagging.h"
+#include "core/ScreenRule.h"
 #include "core/Cca.h"
 #include "core/Data.h"
 #include "core/ExactSum.h"
@@ -81,6 +82,24 @@ Rcpp::NumericVector ccf_screen_cpp(const Rcpp::List& training) {
   const std::vector<double> r2 =
       guarded([&] { return screening_r2(data); }, "out of memory while screening the features");
   return Rcpp::wrap(r2);
+}
+
+// feature_weights = "auto": the screening R^2 and whether they act
+// (core/ScreenRule.h), decided in the core from the rows and the outputs'
+// rank the R^2 were computed over.
+// [[Rcpp::export(rng = false)]]
+Rcpp::List ccf_screen_auto_cpp(const Rcpp::List& training, int mtry) {
+  const Data data = training_data(training);
+  const Screening screening =
+      guarded([&] { return screen_features(data); }, "out of memory while screening the features");
+  const ScreenDecision decision =
+      decide_screen(screening.r2, screening.n_row, screening.rank, static_cast<size_t>(mtry));
+  return Rcpp::List::create(Rcpp::Named("r2") = Rcpp::wrap(screening.r2),
+                            Rcpp::Named("acts") = decision.acts,
+                            Rcpp::Named("standing_out") = static_cast<double>(decision.standing_out),
+                            Rcpp::Named("threshold") = decision.threshold,
+                            Rcpp::Named("n_row") = static_cast<double>(screening.n_row),
+                            Rcpp::Named("rank") = static_cast<double>(screening.rank));
 }
 
 // Grows trees first_tree, ..., first_tree + n_tree - 1 (0-based numbers) and

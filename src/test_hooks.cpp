@@ -8,6 +8,7 @@
 #include "core/Cca.h"
 #include "core/Projection.h"
 #include "core/Rotation.h"
+#include "core/ScreenRule.h"
 #include "core/SplitSearch.h"
 #include "parallel.h"
 #include "r_convert.h"
@@ -184,4 +185,24 @@ double ccf_short_threshold_cpp(double lo, double hi) {
 std::string ccf_progress_text_cpp(double done, double total, double elapsed) {
   return progress_text("Growing trees", static_cast<size_t>(done), static_cast<size_t>(total),
                        elapsed);
+}
+
+// The null of feature_weights = "auto" (core/ScreenRule.h): the Beta upper
+// tail at each x and its quantile at each tail, and the decision itself.
+// [[Rcpp::export(rng = false)]]
+Rcpp::List ccf_beta_tail_cpp(const Rcpp::NumericVector& x, const Rcpp::NumericVector& tail, double a,
+                             double b) {
+  Rcpp::NumericVector upper(x.size()), quantile(tail.size());
+  for (R_xlen_t i = 0; i < x.size(); ++i) upper[i] = beta_upper_tail(x[i], a, b);
+  for (R_xlen_t i = 0; i < tail.size(); ++i) quantile[i] = beta_upper_quantile(tail[i], a, b);
+  return Rcpp::List::create(Rcpp::Named("upper") = upper, Rcpp::Named("quantile") = quantile);
+}
+
+// [[Rcpp::export(rng = false)]]
+Rcpp::List ccf_decide_screen_cpp(const Rcpp::NumericVector& r2, int n_row, int rank, int mtry) {
+  const ScreenDecision decision = decide_screen(Rcpp::as<std::vector<double>>(r2), static_cast<size_t>(n_row),
+                                                static_cast<size_t>(rank), static_cast<size_t>(mtry));
+  return Rcpp::List::create(Rcpp::Named("acts") = decision.acts,
+                            Rcpp::Named("standing_out") = static_cast<double>(decision.standing_out),
+                            Rcpp::Named("threshold") = decision.threshold);
 }

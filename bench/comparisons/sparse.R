@@ -67,12 +67,13 @@ child_main <- function(spec_file, out_file) {
   load_at_start <- load_average()
   if (startsWith(spec$method, "ccforest")) {
     # "ccforest screened": features sampled in proportion to their screening
-    # statistic (feature_weights = "screen"), for a signal in few columns.
-    weights <- if (spec$method == "ccforest screened") "screen" else NULL
-    time <- system.time(fit <- ccforest::ccforest(x, y, n_tree = spec$n_tree,
+    # statistic (feature_weights = "screen"), for a signal in few columns;
+    # "ccforest": the defaults (from 0.4.0 feature_weights = "auto", which
+    # screens here when its rule finds the sparse signal).
+    weights <- if (spec$method == "ccforest screened") list(feature_weights = "screen")
+    time <- system.time(fit <- do.call(ccforest::ccforest, c(list(x, y, n_tree = spec$n_tree,
                                                   n_thread = spec$n_thread, seed = 1,
-                                                  feature_weights = weights,
-                                                  verbose = FALSE), gcFirst = FALSE)
+                                                  verbose = FALSE), weights)), gcFirst = FALSE)
     after <- memory_kb()
     pred <- predict(fit, x_test, n_thread = spec$n_thread)
   } else {

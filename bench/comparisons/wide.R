@@ -27,9 +27,13 @@
 #     1999, 62 x 2,000, 2 classes), with stratified 5-fold cross-validation
 #     repeated (--repeats) times.
 # Learners, every one with 1 thread and the same seed per split:
-#   ccforest: defaults;
-#   ccforest screened: feature_weights = "screen" (sampling weighted by each
-#     feature's association with the outputs in the training rows);
+#   ccforest: defaults (from 0.4.0 feature_weights = "auto": when the core's
+#     rule finds a sparse signal or p >= 10 n, sampling weighted by each
+#     feature's R^2 with the outputs in the training rows, to the 4th power,
+#     with axis_candidates = "random"; it acts on every design here but the
+#     dense one, where the forest is 0.3.0's);
+#   ccforest uniform: feature_weights = NULL, uniform sampling (the defaults
+#     before 0.4.0);
 #   ccforest axis: projection = "axis", sampling = "bagging" (its random
 #     forest mode), as a reference for what the CCA adds;
 #   ranger: defaults (CRAN's current version, in bench/lib; see common.R).
@@ -64,9 +68,9 @@ LEARNERS <- list(
     fit <- ccforest(xtr, ytr, n_tree = n_tree, n_thread = N_THREAD, seed = seed, verbose = FALSE)
     predict(fit, xte, n_thread = N_THREAD)
   },
-  `ccforest screened` = function(xtr, ytr, xte, n_tree, seed) {
+  `ccforest uniform` = function(xtr, ytr, xte, n_tree, seed) {
     fit <- ccforest(xtr, ytr, n_tree = n_tree, n_thread = N_THREAD, seed = seed, verbose = FALSE,
-                    feature_weights = "screen")
+                    feature_weights = NULL)
     predict(fit, xte, n_thread = N_THREAD)
   },
   `ccforest axis` = function(xtr, ytr, xte, n_tree, seed) {
@@ -203,17 +207,17 @@ main <- function() {
     "",
     "Held-out misclassification rate, mean \u00b1 sd over the splits; p against ranger (win / loss",
     "at p < 0.05, else tie): simulations, an exact McNemar test over the held-out rows of all",
-    "repeats (paired rows); microarrays, a paired Wilcoxon test over the folds. ccforest screened:",
-    "`feature_weights = \"screen\"`; ccforest axis: `projection = \"axis\", sampling = \"bagging\"`.",
+    "repeats (paired rows); microarrays, a paired Wilcoxon test over the folds. ccforest: defaults",
+    "(`feature_weights = \"auto\"`); ccforest uniform: `feature_weights = NULL` (0.3.0's defaults); ccforest axis: `projection = \"axis\", sampling = \"bagging\"`.",
     if (length(array_info)) paste0("Microarrays: ", paste(unlist(array_info), collapse = "; "), "."),
     "",
-    paste0("| design | ", paste(learners, collapse = " | "), " | p ccforest | p screened |"),
+    paste0("| design | ", paste(learners, collapse = " | "), " | p ccforest | p uniform |"),
     paste0("|---|", paste(rep("---:|", length(learners) + 2L), collapse = ""))
   )
   for (design in unique(results$design)) {
     lines <- c(lines, sprintf("| %s | %s | %s | %s |", design,
                               paste(vapply(learners, cell, "", design = design), collapse = " | "),
-                              p_cell(design, "ccforest"), p_cell(design, "ccforest screened")))
+                              p_cell(design, "ccforest"), p_cell(design, "ccforest uniform")))
   }
   array_designs <- grep("^array ", unique(results$design), value = TRUE)
   if (length(array_designs)) {

@@ -8,7 +8,9 @@
 
 namespace ccforest {
 
-std::vector<double> screening_r2(const Data& data) {
+std::vector<double> screening_r2(const Data& data) { return screen_features(data).r2; }
+
+Screening screen_features(const Data& data) {
   if (data.is_survival()) throw std::invalid_argument("screening is not defined for survival outcomes");
   std::vector<Eigen::Index> rows;
   rows.reserve(data.n_row());
@@ -16,8 +18,11 @@ std::vector<double> screening_r2(const Data& data) {
     if (data.weight == nullptr || data.weight[i] > 0.0) rows.push_back(static_cast<Eigen::Index>(i));
   }
   const Eigen::Index n = static_cast<Eigen::Index>(rows.size());
-  std::vector<double> r2(data.n_feature(), 0.0);
-  if (n < 2) return r2;
+  Screening result;
+  result.r2.assign(data.n_feature(), 0.0);
+  result.n_row = rows.size();
+  std::vector<double>& r2 = result.r2;
+  if (n < 2) return result;
 
   // The outputs' block, centred: class indicators, or the numeric outputs.
   const Eigen::Index width = data.is_classification() ? static_cast<Eigen::Index>(data.class_offset.back())
@@ -38,7 +43,8 @@ std::vector<double> screening_r2(const Data& data) {
   Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(y);
   qr.setThreshold(1e-9);
   const Eigen::Index rank = qr.rank();
-  if (rank == 0) return r2;
+  result.rank = static_cast<size_t>(rank);
+  if (rank == 0) return result;
   const Eigen::MatrixXd basis = qr.householderQ() * Eigen::MatrixXd::Identity(n, rank);
 
   Eigen::VectorXd column(n);
@@ -61,7 +67,7 @@ std::vector<double> screening_r2(const Data& data) {
     }
     r2[feature] = best;
   }
-  return r2;
+  return result;
 }
 
 }  // namespace ccforest

@@ -1,6 +1,7 @@
 #ifndef CCFOREST_SCREENING_H_
 #define CCFOREST_SCREENING_H_
 
+#include <cstddef>
 #include <vector>
 
 #include "Data.h"
@@ -22,6 +23,16 @@ namespace ccforest {
  * for survival outcomes (throws std::invalid_argument).
  */
 std::vector<double> screening_r2(const Data& data);
+
+/** The screening R^2 with what their null distribution depends on. */
+struct Screening {
+  std::vector<double> r2;  // screening_r2()
+  size_t n_row = 0;        // the rows of positive weight they were computed over
+  size_t rank = 0;         // the rank of those rows' centred output block
+};
+
+/** screening_r2(), with the rows and the outputs' rank (core/ScreenRule.h's null). */
+Screening screen_features(const Data& data);
 
 }  // namespace ccforest
 
