@@ -113,6 +113,14 @@ ccf_row_keys_cpp <- function(seed, n) {
     .Call(`_ccforest_ccf_row_keys_cpp`, seed, n)
 }
 
+#' The smaller of MemAvailable (root/proc/meminfo) and the room left in the
+#' process's memory control group (v2, else v1), in bytes; NA when neither
+#' is known
+#' @noRd
+ccf_available_memory_cpp <- function(root) {
+    .Call(`_ccforest_ccf_available_memory_cpp`, root)
+}
+
 ccf_cca_cpp <- function(x, y, tolerance) {
     .Call(`_ccforest_ccf_cca_cpp`, x, y, tolerance)
 }

@@ -562,7 +562,9 @@ new_ccforest <- function(forest, task, blueprint, response, options, seed, n_obs
       train_time = train_time,
       call = call,
       formula = NULL,
-      version = as.character(utils::packageVersion("ccforest"))
+      # The loaded namespace's version: utils::packageVersion() reads the
+      # DESCRIPTION file again, milliseconds of every fit.
+      version = as.character(getNamespaceVersion("ccforest"))
     ),
     class = "ccforest"
   )

@@ -361,6 +361,16 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// ccf_available_memory_cpp
+double ccf_available_memory_cpp(std::string root);
+RcppExport SEXP _ccforest_ccf_available_memory_cpp(SEXP rootSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< std::string >::type root(rootSEXP);
+    rcpp_result_gen = Rcpp::wrap(ccf_available_memory_cpp(root));
+    return rcpp_result_gen;
+END_RCPP
+}
 // ccf_cca_cpp
 Rcpp::List ccf_cca_cpp(const Rcpp::NumericMatrix& x, const Rcpp::NumericMatrix& y, double tolerance);
 RcppExport SEXP _ccforest_ccf_cca_cpp(SEXP xSEXP, SEXP ySEXP, SEXP toleranceSEXP) {
@@ -505,6 +515,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_ccforest_ccf_martingale_residuals_cpp", (DL_FUNC) &_ccforest_ccf_martingale_residuals_cpp, 5},
     {"_ccforest_ccf_checksum_cpp", (DL_FUNC) &_ccforest_ccf_checksum_cpp, 2},
     {"_ccforest_ccf_row_keys_cpp", (DL_FUNC) &_ccforest_ccf_row_keys_cpp, 2},
+    {"_ccforest_ccf_available_memory_cpp", (DL_FUNC) &_ccforest_ccf_available_memory_cpp, 1},
     {"_ccforest_ccf_cca_cpp", (DL_FUNC) &_ccforest_ccf_cca_cpp, 3},
     {"_ccforest_ccf_cca_classes_cpp", (DL_FUNC) &_ccforest_ccf_cca_classes_cpp, 4},
     {"_ccforest_ccf_rotation_cpp", (DL_FUNC) &_ccforest_ccf_rotation_cpp, 3},
