@@ -105,6 +105,17 @@ ccf_martingale_residuals_cpp <- function(rank, event, weights, n_cause, interval
     .Call(`_ccforest_ccf_martingale_residuals_cpp`, rank, event, weights, n_cause, intervals)
 }
 
+#' The Brier score of incidences `cif` (rows x times) at each of `times`:
+#' the mean over rows of w * (y - cif)^2, where a row with an event by t
+#' has w = event_weight and y = 1 if it is of `cause`, a row still at risk
+#' w = 1 / g_times (and y = 0), others w = 0. Each mean is R's mean(): a
+#' long double sum divided by n, then corrected by the long double sum of
+#' the differences, so the scores are bitwise R's.
+#' @noRd
+ccf_brier_scores_cpp <- function(cif, time, status, cause, times, event_weight, g_times) {
+    .Call(`_ccforest_ccf_brier_scores_cpp`, cif, time, status, cause, times, event_weight, g_times)
+}
+
 ccf_checksum_cpp <- function(object, names) {
     .Call(`_ccforest_ccf_checksum_cpp`, object, names)
 }

@@ -63,27 +63,11 @@ integrated_brier <- function(cif, time, status, cause, times, G) {
     return(NA_real_)
   }
   # Rows with an event are weighted 1 / G(T-) once it has happened, rows
-  # still at risk 1 / G(t) (the two are never both); the weights of the
-  # first are computed once, not per time. The times are taken in blocks of
-  # columns (rows x times), each as a few whole-matrix operations: one R
-  # operation per time was most of a small fit's score.
-  had_event <- status > 0L
+  # still at risk 1 / G(t) (the two are never both); the scores at each time
+  # are summed in C++ (src/brier.cpp), as mean() sums them.
   event_weight <- ifelse(g_event > 0, 1 / g_event, 0)
-  is_cause <- status == cause
-  n <- length(time)
-  block <- max(1L, min(length(times), floor(2^20 / max(n, 1L))))
-  score <- numeric(length(times))
-  for (first in seq(1L, length(times), by = block)) {
-    k <- first:min(length(times), first + block - 1L)
-    ended <- outer(time, times[k], "<=") & had_event
-    alive <- outer(time, times[k], ">")
-    w <- array(0, dim(ended))
-    w[ended] <- rep(event_weight, length(k))[ended]
-    w[alive] <- rep(1 / g_times[k], each = n)[alive]
-    terms <- w * ((ended & is_cause) - cif[, k, drop = FALSE])^2
-    # mean() per time, as before: the same sums in the same order.
-    score[k] <- vapply(seq_along(k), function(j) mean(terms[, j]), numeric(1))
-  }
+  score <- ccf_brier_scores_cpp(cif, as.double(time), as.integer(status), as.integer(cause),
+                                as.double(times), event_weight, as.double(g_times))
   if (length(times) == 1L) {
     return(score)
   }
