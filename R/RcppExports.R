@@ -116,6 +116,17 @@ ccf_brier_scores_cpp <- function(cif, time, status, cause, times, event_weight, 
     .Call(`_ccforest_ccf_brier_scores_cpp`, cif, time, status, cause, times, event_weight, g_times)
 }
 
+#' Harrell's C's pair counts of a risk score, as survival::concordance()
+#' counts them with `reverse = TRUE`: over pairs of an event row i and a row
+#' j that outlived it (a later time, or the same time censored), whether
+#' i's risk is larger (concordant), smaller (discordant) or equal (tied).
+#' Every pair is visited: for the small sets where concordance()'s set-up
+#' costs more than the count.
+#' @noRd
+ccf_concordance_counts_cpp <- function(risk, time, event) {
+    .Call(`_ccforest_ccf_concordance_counts_cpp`, risk, time, event)
+}
+
 ccf_checksum_cpp <- function(object, names) {
     .Call(`_ccforest_ccf_checksum_cpp`, object, names)
 }

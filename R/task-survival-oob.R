@@ -94,6 +94,16 @@ harrell_c <- function(risk, time, status, cause = 1L) {
   if (!any(event)) {
     return(NA_real_)
   }
+  if (length(risk) <= 3000L && !anyNA(risk)) {
+    # The pairs counted in C++ (a few milliseconds less per small fit), C
+    # as concordance() computes it: Somers' d of the unreversed counts.
+    counts <- ccf_concordance_counts_cpp(as.double(risk), as.integer(rank), event)
+    npair <- sum(counts[c(2L, 1L, 3L)])
+    if (npair == 0) {
+      return(NA_real_)
+    }
+    return(1 - ((counts[[2L]] - counts[[1L]]) / npair + 1) / 2)
+  }
   fit <- survival::concordance(survival::Surv(rank, event) ~ risk, reverse = TRUE,
                                timefix = FALSE)
   counts <- fit$count

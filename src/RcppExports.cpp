@@ -355,6 +355,18 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// ccf_concordance_counts_cpp
+Rcpp::NumericVector ccf_concordance_counts_cpp(Rcpp::NumericVector risk, Rcpp::IntegerVector time, Rcpp::LogicalVector event);
+RcppExport SEXP _ccforest_ccf_concordance_counts_cpp(SEXP riskSEXP, SEXP timeSEXP, SEXP eventSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type risk(riskSEXP);
+    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type time(timeSEXP);
+    Rcpp::traits::input_parameter< Rcpp::LogicalVector >::type event(eventSEXP);
+    rcpp_result_gen = Rcpp::wrap(ccf_concordance_counts_cpp(risk, time, event));
+    return rcpp_result_gen;
+END_RCPP
+}
 // ccf_checksum_cpp
 std::string ccf_checksum_cpp(SEXP object, const Rcpp::CharacterVector& names);
 RcppExport SEXP _ccforest_ccf_checksum_cpp(SEXP objectSEXP, SEXP namesSEXP) {
@@ -530,6 +542,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_ccforest_ccf_oob_survival_cpp", (DL_FUNC) &_ccforest_ccf_oob_survival_cpp, 7},
     {"_ccforest_ccf_martingale_residuals_cpp", (DL_FUNC) &_ccforest_ccf_martingale_residuals_cpp, 5},
     {"_ccforest_ccf_brier_scores_cpp", (DL_FUNC) &_ccforest_ccf_brier_scores_cpp, 7},
+    {"_ccforest_ccf_concordance_counts_cpp", (DL_FUNC) &_ccforest_ccf_concordance_counts_cpp, 3},
     {"_ccforest_ccf_checksum_cpp", (DL_FUNC) &_ccforest_ccf_checksum_cpp, 2},
     {"_ccforest_ccf_row_keys_cpp", (DL_FUNC) &_ccforest_ccf_row_keys_cpp, 2},
     {"_ccforest_ccf_available_memory_cpp", (DL_FUNC) &_ccforest_ccf_available_memory_cpp, 1},

@@ -46,3 +46,32 @@ Rcpp::NumericVector ccf_brier_scores_cpp(Rcpp::NumericMatrix cif, Rcpp::NumericV
   }
   return score;
 }
+
+//' Harrell's C's pair counts of a risk score, as survival::concordance()
+//' counts them with `reverse = TRUE`: over pairs of an event row i and a row
+//' j that outlived it (a later time, or the same time censored), whether
+//' i's risk is larger (concordant), smaller (discordant) or equal (tied).
+//' Every pair is visited: for the small sets where concordance()'s set-up
+//' costs more than the count.
+//' @noRd
+// [[Rcpp::export(rng = false)]]
+Rcpp::NumericVector ccf_concordance_counts_cpp(Rcpp::NumericVector risk, Rcpp::IntegerVector time,
+                                               Rcpp::LogicalVector event) {
+  const R_xlen_t n = risk.size();
+  if (time.size() != n || event.size() != n) Rcpp::stop("ccf_concordance_counts_cpp: inconsistent sizes");
+  double concordant = 0.0, discordant = 0.0, tied = 0.0;
+  for (R_xlen_t i = 0; i < n; ++i) {
+    if (event[i] != TRUE) continue;
+    for (R_xlen_t j = 0; j < n; ++j) {
+      if (!(time[j] > time[i] || (time[j] == time[i] && event[j] != TRUE))) continue;
+      if (risk[i] > risk[j]) {
+        concordant += 1.0;
+      } else if (risk[i] < risk[j]) {
+        discordant += 1.0;
+      } else {
+        tied += 1.0;
+      }
+    }
+  }
+  return Rcpp::NumericVector::create(concordant, discordant, tied);
+}
