@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <limits>
 #include <numeric>
 #include <stdexcept>
@@ -11,7 +10,6 @@
 #include "Projection.h"
 #include "Sampling.h"
 #include "Spread.h"
-#include "SurvivalNode.h"
 
 namespace ccforest {
 
@@ -27,15 +25,6 @@ SearchSettings search_settings(const TreeOptions& options, const Rules& rules) {
   return settings;
 }
 
-// MEASUREMENT ONLY (issue 38, third session; removed after): a survival
-// node with fewer than CCFOREST_SURV_STAT_MAX_EVENTS event rows (unset or 0:
-// any node) whose best cut's log-rank statistic is below
-// CCFOREST_SURV_MIN_STAT is a leaf.
-double env_number(const char* name) {
-  const char* text = std::getenv(name);
-  return text == nullptr ? 0.0 : std::atof(text);
-}
-
 }  // namespace
 
 TreeTrainer::TreeTrainer(const Data& data, const TreeOptions& options, uint64_t seed,
@@ -48,8 +37,6 @@ TreeTrainer::TreeTrainer(const Data& data, const TreeOptions& options, uint64_t 
       weighted_(data.weight != nullptr && !data.uniform_weight && options.sample.every_row),
       weighted_features_(!options.feature_weights.empty()) {
   options.check();
-  measure_min_stat_ = env_number("CCFOREST_SURV_MIN_STAT");
-  measure_stat_max_events_ = env_number("CCFOREST_SURV_STAT_MAX_EVENTS");
   if (weighted_features_) {
     if (options.feature_weights.size() != data.n_feature()) {
       throw std::invalid_argument("feature_weights must hold one weight per feature");
@@ -468,12 +455,12 @@ void TreeTrainer::grow_node(const NodeTask& task, std::vector<NodeTask>& next) {
     make_leaf(task.begin, task.end);
     return;
   }
-  if (targets.hazard != nullptr && cut.gain < measure_min_stat_) {
-    const double events = static_cast<double>(targets.hazard->event_rows());
-    if (measure_stat_max_events_ <= 0.0 || events < measure_stat_max_events_) {
-      make_leaf(task.begin, task.end);
-      return;
-    }
+  // Survival: a cut whose log-rank statistic is not significant splits
+  // noise; on small, weak-signal data the forest overfitted by growing to
+  // its smallest leaves (bench/results/survival-defaults.md, round 8).
+  if (cut.gain < options_.min_statistic) {
+    make_leaf(task.begin, task.end);
+    return;
   }
   split(task, next, std::move(features), cut);
 }

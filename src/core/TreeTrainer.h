@@ -111,9 +111,7 @@ class TreeTrainer {
   Buffer<int> scratch_rows_;        // the right child's rows (and carried values) while partitioning
   std::vector<std::pair<size_t, size_t>> moved_;  // feature sampling: swapped positions
   std::vector<char> is_dropped_;    // all zero between nodes
-  const bool weighted_features_;
-  double measure_min_stat_ = 0.0;         // MEASUREMENT ONLY, see TreeTrainer.cpp
-  double measure_stat_max_events_ = 0.0;  // MEASUREMENT ONLY    // options_.feature_weights given
+  const bool weighted_features_;    // options_.feature_weights given
   WeightedFeatureSampler feature_sampler_;
 };
 
