@@ -22,8 +22,9 @@
 #   Rscript bench/decisions/survival-defaults/report.R out.rds default
 #   Rscript bench/decisions/survival-defaults/report.R bench/results/survival-defaults.csv aorsf holdout
 # `sets`: comma-separated names, "dev" (the ten development sets),
-# "holdout" (the five held-out ones) or "holdout2" (five more, fixed once
-# the first five had been seen); default "dev".
+# "holdout" (the five held-out ones), "holdout2" (five more, fixed once
+# the first five had been seen), "small" (five small weak-signal development
+# sets) or "holdout3" (KMsurv's five, fixed with "small"); default "dev".
 #
 # Everything runs in this one process, one thread per fit, so that the
 # machine's two cores stay shared: C-index and IPA are computed as
