@@ -109,12 +109,42 @@ ccf_martingale_residuals_cpp <- function(rank, event, weights, n_cause, interval
     .Call(`_ccforest_ccf_martingale_residuals_cpp`, rank, event, weights, n_cause, intervals)
 }
 
+#' The Brier score of incidences `cif` (rows x times) at each of `times`:
+#' the mean over rows of w * (y - cif)^2, where a row with an event by t
+#' has w = event_weight and y = 1 if it is of `cause`, a row still at risk
+#' w = 1 / g_times (and y = 0), others w = 0. Each mean is R's mean(): a
+#' long double sum divided by n, then corrected by the long double sum of
+#' the differences, so the scores are bitwise R's.
+#' @noRd
+ccf_brier_scores_cpp <- function(cif, time, status, cause, times, event_weight, g_times) {
+    .Call(`_ccforest_ccf_brier_scores_cpp`, cif, time, status, cause, times, event_weight, g_times)
+}
+
+#' Harrell's C's pair counts of a risk score, as survival::concordance()
+#' counts them with `reverse = TRUE`: over pairs of an event row i and a row
+#' j that outlived it (a later time, or the same time censored), whether
+#' i's risk is larger (concordant), smaller (discordant) or equal (tied).
+#' Every pair is visited: for the small sets where concordance()'s set-up
+#' costs more than the count.
+#' @noRd
+ccf_concordance_counts_cpp <- function(risk, time, event) {
+    .Call(`_ccforest_ccf_concordance_counts_cpp`, risk, time, event)
+}
+
 ccf_checksum_cpp <- function(object, names) {
     .Call(`_ccforest_ccf_checksum_cpp`, object, names)
 }
 
 ccf_row_keys_cpp <- function(seed, n) {
     .Call(`_ccforest_ccf_row_keys_cpp`, seed, n)
+}
+
+#' The smaller of MemAvailable (root/proc/meminfo) and the room left in the
+#' process's memory control group (v2, else v1), in bytes; NA when neither
+#' is known
+#' @noRd
+ccf_available_memory_cpp <- function(root) {
+    .Call(`_ccforest_ccf_available_memory_cpp`, root)
 }
 
 ccf_cca_cpp <- function(x, y, tolerance) {

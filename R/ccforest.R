@@ -207,6 +207,14 @@
 #'   are bounded in rows by `min_leaf` instead (about the square root of the
 #'   rows), which measured better than bounds in events on the data sets of
 #'   [`bench/results/survival-design.md`](https://github.com/ccforest/ccforest/blob/main/bench/results/survival-design.md).
+#' @param min_statistic Survival forests only: a node whose best split has a
+#'   log-rank statistic below this is a leaf (aorsf's `split_min_stat`).
+#'   Default `qchisq(0.95, 1)` (about 3.84, the test's 5% level) for one
+#'   cause, which keeps trees from splitting noise on small data with a weak
+#'   signal and seldom binds on larger sets
+#'   ([`bench/results/survival-defaults.md`](https://github.com/ccforest/ccforest/blob/main/bench/results/survival-defaults.md),
+#'   round 8); 0 (split wherever `min_leaf` and `min_events` allow, as
+#'   ccforest 0.3.0 did) for competing risks and for `variant = "paper"`.
 #' @param max_depth Maximum depth of a tree; `NULL` (default) for unlimited.
 #' @param split_rule `"entropy"` (default) or `"gini"` for classification,
 #'   `"variance"` for regression, `"logrank"` for survival.
@@ -542,7 +550,8 @@ ccforest.formula <- function(formula, data, ...) {
 #' @rdname ccforest
 #' @export
 ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = NULL,
-                             min_leaf = NULL, min_events = NULL, max_depth = NULL, split_rule = NULL,
+                             min_leaf = NULL, min_events = NULL, min_statistic = NULL,
+                             max_depth = NULL, split_rule = NULL,
                              sampling = "auto", sample_fraction = NULL, replace = NULL,
                              projection = "cca", importance = "none",
                              na_action = "impute_random", case_weights = NULL,

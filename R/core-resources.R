@@ -21,59 +21,15 @@ memory_limit <- function() {
 }
 
 #' Memory the system can still give, in bytes, or NA where unknown: the
-#' smaller of the machine's available memory and what the process's control
-#' group (a container's limit, say) has left
+#' smaller of the machine's available memory (MemAvailable in
+#' /proc/meminfo) and what the process's control group (a container's limit,
+#' say) has left: cgroup v2's memory.max minus memory.current, else v1's
+#' memory.limit_in_bytes minus memory.usage_in_bytes (v1's "no limit", a
+#' number near 2^63, is none). Read in C++ (src/memory_probe.cpp): every fit
+#' probes it, and R's connections made that several per cent of a small fit.
 #' @noRd
 available_memory <- function(root = "/") {
-  candidates <- c(meminfo_available(file.path(root, "proc/meminfo")),
-                  cgroup_available(root))
-  candidates <- candidates[!is.na(candidates)]
-  if (length(candidates) == 0L) NA_real_ else min(candidates)
-}
-
-#' MemAvailable from /proc/meminfo, in bytes
-#' @noRd
-meminfo_available <- function(path) {
-  lines <- read_lines_quietly(path)
-  line <- grep("^MemAvailable:", lines, value = TRUE)
-  if (length(line) != 1L) {
-    return(NA_real_)
-  }
-  as.numeric(gsub("[^0-9]", "", line)) * 1024
-}
-
-#' The limit of this process's memory control group minus its usage, in
-#' bytes: cgroup v2 (memory.max, memory.current) or v1
-#' (memory.limit_in_bytes, memory.usage_in_bytes); NA when there is no limit
-#' @noRd
-cgroup_available <- function(root = "/") {
-  groups <- read_lines_quietly(file.path(root, "proc/self/cgroup"))
-  read_number <- function(path) {
-    value <- trimws(read_lines_quietly(path, n = 1L))
-    if (length(value) != 1L || !grepl("^[0-9]+$", value)) NA_real_ else as.numeric(value)
-  }
-  # v2: one line "0::/path"
-  v2 <- sub("^0::", "", grep("^0::", groups, value = TRUE))
-  if (length(v2) == 1L) {
-    dir <- file.path(root, "sys/fs/cgroup", sub("^/", "", v2))
-    limit <- read_number(file.path(dir, "memory.max"))
-    used <- read_number(file.path(dir, "memory.current"))
-    if (!is.na(limit)) {
-      return(max(0, limit - if (is.na(used)) 0 else used))
-    }
-  }
-  # v1: "N:memory:/path" (or a controller list containing memory)
-  v1 <- grep("^[0-9]+:([^:]*,)?memory(,[^:]*)?:", groups, value = TRUE)
-  if (length(v1) == 1L) {
-    dir <- file.path(root, "sys/fs/cgroup/memory", sub("^/", "", sub("^[^:]*:[^:]*:", "", v1)))
-    limit <- read_number(file.path(dir, "memory.limit_in_bytes"))
-    used <- read_number(file.path(dir, "memory.usage_in_bytes"))
-    # v1 reports "no limit" as a number near 2^63.
-    if (!is.na(limit) && limit < 2^60) {
-      return(max(0, limit - if (is.na(used)) 0 else used))
-    }
-  }
-  NA_real_
+  ccf_available_memory_cpp(root)
 }
 
 #' Memory a fit allocates besides its trees, known before any is grown, in
@@ -133,14 +89,6 @@ with_memory_advice <- function(expr, doing, advice) {
     }
     stop(e)
   })
-}
-
-#' @noRd
-read_lines_quietly <- function(path, n = -1L) {
-  if (!file.exists(path)) {
-    return(character(0))
-  }
-  tryCatch(suppressWarnings(readLines(path, n = n)), error = function(e) character(0))
 }
 
 #' @noRd

@@ -87,6 +87,24 @@ check_min_events <- function(min_events, task) {
   task_record(task)$check_min_events(min_events, task)
 }
 
+#' The log-rank statistic a survival split must reach, checked, with the
+#' task's default; NULL for other tasks (an error if given)
+#' @noRd
+check_min_statistic <- function(min_statistic, task, response, variant) {
+  task_record(task)$check_min_statistic(min_statistic, response, variant)
+}
+
+#' min_statistic for a task without a log-rank test: NULL, or an error if
+#' given
+#' @noRd
+refuse_min_statistic <- function(min_statistic, task) {
+  if (!is.null(min_statistic)) {
+    stop(sprintf("`min_statistic` is for survival forests, but `y` gives a %s forest; drop it.",
+                 task), call. = FALSE)
+  }
+  NULL
+}
+
 #' min_events for a task without events: NULL, or an error if given
 #' @noRd
 refuse_min_events <- function(min_events, task) {

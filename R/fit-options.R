@@ -144,6 +144,12 @@ option_table <- list(
   option("min_events", NULL, count_type(min = 1L, null = TRUE), stage = "data",
          check = function(value, context) check_min_events(value, context$task),
          stored = FALSE, core = core_as_is("min_events")),
+  # Survival only, kept by survival_options() as min_events is.
+  option("min_statistic", NULL, number_type(min = 0, null = TRUE), stage = "data",
+         check = function(value, context) {
+           check_min_statistic(value, context$task, context$response, context$variant)
+         },
+         stored = FALSE, core = core_as_is("min_statistic")),
   option("max_depth", NULL, count_type(min = 1L, null = TRUE, null_as = 0L),
          core = core_as_is("max_depth"),
          shown = shown_row(7, "max_depth:", function(opts, ...) {

@@ -73,7 +73,7 @@ prepare_training <- function(x, y, spec, x_arg, y_arg) {
   # The options whose meaning depends on the task, the features or the rows.
   n_feature <- length(blueprint$feature_names)
   opt <- check_options(opt, "data", context = list(
-    task = task, response = response, n_feature = n_feature,
+    task = task, response = response, n_feature = n_feature, variant = opt$variant,
     feature_names = blueprint$feature_names, n_row = nrow(matrix_x),
     n_counted = rows_counted(matrix_x, weights)
   ))

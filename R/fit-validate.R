@@ -191,23 +191,25 @@ check_number <- function(x, arg, min = -Inf, max = Inf, allow_null = FALSE,
   if (allow_null && is.null(x)) {
     return(NULL)
   }
-  bounds <- range_rule(min, max, open_min, open_max)
-  rule <- if (nzchar(bounds)) {
-    paste("a single finite number", bounds)
-  } else {
-    "a single finite number"
-  }
-  if (allow_null) {
-    rule <- paste(rule, "or NULL")
+  # The rule's words only for a message (as check_count()): formatting them
+  # was a few per cent of a small fit.
+  rule <- function() {
+    bounds <- range_rule(min, max, open_min, open_max)
+    words <- if (nzchar(bounds)) {
+      paste("a single finite number", bounds)
+    } else {
+      "a single finite number"
+    }
+    if (allow_null) paste(words, "or NULL") else words
   }
   type_ok <- is_plain_number(x)
   if (!type_ok || length(x) != 1L || !is.finite(x)) {
-    stop_rule(arg, rule, x, type_ok)
+    stop_rule(arg, rule(), x, type_ok)
   }
   below <- if (open_min) x <= min else x < min
   above <- if (open_max) x >= max else x > max
   if (below || above) {
-    stop_rule(arg, rule, x, type_ok)
+    stop_rule(arg, rule(), x, type_ok)
   }
   as.double(x)
 }

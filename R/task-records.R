@@ -33,6 +33,9 @@
 #'   the message (sprintf()'s format) for another task's rule;
 #' - `check_min_events(min_events, task)`: min_events, checked, or NULL for
 #'   a task without events (refusing a given value);
+#' - `check_min_statistic(min_statistic, response, variant)`: min_statistic,
+#'   checked, with the task's default, or NULL for tasks without a log-rank
+#'   test (an error if given);
 #' - `real_outputs`: whether the outputs are numbers the leaves average, for
 #'   which one output allows quantiles, output bins, intervals and residuals;
 #' - `class_outputs`: whether the outputs are factors of classes, for which
@@ -142,6 +145,9 @@ task_records <- list(
     wrong_split_rule = paste0("split_rule = \"%s\" is for regression, but `y` is categorical; ",
                               "use \"entropy\" or \"gini\"."),
     check_min_events = function(min_events, task) refuse_min_events(min_events, task),
+    check_min_statistic = function(min_statistic, response, variant) {
+      refuse_min_statistic(min_statistic, response$task)
+    },
     real_outputs = FALSE,
     class_outputs = TRUE,
     screens_features = TRUE,
@@ -220,6 +226,9 @@ task_records <- list(
     wrong_split_rule = paste0("split_rule = \"%s\" is for classification, but `y` is numeric; ",
                               "use \"variance\", or convert `y` to a factor for classification."),
     check_min_events = function(min_events, task) refuse_min_events(min_events, task),
+    check_min_statistic = function(min_statistic, response, variant) {
+      refuse_min_statistic(min_statistic, response$task)
+    },
     real_outputs = TRUE,
     class_outputs = FALSE,
     screens_features = TRUE,
@@ -313,6 +322,10 @@ task_records <- list(
     check_min_events = function(min_events, task) {
       check_count(min_events %||% 1L, "min_events", min = 1L)
     },
+    check_min_statistic = function(min_statistic, response, variant) {
+      check_number(min_statistic %||% default_min_statistic(response$survival$n_cause, variant),
+                   "min_statistic", min = 0)
+    },
     real_outputs = FALSE,
     class_outputs = FALSE,
     # A survival outcome has no per-feature R^2 to screen by.
@@ -335,7 +348,7 @@ task_records <- list(
         survival_shape(.subset2(response, "survival")))
     },
     task_options = function(options, response, opt) {
-      survival_options(options, response, opt$min_events)
+      survival_options(options, response, opt$min_events, opt$min_statistic)
     },
     oob_bytes = function(n_row, n_tree, response) {
       survival_oob_bytes(n_row, n_tree, response$survival$n_cause)

@@ -180,13 +180,27 @@ check_survival_split_rule <- function(split_rule) {
 }
 
 #' The options of a survival fit beyond the common ones: the least events in
-#' a child (checked by check_min_events()) and the periods of the CCA's
-#' response
+#' a child (checked by check_min_events()), the log-rank statistic a split
+#' must reach (check_min_statistic()) and the periods of the CCA's response
 #' @noRd
-survival_options <- function(options, response, min_events) {
+survival_options <- function(options, response, min_events, min_statistic) {
   options$min_events <- min_events
+  options$min_statistic <- min_statistic
   options$survival_intervals <- survival_intervals(response$survival$n_cause)
   options
+}
+
+#' The default of `min_statistic`: the log-rank test's 5% critical value
+#' (chi-squared, one degree of freedom) for one cause, as aorsf's
+#' split_min_stat. On small, weak-signal data growing every tree to its
+#' smallest leaves overfitted (a held-out IPA below the Kaplan-Meier
+#' curve's); the test stops there and seldom binds on larger sets
+#' (bench/results/survival-defaults.md, round 8). 0 for competing risks (not
+#' measured: their statistic sums one per cause) and for the paper's
+#' variant.
+#' @noRd
+default_min_statistic <- function(n_cause, variant) {
+  if (n_cause == 1L && !identical(variant, "paper")) stats::qchisq(0.95, 1) else 0
 }
 
 #' The first inconsistency of a survival forest's stored outcome, or NULL

@@ -192,7 +192,7 @@ mlr3_learner_class <- function(task_type) {
 #' The learners' parameters: ccforest()'s arguments, with their ranges and
 #' defaults, from the option table (R/fit-options.R), less those the task
 #' gives (x, y, case_weights) or that make no sense inside mlr3 (first_tree:
-#' a learner is a whole forest; quantiles and min_events: no mlr3 predict
+#' a learner is a whole forest; quantiles, min_events and min_statistic: no mlr3 predict
 #' type or task uses them); and mtry_ratio, mtry as a share of the task's
 #' features
 #' @noRd

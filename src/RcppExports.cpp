@@ -350,6 +350,34 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// ccf_brier_scores_cpp
+Rcpp::NumericVector ccf_brier_scores_cpp(Rcpp::NumericMatrix cif, Rcpp::NumericVector time, Rcpp::IntegerVector status, int cause, Rcpp::NumericVector times, Rcpp::NumericVector event_weight, Rcpp::NumericVector g_times);
+RcppExport SEXP _ccforest_ccf_brier_scores_cpp(SEXP cifSEXP, SEXP timeSEXP, SEXP statusSEXP, SEXP causeSEXP, SEXP timesSEXP, SEXP event_weightSEXP, SEXP g_timesSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type cif(cifSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type time(timeSEXP);
+    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type status(statusSEXP);
+    Rcpp::traits::input_parameter< int >::type cause(causeSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type times(timesSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type event_weight(event_weightSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type g_times(g_timesSEXP);
+    rcpp_result_gen = Rcpp::wrap(ccf_brier_scores_cpp(cif, time, status, cause, times, event_weight, g_times));
+    return rcpp_result_gen;
+END_RCPP
+}
+// ccf_concordance_counts_cpp
+Rcpp::NumericVector ccf_concordance_counts_cpp(Rcpp::NumericVector risk, Rcpp::IntegerVector time, Rcpp::LogicalVector event);
+RcppExport SEXP _ccforest_ccf_concordance_counts_cpp(SEXP riskSEXP, SEXP timeSEXP, SEXP eventSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type risk(riskSEXP);
+    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type time(timeSEXP);
+    Rcpp::traits::input_parameter< Rcpp::LogicalVector >::type event(eventSEXP);
+    rcpp_result_gen = Rcpp::wrap(ccf_concordance_counts_cpp(risk, time, event));
+    return rcpp_result_gen;
+END_RCPP
+}
 // ccf_checksum_cpp
 std::string ccf_checksum_cpp(SEXP object, const Rcpp::CharacterVector& names);
 RcppExport SEXP _ccforest_ccf_checksum_cpp(SEXP objectSEXP, SEXP namesSEXP) {
@@ -369,6 +397,16 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
     Rcpp::traits::input_parameter< int >::type n(nSEXP);
     rcpp_result_gen = Rcpp::wrap(ccf_row_keys_cpp(seed, n));
+    return rcpp_result_gen;
+END_RCPP
+}
+// ccf_available_memory_cpp
+double ccf_available_memory_cpp(std::string root);
+RcppExport SEXP _ccforest_ccf_available_memory_cpp(SEXP rootSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< std::string >::type root(rootSEXP);
+    rcpp_result_gen = Rcpp::wrap(ccf_available_memory_cpp(root));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -541,8 +579,11 @@ static const R_CallMethodDef CallEntries[] = {
     {"_ccforest_ccf_predict_survival_cpp", (DL_FUNC) &_ccforest_ccf_predict_survival_cpp, 3},
     {"_ccforest_ccf_oob_survival_cpp", (DL_FUNC) &_ccforest_ccf_oob_survival_cpp, 7},
     {"_ccforest_ccf_martingale_residuals_cpp", (DL_FUNC) &_ccforest_ccf_martingale_residuals_cpp, 5},
+    {"_ccforest_ccf_brier_scores_cpp", (DL_FUNC) &_ccforest_ccf_brier_scores_cpp, 7},
+    {"_ccforest_ccf_concordance_counts_cpp", (DL_FUNC) &_ccforest_ccf_concordance_counts_cpp, 3},
     {"_ccforest_ccf_checksum_cpp", (DL_FUNC) &_ccforest_ccf_checksum_cpp, 2},
     {"_ccforest_ccf_row_keys_cpp", (DL_FUNC) &_ccforest_ccf_row_keys_cpp, 2},
+    {"_ccforest_ccf_available_memory_cpp", (DL_FUNC) &_ccforest_ccf_available_memory_cpp, 1},
     {"_ccforest_ccf_cca_cpp", (DL_FUNC) &_ccforest_ccf_cca_cpp, 3},
     {"_ccforest_ccf_cca_classes_cpp", (DL_FUNC) &_ccforest_ccf_cca_classes_cpp, 4},
     {"_ccforest_ccf_rotation_cpp", (DL_FUNC) &_ccforest_ccf_rotation_cpp, 3},

@@ -367,6 +367,9 @@ inline TreeOptions tree_options(const Rcpp::List& options) {
   out.min_leaf = list_value<int>(options, "min_leaf");
   out.max_depth = list_value<int>(options, "max_depth");
   if (options.containsElementNamed("min_events")) out.min_events = list_value<int>(options, "min_events");
+  if (options.containsElementNamed("min_statistic")) {
+    out.min_statistic = list_value<double>(options, "min_statistic");
+  }
   out.split_rule = list_enum<SplitRule>(options, "split_rule", kSplitRuleNames);
   out.projection = list_enum<Projection>(options, "projection", kProjectionNames);
   out.projection_bootstrap = list_value<bool>(options, "projection_bootstrap");

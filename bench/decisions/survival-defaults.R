@@ -22,8 +22,9 @@
 #   Rscript bench/decisions/survival-defaults/report.R out.rds default
 #   Rscript bench/decisions/survival-defaults/report.R bench/results/survival-defaults.csv aorsf holdout
 # `sets`: comma-separated names, "dev" (the ten development sets),
-# "holdout" (the five held-out ones) or "holdout2" (five more, fixed once
-# the first five had been seen); default "dev".
+# "holdout" (the five held-out ones), "holdout2" (five more, fixed once
+# the first five had been seen), "small" (five small weak-signal development
+# sets) or "holdout3" (KMsurv's five, fixed with "small"); default "dev".
 #
 # Everything runs in this one process, one thread per fit, so that the
 # machine's two cores stay shared: C-index and IPA are computed as
@@ -51,7 +52,9 @@ if (!length(args) %in% 4:5) {
 n_split <- as_count(args[2], "SPLITS"); n_tree <- as_count(args[3], "TREES"); out <- args[4]
 if (!grepl("[.]rds$", out)) stop(sprintf("the results file must end in .rds, not '%s'", out), call. = FALSE)
 if (!file.exists(args[1])) stop(sprintf("no configuration file '%s'", args[1]), call. = FALSE)
-invisible(use_competitors(c("aorsf", "ranger"), install = bench_update()))
+# KMsurv (data only) holds the third held-out sets (holdout3).
+invisible(use_competitors(c("aorsf", "ranger", if (any(grepl("holdout3", commandArgs(TRUE)))) "KMsurv"),
+                          install = bench_update()))
 suppressPackageStartupMessages(library(ccforest))
 # Round 7's rule, shared by the configuration files that try it
 # (survival-defaults/round7.R, holdout2.R): aorsf's mtry, ceiling(sqrt(D)),
@@ -74,13 +77,26 @@ HOLDOUT_SETS <- c("mgus2", "myeloid", "nafld1", "Aids2", "Melanoma")
 # took its place, before any held-out number of the others was read but
 # transplant's.
 HOLDOUT2_SETS <- c("transplant", "jasa", "stagec", "stanford2", "mgus")
+# Small weak-signal development sets, fixed on 2026-11-28 at 08:35 UTC before
+# any candidate of round 8 ran (bench/results/survival-defaults.md, "Third
+# session"): "small".
+SMALL_SETS <- c("udca1", "kidney", "veteran_weak", "rhDNase", "gbsg150")
+# Third held-out sets, fixed at the same time (KMsurv), run only once a
+# candidate had won on the development sets.
+HOLDOUT3_SETS <- c("larynx", "burn", "kidtran", "bmt", "tongue")
 MAX_ROWS <- 1500L
 # --first-split k (or CCFOREST_FIRST_SPLIT=k) runs splits k, k + 1, ... (fresh
 # splits for a confirmation round); default 1.
 FIRST_SPLIT <- bench_integer(BENCH_OPT, "first-split", 1L)
 sets <- if (length(args) >= 5) strsplit(args[5], ",")[[1]] else "dev"
 sets <- unlist(lapply(sets, function(s) switch(s, dev = DEV_SETS, holdout = HOLDOUT_SETS,
-                                                holdout2 = HOLDOUT2_SETS, s)))
+                                                holdout2 = HOLDOUT2_SETS, small = SMALL_SETS, holdout3 = HOLDOUT3_SETS, s)))
+
+kmsurv <- function(x) {
+  e <- new.env()
+  utils::data(list = x, package = "KMsurv", envir = e)
+  e[[x]]
+}
 
 defaults_data <- function(name) {
   if (name %in% SURV_SETS) return(survival_data(name))
@@ -166,11 +182,59 @@ defaults_data <- function(name) {
       data.frame(time = m$futime, status = m$death,
                  m[c("age", "sex", "alb", "creat", "hgb", "mspike")])
     },
+    udca1 = {
+      u <- s("udca1")
+      data.frame(time = as.numeric(u$futime), status = as.integer(u$status),
+                 u[c("trt", "stage", "bili", "riskscore")])
+    },
+    kidney = {
+      k <- s("kidney")
+      data.frame(time = k$time, status = k$status, k[c("age", "sex", "disease")])
+    },
+    veteran_weak = {
+      v <- s("veteran")
+      data.frame(time = v$time, status = v$status, v[c("trt", "celltype", "diagtime", "age", "prior")])
+    },
+    rhDNase = {
+      r <- s("rhDNase")
+      first <- !duplicated(r$id)
+      ends <- as.numeric(r$end.dt - r$entry.dt)
+      start <- tapply(r$ivstart, r$id, function(v) if (all(is.na(v))) NA_real_ else min(v, na.rm = TRUE))
+      one <- r[first, ]
+      infected <- !is.na(start[as.character(one$id)])
+      data.frame(time = ifelse(infected, start[as.character(one$id)], ends[first]),
+                 status = as.integer(infected), one[c("inst", "trt", "fev")])
+    },
+    gbsg150 = {
+      g <- survival_data("gbsg")
+      set.seed(3899L)
+      g[sort(sample.int(nrow(g), 150L)), ]
+    },
+    larynx = {
+      k <- kmsurv("larynx")
+      data.frame(time = k$time, status = k$delta, stage = factor(k$stage), k[c("age", "diagyr")])
+    },
+    burn = {
+      k <- kmsurv("burn")
+      data.frame(time = k$T3, status = k$D3, k[paste0("Z", 1:11)])
+    },
+    kidtran = {
+      k <- kmsurv("kidtran")
+      data.frame(time = k$time, status = k$delta, k[c("gender", "race", "age")])
+    },
+    bmt = {
+      k <- kmsurv("bmt")
+      data.frame(time = k$t2, status = k$d3, group = factor(k$group), k[paste0("z", 1:10)])
+    },
+    tongue = {
+      k <- kmsurv("tongue")
+      data.frame(time = k$time, status = k$delta, type = factor(k$type))
+    },
     stop("unknown data set: ", name, call. = FALSE)
   )
   d <- d[stats::complete.cases(d) & d$time > 0, ]
   if (nrow(d) > MAX_ROWS) {
-    set.seed(3800L + match(name, c(DEV_SETS, HOLDOUT_SETS, HOLDOUT2_SETS)))
+    set.seed(3800L + match(name, c(DEV_SETS, HOLDOUT_SETS, HOLDOUT2_SETS, SMALL_SETS, HOLDOUT3_SETS)))
     d <- d[sort(sample.int(nrow(d), MAX_ROWS)), ]
   }
   rownames(d) <- NULL
@@ -200,6 +264,12 @@ fit_predict <- function(cfg, train, test, times, event_times, seed) {
   } else {
     old <- options(cfg$options)
     on.exit(options(old))
+    # Round 8's measurement switches (environment variables read by the
+    # build of the measurement commit only).
+    if (length(cfg$env)) {
+      do.call(Sys.setenv, as.list(cfg$env))
+      on.exit(Sys.unsetenv(names(cfg$env)), add = TRUE)
+    }
     a <- if (is.function(cfg$args)) cfg$args(train) else cfg$args
     t0 <- cpu()
     fit <- do.call(ccforest, c(list(Surv(time, status) ~ ., data = train, n_tree = n_tree,
@@ -215,7 +285,7 @@ cat("load average at start:", readLines("/proc/loadavg"), "\n")
 res <- list()
 for (name in sets) {
   d <- defaults_data(name)
-  set_no <- match(name, c(DEV_SETS, HOLDOUT_SETS, HOLDOUT2_SETS))
+  set_no <- match(name, c(DEV_SETS, HOLDOUT_SETS, HOLDOUT2_SETS, SMALL_SETS, HOLDOUT3_SETS))
   cat(sprintf("%s: %d rows, %d predictors, %d events\n", name, nrow(d), ncol(d) - 2L,
               sum(d$status)))
   for (s in FIRST_SPLIT - 1L + seq_len(n_split)) {

@@ -84,6 +84,11 @@ struct TreeOptions {
   int max_depth = 0;  // 0 means unlimited
   /** Survival (the log-rank rule): the least rows with an event in each child. */
   int min_events = 1;
+  /**
+   * Survival: a node whose best cut has a log-rank statistic below this is a
+   * leaf (aorsf's split_min_stat); 0 splits wherever a cut is allowed.
+   */
+  double min_statistic = 0.0;
   SplitRule split_rule = SplitRule::kEntropy;
   Projection projection = Projection::kCca;
   bool projection_bootstrap = true;
@@ -143,6 +148,7 @@ struct TreeOptions {
     if (min_leaf < 1) throw std::invalid_argument("min_leaf must be >= 1");
     if (max_depth < 0) throw std::invalid_argument("max_depth must be >= 0 (0 = unlimited)");
     if (min_events < 1) throw std::invalid_argument("min_events must be >= 1");
+    if (!(min_statistic >= 0.0)) throw std::invalid_argument("min_statistic must be >= 0");
     if (!(rank_tolerance > 0.0 && rank_tolerance < 1.0)) {
       throw std::invalid_argument("rank_tolerance must lie in (0, 1)");
     }

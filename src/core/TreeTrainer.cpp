@@ -455,6 +455,13 @@ void TreeTrainer::grow_node(const NodeTask& task, std::vector<NodeTask>& next) {
     make_leaf(task.begin, task.end);
     return;
   }
+  // Survival: a cut whose log-rank statistic is not significant splits
+  // noise; on small, weak-signal data the forest overfitted by growing to
+  // its smallest leaves (bench/results/survival-defaults.md, round 8).
+  if (cut.gain < options_.min_statistic) {
+    make_leaf(task.begin, task.end);
+    return;
+  }
   split(task, next, std::move(features), cut);
 }
 

@@ -44,8 +44,9 @@ test_that("every argument of ccforest() is a parameter, with ccforest()'s defaul
   arguments <- formals(ccforest:::ccforest.default)
   # Given by the task (x, y, case_weights), or with no use in mlr3: a
   # learner is a whole forest (first_tree), and no mlr3 predict type or task
-  # uses quantiles or min_events (survival).
-  not_parameters <- c("x", "y", "...", "case_weights", "first_tree", "quantiles", "min_events")
+  # uses quantiles, min_events or min_statistic (survival).
+  not_parameters <- c("x", "y", "...", "case_weights", "first_tree", "quantiles", "min_events",
+                      "min_statistic")
   for (type in c("classif", "regr")) {
     params <- mlr3::lrn(paste0(type, ".ccforest"))$param_set
     task_specific <- if (type == "classif") "output_bins" else c("split_rule", "class_weights")

@@ -47,6 +47,7 @@ core_cases <- list(
   min_split = list(7L, "min_split", 7L),
   min_leaf = list(4L, "min_leaf", 4L),
   min_events = list(2L, "min_events", 2L),
+  min_statistic = list(2.5, "min_statistic", 2.5),
   max_depth = list(5L, "max_depth", 5L),
   split_rule = list("gini", "split_rule", "gini"),
   sampling = list("bagging", "projection_bootstrap", FALSE),
@@ -90,6 +91,7 @@ test_that("the core's reader asks for nothing core_options() does not give", {
   fit <- ccforest(Species ~ ., iris, n_tree = 2, seed = 1, feature_weights = c(1, 1, 1, 0.5))
   options <- fit$options
   options$min_events <- 1L
+  options$min_statistic <- 0
   core <- ccforest:::core_options(options, fit$seed,
                                   list(x = matrix(0, nrow(iris), 4L), weights = numeric(0)))
   # The seed is read with the forest's options (ccf_grow_cpp()).
