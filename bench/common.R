@@ -267,6 +267,18 @@ bench_integer <- function(opt, name, default = NULL, min = 1L) {
   if (is.null(v)) default else as_count(v, paste0("--", name), min)
 }
 
+# The libraries given as positional arguments, each holding a ccforest build
+# (the instruments that compare builds).
+bench_libs <- function(opt) {
+  libs <- opt$positional
+  if (length(libs) == 0L) stop("give one or more library paths holding a ccforest build", call. = FALSE)
+  missing_lib <- libs[!file.exists(file.path(libs, "ccforest"))]
+  if (length(missing_lib) > 0L) {
+    stop("no ccforest installed in: ", paste(missing_lib, collapse = ", "), call. = FALSE)
+  }
+  libs
+}
+
 bench_list <- function(opt, name, default = NULL) {
   v <- opt[[name]]
   if (is.null(v)) default else strsplit(v, ",", fixed = TRUE)[[1L]]

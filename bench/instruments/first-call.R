@@ -26,12 +26,7 @@ source(file.path(dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE)
 BENCH_OPT <- bench_start(values = c("rounds", "reps"), positional = TRUE)
 rounds <- bench_integer(BENCH_OPT, "rounds", 3L)
 reps <- bench_integer(BENCH_OPT, "reps", 8L)
-libs <- BENCH_OPT$positional
-if (length(libs) == 0L) stop("give one or more library paths holding a ccforest build", call. = FALSE)
-missing_lib <- libs[!file.exists(file.path(libs, "ccforest"))]
-if (length(missing_lib) > 0L) {
-  stop("no ccforest installed in: ", paste(missing_lib, collapse = ", "), call. = FALSE)
-}
+libs <- bench_libs(BENCH_OPT)
 
 work <- tempfile("first-call-")
 dir.create(work)

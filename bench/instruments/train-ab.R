@@ -22,12 +22,7 @@ if (!is.null(BENCH_OPT$out)) bench_record(BENCH_OPT$out, "Training CPU time of b
 
 rounds <- bench_integer(BENCH_OPT, "rounds", 7L)
 trees <- bench_integer(BENCH_OPT, "trees", 50L)
-libs <- BENCH_OPT$positional
-if (length(libs) == 0L) stop("give one or more library paths holding a ccforest build", call. = FALSE)
-missing_lib <- libs[!file.exists(file.path(libs, "ccforest"))]
-if (length(missing_lib) > 0L) {
-  stop("no ccforest installed in: ", paste(missing_lib, collapse = ", "), call. = FALSE)
-}
+libs <- bench_libs(BENCH_OPT)
 
 use_competitors("ranger")  # CRAN's current ranger, from bench/lib (the ratios are to it)
 
