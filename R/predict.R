@@ -151,7 +151,8 @@
 #' fitted object and kept with it: its trees decoded into the layout the
 #' predictor walks (done when the forest is fitted, or on the first
 #' prediction after [readRDS()], [unserialize()] or on a future worker), and
-#' the verification of its seal. Later calls only walk the trees for their
+#' the verification of its seal (for 500 trees grown on 15,000 rows, about
+#' 0.15 s of the first call). Later calls only walk the trees for their
 #' rows, so one row costs about a millisecond or less, with any number of
 #' trees, and `n_tree` below the forest's uses the same prepared trees. The
 #' prepared trees take a few times the stored trees' memory (2-4 times, in
