@@ -162,3 +162,12 @@ node_rows <- function(info, z) {
   }
   rows
 }
+
+# A binary class from 3 of p Gaussian features (g1 - g2 + g3): wide data with a
+# sparse signal (test-feature-weights.R, test-screen-auto.R).
+wide_data <- function(n = 150, p = 40, seed = 3801) {
+  set.seed(seed)
+  x <- matrix(stats::rnorm(n * p), n, p, dimnames = list(NULL, paste0("g", seq_len(p))))
+  y <- factor(x[, 1] - x[, 2] + x[, 3] + stats::rnorm(n, sd = 0.5) > 0)
+  list(x = x, y = y)
+}

@@ -5,13 +5,6 @@ split_features <- function(fit) {
   unique(unlist(lapply(seq_len(n_trees(fit)), function(t) tree_info(fit, t)$columns)))
 }
 
-wide_data <- function(n = 150, p = 40, seed = 3801) {
-  set.seed(seed)
-  x <- matrix(stats::rnorm(n * p), n, p, dimnames = list(NULL, paste0("g", seq_len(p))))
-  y <- factor(x[, 1] - x[, 2] + x[, 3] + stats::rnorm(n, sd = 0.5) > 0)
-  list(x = x, y = y)
-}
-
 test_that("features of weight 0 are never sampled, those of positive weight are", {
   d <- wide_data()
   w <- rep(c(0, 1), c(20, 20))

@@ -25,12 +25,8 @@ reference_rule <- function(r2, n, k, mtry) {
        threshold = threshold)
 }
 
-sparse_data <- function(n = 200, p = 300, seed = 3811) {
-  set.seed(seed)
-  x <- matrix(stats::rnorm(n * p), n, p, dimnames = list(NULL, paste0("g", seq_len(p))))
-  y <- factor(x[, 1] - x[, 2] + x[, 3] + stats::rnorm(n, sd = 0.5) > 0)
-  list(x = x, y = y)
-}
+# A sparse signal: 3 of 300 features.
+sparse_data <- function() wide_data(n = 200, p = 300, seed = 3811)
 
 test_that("the null's Beta tail and quantile are R's pbeta() and qbeta()", {
   for (ab in list(c(0.5, 399.5), c(1.5, 40), c(2, 2), c(5, 0.7), c(0.5, 10000))) {
