@@ -84,6 +84,15 @@ Tree stump(std::vector<int> leaf_begin, std::vector<int> leaf_index, std::vector
   return t;
 }
 
+/** Survival leaves of two causes over three event times, on one column. */
+ModelShape two_cause_shape() {
+  ModelShape shape;
+  shape.n_column = 1;
+  shape.n_time = 3;
+  shape.n_cause = 2;
+  return shape;
+}
+
 void test_record_words() {
   // Every leaf codec sizes its records from the counts alone as the parsed
   // tree lays them out: pure and mixed class leaves of two outputs, means of
@@ -95,10 +104,7 @@ void test_record_words() {
   ModelShape means;
   means.n_column = 1;
   means.n_output_real = 2;
-  ModelShape survival;
-  survival.n_column = 1;
-  survival.n_time = 3;
-  survival.n_cause = 2;
+  const ModelShape survival = two_cause_shape();
   const std::vector<std::pair<ModelShape, Tree>> cases = {
       {classes, stump({0, 2, 5}, {1, 4, 0, 2, 3}, {1.0, 1.0, 0.5, 0.5, 1.0})},
       {means, stump({0, 2, 4}, {0, 1, 0, 1}, {1.5, -2.0, 0.25, 8.0})},
@@ -247,15 +253,12 @@ void test_codec_damage() {
   shape.n_class = {2};
   const TreeOptions tree = tree_options(2, 2, 1, 0, SplitRule::kGini, Projection::kCca, true, false);
   const Grown g = grow(data, ForestOptions(1, 7, tree), shape, Runtime());
-  // The grown tree, and trees of the other two leaf codecs (means of two
-  // outputs, with a split at each precision; survival counts of two causes).
+  // The grown tree, and trees of the other two leaf codecs (means, with a
+  // split at each precision; survival counts of two causes).
   ModelShape means;
   means.n_column = 4;
   means.n_output_real = 1;
-  ModelShape survival;
-  survival.n_column = 1;
-  survival.n_time = 3;
-  survival.n_cause = 2;
+  const ModelShape survival = two_cause_shape();
   const std::vector<std::pair<ModelShape, std::vector<uint8_t>>> trees = {
       {shape, g.bytes[0]},
       {means, encode_tree(three_precisions(false), means)},
