@@ -64,13 +64,15 @@ class TreeSample {
       : rows_(sample.first), weight_(weight) {
     const std::string mismatch = "its quantile data do not match its trees";
     if (sample.second < n_leaf) throw DamagedModel(mismatch);
-    begin_.assign(n_leaf + 1, n_leaf);
+    own_begin_.assign(n_leaf + 1, n_leaf);
     for (size_t l = 0; l < n_leaf; ++l) {
       const int32_t size = sample.first[l];
       if (size < 0) throw DamagedModel(mismatch);
-      begin_[l + 1] = begin_[l] + static_cast<size_t>(size);
+      own_begin_[l + 1] = own_begin_[l] + static_cast<size_t>(size);
     }
-    if (begin_[n_leaf] != sample.second) throw DamagedModel(mismatch);
+    if (own_begin_[n_leaf] != sample.second) throw DamagedModel(mismatch);
+    begin_ = own_begin_.data();
+    n_stored_ = sample.second;
     bool sorted = true;
     for (size_t l = 0; l < n_leaf; ++l) {
       for (size_t k = begin_[l]; k < begin_[l + 1]; ++k) {
@@ -108,8 +110,24 @@ class TreeSample {
     }
   }
 
+  /** Positions and values it stores: what relocate() copies. */
+  size_t n_positions() const { return own_begin_.size(); }
+  size_t n_stored() const { return n_stored_; }
+  /**
+   * Copies its positions and stored values (the leaf sizes first, as in R,
+   * then the rows) into forest-wide blocks, at `positions` and `rows`, and
+   * views them there.
+   */
+  void relocate(size_t* positions, int32_t* rows) {
+    std::copy(own_begin_.begin(), own_begin_.end(), positions);
+    std::copy(rows_, rows_ + n_stored_, rows);
+    begin_ = positions;
+    rows_ = rows;
+    std::vector<size_t>().swap(own_begin_);
+    std::vector<int32_t>().swap(own_);
+  }
   /** Asks for the leaf's positions, then (prefetch_rows()) its first rows, ahead of reading them. */
-  void prefetch_leaf(size_t leaf) const { __builtin_prefetch(begin_.data() + leaf); }
+  void prefetch_leaf(size_t leaf) const { __builtin_prefetch(begin_ + leaf); }
   void prefetch_rows(size_t leaf) const {
     __builtin_prefetch(rows_ + begin_[leaf]);
     if (weight_ != nullptr) __builtin_prefetch(block_.data() + begin_[leaf] / kBlock);
@@ -117,9 +135,10 @@ class TreeSample {
   size_t begin(size_t leaf) const { return begin_[leaf]; }
   size_t end(size_t leaf) const { return begin_[leaf + 1]; }
   double output(const double* y, size_t k) const { return y[rows_[k]]; }
+  int32_t row(size_t k) const { return rows_[k]; }
   /** Bytes held beyond the stored samples it views. */
   size_t bytes() const {
-    return begin_.capacity() * sizeof(size_t) + own_.capacity() * sizeof(int32_t) +
+    return own_begin_.capacity() * sizeof(size_t) + own_.capacity() * sizeof(int32_t) +
            block_.capacity() * sizeof(double);
   }
   double weight(size_t k) const { return weight_ == nullptr ? 1.0 : weight_[rows_[k]]; }
@@ -147,9 +166,11 @@ class TreeSample {
  private:
   const int32_t* rows_;
   const double* weight_;
-  std::vector<size_t> begin_;  // position of each leaf's first row; n_leaf + 1 values
-  std::vector<int32_t> own_;   // the rows re-sorted by output, when stored otherwise
-  std::vector<double> block_;  // running totals at every kBlock-th position
+  const size_t* begin_;            // position of each leaf's first row; n_leaf + 1 values
+  size_t n_stored_ = 0;            // values stored: leaf sizes, then rows
+  std::vector<size_t> own_begin_;  // begin_ until relocate()
+  std::vector<int32_t> own_;       // the rows re-sorted by output, when stored otherwise
+  std::vector<double> block_;      // running totals at every kBlock-th position
 };
 
 /** A row's leaf in one tree: its entries [begin, end) and their total weight. */
@@ -363,10 +384,77 @@ double quantile_of(const std::vector<LeafRange>& ranges, std::vector<Entry>& ent
   return k < m ? value[k] : value[m - 1];
 }
 
+/** Whether a histogram over the n_train ranks costs less than selecting among the entries. */
+bool ranks_pay(size_t n_train, size_t n_entry) { return n_train <= 8 * n_entry + 4096; }
+
+/**
+ * quantile_of() for every probability at once, where it can be decided
+ * without F: the row's shares are added up by training row in output order
+ * (a histogram over the ranks, one pass, no sorting or selection), giving an
+ * estimate of F at each candidate output. Estimate and F sum the same terms
+ * in different orders, so they differ by less than `margin`; a candidate
+ * whose estimate is at least `margin` above the target qualifies, and one at
+ * least `margin` below it does not. The answer for a probability is decided
+ * when the first candidate whose estimate comes within `margin` of its
+ * target is clearly above it: it qualifies and the candidate before it does
+ * not, which is quantile_of()'s answer. `decided[q]` says which were; the
+ * others (a target within rounding of a candidate's total, or never reached)
+ * are left to quantile_of().
+ */
+void rank_quantiles(const std::vector<LeafRange>& ranges, const double* y,
+                    const std::vector<int32_t>& by_rank, const std::vector<int32_t>& rank,
+                    const std::vector<double>& target, double margin, std::vector<double>& mass,
+                    double* answer, std::vector<char>& decided) {
+  mass.assign(by_rank.size(), 0.0);
+  size_t lo = mass.size(), hi = 0;
+  for (const LeafRange& r : ranges) {
+    for (size_t k = r.begin; k < r.end; ++k) {
+      const size_t at = static_cast<size_t>(rank[static_cast<size_t>(r.sample->row(k))]);
+      mass[at] += r.sample->weight(k) / r.total;
+      lo = std::min(lo, at);
+      hi = std::max(hi, at);
+    }
+  }
+  decided.assign(target.size(), 0);
+  size_t q = 0;
+  double below = 0.0;  // the estimate at the candidate before the current one
+  const auto close = [&](double value, double estimate) {
+    for (; q < target.size() && estimate >= target[q] - margin; ++q) {
+      answer[q] = value;
+      decided[q] = estimate >= target[q] + margin && below < target[q] - margin;
+    }
+    below = estimate;
+  };
+  double estimate = 0.0, value = 0.0;
+  bool open = false;  // whether `value` is a candidate still being added up
+  for (size_t at = lo; at <= hi && q < target.size(); ++at) {
+    // A share too small to register leaves the estimate where it was: its
+    // output cannot be the first to qualify.
+    if (mass[at] == 0.0) continue;
+    const double v = y[by_rank[at]];
+    if (open && v != value) close(value, estimate);
+    value = v;
+    open = true;
+    estimate += mass[at];
+  }
+  if (open) close(value, estimate);
+}
+
 }  // namespace
 
 struct QuantileSamples::Trees {
   std::vector<TreeSample> each;
+  // The training rows in increasing order of output (ties by row), and each
+  // row's position in it: for rank_quantiles(). Empty when an output is not
+  // finite (such rows are never in a sample; sorting them would not be
+  // defined).
+  std::vector<int32_t> by_rank, rank;
+  // Every tree's positions and stored values, tree after tree, in two
+  // blocks that may sit on huge pages: a row's quantiles read a leaf in each
+  // of hundreds of trees, which in R's separate vectors (4 KB pages anywhere
+  // in R's heap) cost an address translation miss each once gc() has run.
+  std::vector<size_t, RecordAllocator<size_t>> positions;
+  std::vector<int32_t, RecordAllocator<int32_t>> rows;
 };
 
 QuantileSamples::QuantileSamples(const ForestModel& model, const std::vector<LeafSample>& samples,
@@ -380,6 +468,32 @@ QuantileSamples::QuantileSamples(const ForestModel& model, const std::vector<Lea
     trees_->each.emplace_back(samples[t], static_cast<size_t>(model.n_leaves[t]), y, weight,
                               n_train);
   }
+  size_t n_position = 0, n_stored = 0;
+  for (const TreeSample& tree : trees_->each) {
+    n_position += tree.n_positions();
+    n_stored += tree.n_stored();
+  }
+  trees_->positions.resize(n_position);
+  trees_->rows.resize(n_stored);
+  n_position = 0;
+  n_stored = 0;
+  for (TreeSample& tree : trees_->each) {
+    const size_t positions = tree.n_positions(), stored = tree.n_stored();
+    tree.relocate(trees_->positions.data() + n_position, trees_->rows.data() + n_stored);
+    n_position += positions;
+    n_stored += stored;
+  }
+  if (n_train < static_cast<size_t>(std::numeric_limits<int32_t>::max()) &&
+      std::all_of(y, y + n_train, [](double v) { return std::isfinite(v); })) {
+    std::vector<int32_t>& by_rank = trees_->by_rank;
+    by_rank.resize(n_train);
+    for (size_t i = 0; i < n_train; ++i) by_rank[i] = static_cast<int32_t>(i);
+    std::stable_sort(by_rank.begin(), by_rank.end(), [y](int32_t a, int32_t b) { return y[a] < y[b]; });
+    trees_->rank.resize(n_train);
+    for (size_t r = 0; r < n_train; ++r) {
+      trees_->rank[static_cast<size_t>(by_rank[r])] = static_cast<int32_t>(r);
+    }
+  }
 }
 
 QuantileSamples::~QuantileSamples() = default;
@@ -387,7 +501,10 @@ QuantileSamples::~QuantileSamples() = default;
 size_t QuantileSamples::n_tree() const { return trees_->each.size(); }
 
 size_t QuantileSamples::bytes() const {
-  size_t total = trees_->each.capacity() * sizeof(TreeSample);
+  size_t total = trees_->each.capacity() * sizeof(TreeSample) +
+                 (trees_->by_rank.capacity() + trees_->rank.capacity()) * sizeof(int32_t) +
+                 RecordAllocator<size_t>::block_bytes(trees_->positions.capacity()) +
+                 RecordAllocator<int32_t>::block_bytes(trees_->rows.capacity());
   for (const TreeSample& tree : trees_->each) total += tree.bytes();
   return total;
 }
@@ -402,6 +519,8 @@ void predict_quantiles(const ForestModel& model, const QuantileSamples& samples,
   const std::vector<TreeSample>& sample = samples.trees().each;
   const double* y = samples.y();
   const double* weight = samples.weight();
+  const std::vector<int32_t>& by_rank = samples.trees().by_rank;
+  const std::vector<int32_t>& rank = samples.trees().rank;
   Runtime all_at_once = runtime;
   all_at_once.batch_size = n;
   run_rows(all_at_once, n, n, [&](size_t i) {
@@ -452,8 +571,29 @@ void predict_quantiles(const ForestModel& model, const QuantileSamples& samples,
       }
       return;
     }
+    size_t n_entry = 0;
+    for (const LeafRange& r : ranges) n_entry += r.end - r.begin;
+    std::vector<char> decided(probs.size(), 0);
+    if (!by_rank.empty() && ranks_pay(by_rank.size(), n_entry)) {
+      const double trees = static_cast<double>(ranges.size());
+      std::vector<double> target(probs.size());
+      for (size_t q = 0; q < probs.size(); ++q) target[q] = probs[q] * trees - rounding;
+      // F and the estimate each err by at most (their additions plus each
+      // term's own roundings) units of 2^-53 of their total, at most one per
+      // tree: four times their sum.
+      const double margin =
+          std::ldexp(4.0, -53) * trees *
+          (static_cast<double>(n_entry + ranges.size() + 3 * largest_leaf) + 2.0);
+      std::vector<double> mass, answer(probs.size());
+      rank_quantiles(ranges, y, by_rank, rank, target, margin, mass, answer.data(), decided);
+      for (size_t q = 0; q < probs.size(); ++q) {
+        if (decided[q]) out[q * n + i] = answer[q];
+      }
+    }
+    if (std::all_of(decided.begin(), decided.end(), [](char d) { return d != 0; })) return;
     std::vector<Entry> entries = row_entries(ranges, y);
     for (size_t q = 0; q < probs.size(); ++q) {
+      if (decided[q]) continue;
       out[q * n + i] = quantile_of(ranges, entries, y, probs[q], rounding,
                                    0x9e3779b97f4a7c15ULL ^ (i * 0xbf58476d1ce4e5b9ULL + q + 1));
     }

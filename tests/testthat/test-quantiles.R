@@ -36,6 +36,49 @@ test_that("quantiles equal Meinshausen's estimator written out by hand", {
   expect_identical(colnames(got), paste("quantile=", probs))
 })
 
+# Meinshausen's estimator from the trees' leaves (terminal nodes): each tree
+# puts weight 1 / n_tree on the training rows of the new row's leaf, shared
+# in proportion to their case weights; a quantile is the smallest training
+# output whose cumulative weight reaches it (up to rounding).
+weighted_leaf_quantiles <- function(fit, train, new, w, probs) {
+  n_tree <- length(fit$forest$trees)
+  leaf_train <- predict(fit, train, type = "terminal_nodes")
+  leaf_new <- predict(fit, new, type = "terminal_nodes")
+  o <- order(train$y)
+  t(vapply(seq_len(nrow(new)), function(i) {
+    mass <- numeric(nrow(train))
+    for (t in seq_len(n_tree)) {
+      here <- leaf_train[, t] == leaf_new[i, t]
+      mass[here] <- mass[here] + w[here] / sum(w[here]) / n_tree
+    }
+    cumulative <- cumsum(mass[o])
+    vapply(probs, function(p) train$y[o][which(cumulative >= p * sum(mass) - 1e-12 & mass[o] > 0)[1]],
+           numeric(1))
+  }, numeric(length(probs))))
+}
+
+test_that("quantiles are the estimator's whether read off the outputs' ranks or selected", {
+  # A row's quantiles come from a pass over the training rows in output order
+  # when there are few training rows for the leaves' entries, and from a
+  # selection among the entries otherwise (here 2 trees of small leaves on
+  # 6,000 rows); either way the estimator's, ties at the targets included.
+  probs <- c(0, 0.01, 0.1, 0.25, 0.5, 0.75, 0.9, 0.99, 1)
+  ranked <- hetero_data(400, 21)
+  ranked$y <- round(ranked$y, 1)  # many ties
+  w <- rep(c(1, 2, 0.5, 1), 100)
+  fit <- ccforest(y ~ ., ranked, quantiles = TRUE, case_weights = w, n_tree = 40, seed = 5,
+                  sampling = "projection", min_leaf = 4)
+  new <- hetero_data(30, 22)
+  expect_identical(unname(predict(fit, new, type = "quantiles", quantiles = probs)),
+                   weighted_leaf_quantiles(fit, ranked, new, w, probs))
+  many <- hetero_data(6000, 23)
+  fit <- ccforest(y ~ ., many, quantiles = TRUE, n_tree = 2, seed = 6, sampling = "projection",
+                  min_leaf = 2)
+  new <- hetero_data(20, 24)
+  expect_identical(unname(predict(fit, new, type = "quantiles", quantiles = probs)),
+                   weighted_leaf_quantiles(fit, many, new, rep(1, 6000), probs))
+})
+
 test_that("held-out intervals cover about their level and widen with the noise", {
   d <- hetero_data(3000, 4)
   train <- 1:2000
