@@ -85,8 +85,8 @@ ccf_jackknife_plus_cpp <- function(values, residual, record, seed, first_tree, r
     .Call(`_ccforest_ccf_jackknife_plus_cpp`, values, residual, record, seed, first_tree, rank_lower, rank_upper, n_thread)
 }
 
-ccf_plain_rows_cpp <- function(data, position, n, exprs, bp, na_action) {
-    .Call(`_ccforest_ccf_plain_rows_cpp`, data, position, n, exprs, bp, na_action)
+ccf_plain_rows_cpp <- function(data, n, exprs, bp, na_action) {
+    .Call(`_ccforest_ccf_plain_rows_cpp`, data, n, exprs, bp, na_action)
 }
 
 ccf_sparse_stats_cpp <- function(x, stat_rows) {

@@ -256,6 +256,11 @@ check_string <- function(x, arg, allow_null = FALSE, allow_empty = FALSE) {
 #' @return The chosen string.
 #' @noRd
 check_choice <- function(x, arg, choices) {
+  # One of the choices, as every served call gives its type: no other call.
+  if (is.character(x) && is.null(attributes(x)) && length(x) == 1L && !is.na(x) &&
+      any(x == choices)) {
+    return(x)
+  }
   if (identical(x, choices)) {
     return(choices[[1L]])
   }

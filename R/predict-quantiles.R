@@ -39,9 +39,9 @@ check_quantile_probs <- function(quantiles) {
 #' @noRd
 predict_quantile_values <- function(object, matrix_x, quantiles, n_tree, n_thread,
                                     impute_random) {
-  q <- object$quantile
+  q <- .subset2(object, "quantile")
   if (!is.list(q) || !is.numeric(q$y) || !is.list(q$samples) ||
-      length(q$samples) != n_trees(object) ||
+      length(q$samples) != length(.subset2(.subset2(object, "forest"), "trees")) ||
       !(is.null(q$weights) || (is.numeric(q$weights) && length(q$weights) == length(q$y)))) {
     stop("`object` is damaged: its quantile data are inconsistent. Refit the forest.",
          call. = FALSE)
@@ -49,14 +49,19 @@ predict_quantile_values <- function(object, matrix_x, quantiles, n_tree, n_threa
   # The core takes the probabilities in increasing order, as they are
   # usually given: order() (a closure that dispatches on its arguments) only
   # when they are not, which costs a served row more than the check.
-  order <- if (is.unsorted(quantiles)) order(quantiles)
+  # (is.unsorted(), too, is a closure.)
+  n_prob <- length(quantiles)
+  order <- if (n_prob > 1L && any(quantiles[-1L] < quantiles[-n_prob])) order(quantiles)
+  weights <- q$weights
   values <- core_call(object, ccf_predict_quantiles_cpp(
     predict_request(object, n_tree, n_thread, impute_random), matrix_x, q$samples, q$y,
-    q$weights %||% numeric(0), if (is.null(order)) quantiles else quantiles[order],
+    if (is.null(weights)) numeric(0) else weights,
+    if (is.null(order)) quantiles else quantiles[order],
     quantile = q
   ))
   if (!is.null(order)) values[, order] <- values
-  colnames(values) <- quantile_labels(quantiles)
+  # dimnames<- is a primitive; colnames<- a closure (see predict_mean_forest()).
+  dimnames(values) <- list(NULL, quantile_labels(quantiles))
   values
 }
 
@@ -65,7 +70,9 @@ predict_quantile_values <- function(object, matrix_x, quantiles, n_tree, n_threa
 #' of numbers is a good part of a one-row call's R code)
 #' @noRd
 quantile_labels <- function(quantiles) {
-  if (!identical(quantiles, quantile_label_memo$key)) {
+  key <- quantile_label_memo$key
+  # Equal numbers give equal labels; == instead of identical(), a closure.
+  if (length(key) != length(quantiles) || !all(key == quantiles)) {
     quantile_label_memo$labels <- paste("quantile=", quantiles)
     quantile_label_memo$key <- quantiles
   }

@@ -29,5 +29,7 @@ predict_request <- function(object, n_tree, n_thread, impute_random = FALSE,
 
 #' @noRd
 imputes_at_random <- function(object) {
-  .subset2(.subset2(object, "options"), "na_action") %in% c("impute_random", "omit")
+  na_action <- .subset2(.subset2(object, "options"), "na_action")
+  # Not %in%, a closure: every prediction asks.
+  na_action == "impute_random" || na_action == "omit"
 }

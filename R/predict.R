@@ -231,13 +231,15 @@ predict.ccforest <- function(object, new_data, ..., type = NULL, n_tree = NULL,
                              interval = NULL, calibration = NULL, calibration_y = NULL,
                              times = NULL, horizon = NULL) {
   dots <- list(...)
-  check_dots(dots, valid = c("object", "new_data", "newdata", "type", "n_tree", "n_thread",
-                             "na_action", "quantiles", "backend", "chunk_size", "predict_all",
-                             "level", "interval", "calibration", "calibration_y", "times",
-                             "horizon"),
-             fn = "predict")
+  if (length(dots) > 0L) {
+    check_dots(dots, valid = c("object", "new_data", "newdata", "type", "n_tree", "n_thread",
+                               "na_action", "quantiles", "backend", "chunk_size", "predict_all",
+                               "level", "interval", "calibration", "calibration_y", "times",
+                               "horizon"),
+               fn = "predict")
+  }
   check_ccforest(object)
-  if ("newdata" %in% names(dots)) {
+  if (length(dots) > 0L && "newdata" %in% names(dots)) {
     if (!missing(new_data)) {
       stop("Both `new_data` and `newdata` were given; give the data to predict once, ",
            "as either.", call. = FALSE)
@@ -251,7 +253,7 @@ predict.ccforest <- function(object, new_data, ..., type = NULL, n_tree = NULL,
                predict_all = predict_all, level = level, interval = interval,
                calibration = calibration, calibration_y = calibration_y, times = times,
                horizon = horizon)
-  task_record(object$task)$predict(object, new_data, args)
+  task_record(.subset2(object, "task"))$predict(object, new_data, args)
 }
 
 #' predict() for a forest whose leaves hold averaged values (classes'
@@ -267,40 +269,56 @@ predict_mean_forest <- function(object, new_data, args) {
   backend <- args$backend
   chunk_size <- args$chunk_size
   predict_all <- args$predict_all
-  task <- object$task
+  task <- .subset2(object, "task")
   record <- task_record(task)
   if (!is.null(args$times) || !is.null(args$horizon)) {
     stop(sprintf("`%s` is for survival forests; this one is a %s forest.",
                  if (!is.null(args$times)) "times" else "horizon", task), call. = FALSE)
   }
-  type <- type %||% record$predict_types[[1L]]
+  if (is.null(type)) {
+    type <- record$predict_types[[1L]]
+  }
   type <- check_choice(type, "type", c("class", "prob", "response", "quantiles", "interval",
                                        "se", "terminal_nodes"))
-  if (!type %in% record$predict_types) {
+  if (!any(type == record$predict_types)) {
     owner <- Filter(function(r) type %in% r$predict_types, task_records)[[1L]]
     stop(sprintf("type = \"%s\" is for %s; this one is %s: use %s.", type, owner$forests,
                  record$described, record$type_advice), call. = FALSE)
   }
   if (type == "quantiles") {
-    if (is.null(object$quantile)) {
+    if (is.null(.subset2(object, "quantile"))) {
       stop("type = \"quantiles\" needs a forest fitted with quantiles = TRUE, which keeps ",
            "the training outputs of every leaf.", call. = FALSE)
     }
-    quantiles <- check_quantile_probs(quantiles)
+    # Checked in full only when not plainly right: each closure a served
+    # call runs costs it a few cache misses right after gc().
+    if (!(is.double(quantiles) && is.null(attributes(quantiles)) && length(quantiles) > 0L &&
+          !anyNA(quantiles) && min(quantiles) >= 0 && max(quantiles) <= 1)) {
+      quantiles <- check_quantile_probs(quantiles)
+    }
   }
-  n_total <- n_trees(object)
+  n_total <- length(.subset2(.subset2(object, "forest"), "trees"))
   n_tree <- if (is.null(n_tree)) n_total else check_count(n_tree, "n_tree", min = 1L, max = n_total)
   n_thread <- resolve_n_thread(n_thread)
 
   if (!is.null(na_action)) {
     na_action <- check_choice(na_action, "na_action", c("impute_random", "impute_mean", "fail"))
   }
-  backend <- check_backend(backend)
-  chunk_size <- check_count(chunk_size, "chunk_size", min = 1L, allow_null = TRUE)
-  impute_random <- (na_action %||% "") == "impute_random"
+  # The defaults pass without a call (as above).
+  if (!(is.character(backend) && length(backend) == 1L && !is.na(backend) &&
+        backend == "threads")) {
+    backend <- check_backend(backend)
+  }
+  if (!is.null(chunk_size)) {
+    chunk_size <- check_count(chunk_size, "chunk_size", min = 1L, allow_null = TRUE)
+  }
+  impute_random <- !is.null(na_action) && na_action == "impute_random"
   whole <- backend == "threads" && is.null(chunk_size) && !is.function(new_data)
-  predict_all <- check_flag(predict_all, "predict_all")
-  if (predict_all || type %in% c("interval", "se", "terminal_nodes")) {
+  if (!(is.logical(predict_all) && length(predict_all) == 1L && !is.na(predict_all) &&
+        is.null(attributes(predict_all)))) {
+    predict_all <- check_flag(predict_all, "predict_all")
+  }
+  if (predict_all || any(type == c("interval", "se", "terminal_nodes"))) {
     return(predict_beyond_mean(object, new_data, type, predict_all, whole, na_action,
                                n_tree, n_thread, impute_random, args$level, args$interval,
                                args$calibration, args$calibration_y))
@@ -340,10 +358,10 @@ predict_values <- function(object, matrix_x, n_tree, n_thread, impute_random = F
 #' The z-scored feature matrix of new data, through the stored blueprint
 #' @noRd
 predictor_matrix <- function(object, new_data, na_action = NULL, arg = "new_data") {
-  na_action <- na_action %||% switch(object$options$na_action,
-    omit = "impute_random",
-    object$options$na_action
-  )
+  if (is.null(na_action)) {
+    na_action <- .subset2(.subset2(object, "options"), "na_action")
+    if (na_action == "omit") na_action <- "impute_random"
+  }
   plain <- plain_rows_matrix(object, new_data, na_action)
   if (!is.null(plain)) {
     return(plain)

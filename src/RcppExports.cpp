@@ -271,17 +271,16 @@ BEGIN_RCPP
 END_RCPP
 }
 // ccf_plain_rows_cpp
-SEXP ccf_plain_rows_cpp(SEXP data, const Rcpp::IntegerVector& position, int n, SEXP exprs, const Rcpp::List& bp, const std::string& na_action);
-RcppExport SEXP _ccforest_ccf_plain_rows_cpp(SEXP dataSEXP, SEXP positionSEXP, SEXP nSEXP, SEXP exprsSEXP, SEXP bpSEXP, SEXP na_actionSEXP) {
+SEXP ccf_plain_rows_cpp(SEXP data, int n, SEXP exprs, const Rcpp::List& bp, const std::string& na_action);
+RcppExport SEXP _ccforest_ccf_plain_rows_cpp(SEXP dataSEXP, SEXP nSEXP, SEXP exprsSEXP, SEXP bpSEXP, SEXP na_actionSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::traits::input_parameter< SEXP >::type data(dataSEXP);
-    Rcpp::traits::input_parameter< const Rcpp::IntegerVector& >::type position(positionSEXP);
     Rcpp::traits::input_parameter< int >::type n(nSEXP);
     Rcpp::traits::input_parameter< SEXP >::type exprs(exprsSEXP);
     Rcpp::traits::input_parameter< const Rcpp::List& >::type bp(bpSEXP);
     Rcpp::traits::input_parameter< const std::string& >::type na_action(na_actionSEXP);
-    rcpp_result_gen = Rcpp::wrap(ccf_plain_rows_cpp(data, position, n, exprs, bp, na_action));
+    rcpp_result_gen = Rcpp::wrap(ccf_plain_rows_cpp(data, n, exprs, bp, na_action));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -573,7 +572,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_ccforest_ccf_in_bag_cpp", (DL_FUNC) &_ccforest_ccf_in_bag_cpp, 5},
     {"_ccforest_ccf_infjack_cpp", (DL_FUNC) &_ccforest_ccf_infjack_cpp, 5},
     {"_ccforest_ccf_jackknife_plus_cpp", (DL_FUNC) &_ccforest_ccf_jackknife_plus_cpp, 8},
-    {"_ccforest_ccf_plain_rows_cpp", (DL_FUNC) &_ccforest_ccf_plain_rows_cpp, 6},
+    {"_ccforest_ccf_plain_rows_cpp", (DL_FUNC) &_ccforest_ccf_plain_rows_cpp, 5},
     {"_ccforest_ccf_sparse_stats_cpp", (DL_FUNC) &_ccforest_ccf_sparse_stats_cpp, 2},
     {"_ccforest_ccf_sparse_scaled_cpp", (DL_FUNC) &_ccforest_ccf_sparse_scaled_cpp, 3},
     {"_ccforest_ccf_predict_survival_cpp", (DL_FUNC) &_ccforest_ccf_predict_survival_cpp, 3},

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <unordered_map>
 #include <vector>
 
 #include "r_convert.h"
@@ -95,18 +96,52 @@ inline double encoded(double v, double center, double scale, bool impute_mean) {
   return std::isnan(value) ? (impute_mean ? 0.0 : NA_REAL) : value;
 }
 
+bool is_ascii(SEXP name) {
+  for (const char* c = CHAR(name); *c != '\0'; ++c) {
+    if (static_cast<unsigned char>(*c) >= 0x80) return false;
+  }
+  return true;
+}
+
+/**
+ * The 1-based positions of the named features among data's columns, as R's
+ * match() gives them, or none when a feature is absent or a column name
+ * repeats. Names are R's cached strings, the same pointer for the same text
+ * when ASCII: other names are left to the general path, which compares them
+ * across encodings.
+ */
+std::vector<int> feature_positions(SEXP data, SEXP feature_names) {
+  const SEXP names = Rf_getAttrib(data, R_NamesSymbol);
+  if (TYPEOF(names) != STRSXP || TYPEOF(feature_names) != STRSXP) return {};
+  std::unordered_map<SEXP, int> column_of;
+  column_of.reserve(static_cast<size_t>(XLENGTH(names)));
+  for (R_xlen_t j = 0; j < XLENGTH(names); ++j) {
+    const SEXP name = STRING_ELT(names, j);
+    if (!is_ascii(name) || !column_of.emplace(name, static_cast<int>(j + 1)).second) return {};
+  }
+  std::vector<int> position(static_cast<size_t>(XLENGTH(feature_names)));
+  for (R_xlen_t d = 0; d < XLENGTH(feature_names); ++d) {
+    const auto found = column_of.find(STRING_ELT(feature_names, d));
+    if (found == column_of.end()) return {};
+    position[static_cast<size_t>(d)] = found->second;
+  }
+  return position;
+}
+
 }  // namespace
 
 // The encoded matrix of `n` rows of `data`, whose features are its columns
-// at `position` (1-based, matched by name in R), or NULL where the general
+// named as the blueprint's features, or NULL where the general
 // path must decide (a formula term other than a name, a feature that is not
 // a number or a one-hot factor, a column that is not plain numbers, or a
 // factor or strings, of n values, a level not seen when fitting, an
 // infinite value, or a missing one with na_action = "fail").
 // [[Rcpp::export(rng = false)]]
-SEXP ccf_plain_rows_cpp(SEXP data, const Rcpp::IntegerVector& position, int n, SEXP exprs,
-                        const Rcpp::List& bp, const std::string& na_action) {
+SEXP ccf_plain_rows_cpp(SEXP data, int n, SEXP exprs, const Rcpp::List& bp,
+                        const std::string& na_action) {
   if (n < 1 || TYPEOF(data) != VECSXP) return R_NilValue;
+  const std::vector<int> position = feature_positions(data, list_value<SEXP>(bp, "feature_names"));
+  if (position.empty()) return R_NilValue;
   if (exprs != R_NilValue) {
     if (TYPEOF(exprs) != VECSXP) return R_NilValue;
     for (R_xlen_t k = 0; k < XLENGTH(exprs); ++k) {
@@ -118,7 +153,7 @@ SEXP ccf_plain_rows_cpp(SEXP data, const Rcpp::IntegerVector& position, int n, S
   const SEXP levels = list_value<SEXP>(bp, "levels");
   const SEXP center = list_value<SEXP>(bp, "center"), scale = list_value<SEXP>(bp, "scale");
   const SEXP column_names = list_value<SEXP>(bp, "column_names");
-  const R_xlen_t p = position.size(), width = XLENGTH(column_names);
+  const R_xlen_t p = static_cast<R_xlen_t>(position.size()), width = XLENGTH(column_names);
   if (TYPEOF(types) != STRSXP || XLENGTH(types) != p || TYPEOF(start) != INTSXP ||
       XLENGTH(start) != p + 1 || TYPEOF(center) != REALSXP || TYPEOF(scale) != REALSXP ||
       XLENGTH(center) != width || XLENGTH(scale) != width || TYPEOF(levels) != VECSXP ||
@@ -127,7 +162,7 @@ SEXP ccf_plain_rows_cpp(SEXP data, const Rcpp::IntegerVector& position, int n, S
   }
   std::vector<Kind> kinds(static_cast<size_t>(p));
   for (R_xlen_t d = 0; d < p; ++d) {
-    const int at = position[d];
+    const int at = position[static_cast<size_t>(d)];
     if (at < 1 || at > XLENGTH(data)) return R_NilValue;
     const SEXP column = VECTOR_ELT(data, at - 1);
     const int width_d = INTEGER(start)[d + 1] - INTEGER(start)[d];
@@ -143,7 +178,7 @@ SEXP ccf_plain_rows_cpp(SEXP data, const Rcpp::IntegerVector& position, int n, S
   const bool fail = na_action == "fail", impute_mean = na_action == "impute_mean";
   Rcpp::NumericMatrix out(Rcpp::Shield<SEXP>(alloc_matrix(REALSXP, n, width)));
   for (R_xlen_t d = 0; d < p; ++d) {
-    const SEXP column = VECTOR_ELT(data, position[d] - 1);
+    const SEXP column = VECTOR_ELT(data, position[static_cast<size_t>(d)] - 1);
     const int first = INTEGER(start)[d];
     if (kinds[static_cast<size_t>(d)] == Kind::kFactor) {
       const SEXP known = VECTOR_ELT(levels, d);

@@ -598,6 +598,18 @@ test_that("anything but plain numbers by name leaves the short path to the gener
   expect_null(short(transform(df[1:2, ], b = c(1, NA)), "fail"))
   dup <- cbind(df[1:2, ], df[1:2, "a", drop = FALSE])
   expect_null(short(dup))
+  expect_null(short(cbind(df[1:2, ], x = 1, x = 2)))  # a repeated name, not a feature's
+  # Only ASCII names are matched on the short path (as R's cached strings);
+  # the general path matches others across encodings.
+  accented <- stats::setNames(df, c("a", "gr\u00f6\u00dfe"))
+  fit_accented <- ccforest(y ~ ., data = cbind(accented, y = y), n_tree = 3, seed = 1,
+                           verbose = FALSE)
+  latin1 <- accented[1:2, ]
+  names(latin1) <- iconv(names(latin1), "UTF-8", "latin1")
+  expect_identical(Encoding(names(latin1))[[2]], "latin1")
+  expect_null(ccforest:::plain_rows_matrix(fit_accented, latin1, "impute_random"))
+  expect_null(ccforest:::plain_rows_matrix(fit_accented, accented[1:2, ], "impute_random"))
+  expect_identical(predict(fit_accented, latin1), predict(fit, df[1:2, ]))
   one_column <- df[1:2, ]
   one_column$b <- matrix(df$b[1:2], 2, 1)
   expect_null(short(one_column))
