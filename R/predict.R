@@ -158,7 +158,9 @@
 #' prepared trees take a few times the stored trees' memory (2-4 times, in
 #' two blocks each rounded up to whole 2 MB pages once it passes 2 MB, which
 #' Linux may back with huge pages; the forest itself is what
-#' [object.size()] counts, the prepared trees are not),
+#' [object.size()] counts, the prepared trees are not; a quantile forest's
+#' also hold a copy of its leaf samples, about 4 bytes per training row and
+#' tree, and its outputs' order, 8 bytes per training row),
 #' survive garbage collections while the fit lives, are shared by copies of
 #' the fit, never grow with the number of predictions, and are freed when
 #' the last copy of the fit is collected. They are kept only if they fit in
