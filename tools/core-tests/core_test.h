@@ -85,6 +85,8 @@ void test_paper_rules();
 void test_per_tree_and_bagging();
 // sparse.cpp
 void test_sparse_data();
+// quantiles.cpp
+void test_quantiles();
 // codec.cpp
 void test_codec_round_trip();
 void test_layout();
