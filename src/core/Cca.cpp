@@ -247,21 +247,91 @@ CcaResult empty_result(Index p) {
   return out;
 }
 
+/**
+ * Adds to out (p x kQ) the products of rows [begin, end) of x (n x p) and y
+ * (n x kQ), each entry summed in order of rows from zero. Two columns of x
+ * against all of y at once: each sum waits on its own previous add, so
+ * 2 kQ independent ones keep the adder busy.
+ */
+template <int kQ>
+void add_block_products(const double* x, const double* y, Index n, Index p, Index begin, Index end,
+                        MatrixXd& out) {
+  const double* b[kQ];
+  for (int j = 0; j < kQ; ++j) b[j] = y + j * n;
+  Index i = 0;
+  for (; i + 2 <= p; i += 2) {
+    const double *a0 = x + i * n, *a1 = a0 + n;
+    double s0[kQ] = {}, s1[kQ] = {};
+    for (Index k = begin; k < end; ++k) {
+      for (int j = 0; j < kQ; ++j) {
+        s0[j] += a0[k] * b[j][k];
+        s1[j] += a1[k] * b[j][k];
+      }
+    }
+    for (int j = 0; j < kQ; ++j) {
+      out(i, j) += s0[j];
+      out(i + 1, j) += s1[j];
+    }
+  }
+  if (i < p) {
+    const double* a = x + i * n;
+    double s[kQ] = {};
+    for (Index k = begin; k < end; ++k) {
+      for (int j = 0; j < kQ; ++j) s[j] += a[k] * b[j][k];
+    }
+    for (int j = 0; j < kQ; ++j) out(i, j) += s[j];
+  }
+}
+
 }  // namespace
+
+void cross_product(const double* x, const double* y, Index n, Index p, Index q, MatrixXd& out) {
+  // Eigen 3.3's kernels without fused multiply-adds sum each entry of a
+  // product with fewer than four columns over the rows in order, block by
+  // block of their depth blocking, each block's sum added to the entry.
+#if EIGEN_WORLD_VERSION == 3 && EIGEN_MAJOR_VERSION == 3 && !defined(__FMA__)
+  const bool in_order = q < 4 && n + p + q >= 20 && n > 0 && p > 0 && q > 0;
+#else
+  const bool in_order = false;
+#endif
+  if (!in_order) {
+    out.noalias() = Eigen::Map<const MatrixXd>(x, n, p).transpose() * Eigen::Map<const MatrixXd>(y, n, q);
+    return;
+  }
+  Index depth = n, rows = p, cols = q;
+  Eigen::internal::computeProductBlockingSizes<double, double, 1>(depth, rows, cols, Index{1});
+  out.setZero(p, q);
+  for (Index begin = 0; begin < n; begin += depth) {
+    const Index end = std::min(n, begin + depth);
+    switch (q) {
+      case 1:
+        add_block_products<1>(x, y, n, p, begin, end, out);
+        break;
+      case 2:
+        add_block_products<2>(x, y, n, p, begin, end, out);
+        break;
+      default:
+        add_block_products<3>(x, y, n, p, begin, end, out);
+        break;
+    }
+  }
+}
 
 CcaResult cca(const ConstMatrixRef& x, const size_t* rows, const ConstMatrixRef& y,
               double tolerance, CcaWorkspace& work) {
   const Index p = x.cols();
   MatrixMap xc = centre(x, rows, y.rows(), work.x), yc = centre(y, nullptr, y.rows(), work.y);
-  const MatrixXd cross_product = xc.transpose() * yc;
-  ReducedQr qx, qy;
+  MatrixXd& product = work.cross_product;
+  cross_product(xc.data(), yc.data(), xc.rows(), p, yc.cols(), product);
+  ReducedQr& qx = work.factor;
+  ReducedQr& qy = work.y_factor;
   reduced_qr(xc, tolerance, qx, work);
   reduced_qr(yc, tolerance, qy, work);
   const Index n_dir = std::min(qx.rank, qy.rank);
   if (n_dir == 0) return empty_result(p);
   // Qx'Qy = Rx^-T (Xc Px)'(Yc Py) Ry^-1, built as (Ry^-T (Rx^-T M)')'.
-  MatrixXd left(qx.rank, cross_product.cols()), right(qy.rank, qx.rank);
-  q_transpose_times(qx, cross_product, MatrixMap(left.data(), left.rows(), left.cols()));  // r_x x q
+  MatrixXd left(qx.rank, product.cols()), right(qy.rank, qx.rank);
+  q_transpose_times(qx, product, MatrixMap(left.data(), left.rows(), left.cols()));  // r_x x q
   q_transpose_times(qy, left.transpose(), MatrixMap(right.data(), right.rows(), right.cols()));
   const MatrixXd cross = right.transpose();
   // Only the x-side singular vectors are needed, so decompose the r_x x r_y

@@ -99,18 +99,77 @@ double LogRankCriterion::statistic() const {
   return chi_square;
 }
 
+void LogRankCriterion::sweep_one_cause(const int* rows, const double* bar, size_t first,
+                                       size_t last, CutOffers& offers) {
+  // add_left<1>() and statistic() with the left child's sums in locals: in
+  // the members (vectors) they are stored and loaded again around every
+  // Fenwick update, which might alias them, and the sweep is the hottest loop
+  // of a survival tree. The same operations in the same order, so the same
+  // statistics to the last bit.
+  const NodeHazard& hazard = *fit_;
+  const size_t node_events = hazard.event_rows(), n_times = n_times_;
+  double* trees = trees_.data();  // interleaved: the weight, then w C(s)
+  const double* lambda = lambda_.data();
+  const double* linear = linear_.data();
+  const double* running_sum = running_.data();
+  const double scale = scale_[0];
+  double u = 0.0, linear_left = 0.0, quadratic = 0.0, left_weight = 0.0;
+  size_t left_events = 0;
+  double reach = offers.reach();
+  for (size_t pos = 0; pos < last; ++pos) {
+    const size_t row = static_cast<size_t>(rows[pos]);
+    const int s = hazard.position(row);
+    if (s >= 0) {
+      const size_t at = static_cast<size_t>(s);
+      const double w = hazard.weight(row);
+      const int e = hazard.event(row);
+      left_events += e > 0;
+      double weight_before = 0.0, cross_before = 0.0;
+      for (size_t i = at; i > 0; i -= i & (~i + 1)) {
+        weight_before += trees[2 * (i - 1)];
+        cross_before += trees[2 * (i - 1) + 1];
+      }
+      const double later = left_weight - weight_before;
+      const double running = running_sum[at];
+      const double shared = running * later + cross_before;
+      quadratic += w * w * running + 2.0 * w * shared;
+      u += w * ((e == 1 ? 1.0 : 0.0) - lambda[at]);
+      linear_left += w * linear[at];
+      const double cross = w * running;
+      for (size_t i = at + 1; i <= n_times; i += i & (~i + 1)) {
+        trees[2 * (i - 1)] += w;
+        trees[2 * (i - 1) + 1] += cross;
+      }
+      left_weight += w;
+    }
+    if (pos < first || bar[pos] != 0.0) continue;
+    if (left_events < min_events_ || node_events - left_events < min_events_) continue;
+    double gain = 0.0;
+    const double v = linear_left - quadratic;
+    if (v > 1e-12 * scale) gain += u * u / v;
+    if (gain >= reach) {
+      offers.offer(gain, pos);
+      reach = offers.reach();
+    }
+  }
+  u_[0] = u;
+  linear_left_[0] = linear_left;
+  quadratic_[0] = quadratic;
+  left_weight_ = left_weight;
+  left_events_ = left_events;
+}
+
 void LogRankCriterion::sweep(const int* rows, const double* bar, size_t first, size_t last,
                              CutOffers& offers) {
   reset_left();
+  if (n_cause_ == 1) {
+    sweep_one_cause(rows, bar, first, last, offers);
+    return;
+  }
   const size_t node_events = fit_->event_rows();
   double reach = offers.reach();
-  const bool one_cause = n_cause_ == 1;
   for (size_t pos = 0; pos < last; ++pos) {
-    if (one_cause) {
-      add_left<1>(static_cast<size_t>(rows[pos]));
-    } else {
-      add_left<0>(static_cast<size_t>(rows[pos]));
-    }
+    add_left<0>(static_cast<size_t>(rows[pos]));
     if (pos < first || bar[pos] != 0.0) continue;
     if (left_events_ < min_events_ || node_events - left_events_ < min_events_) continue;
     const double gain = statistic();

@@ -49,6 +49,9 @@ class LogRankCriterion final : public SplitCriterion {
   /** kCauses: the number of causes, or 0 for n_cause_. */
   template <size_t kCauses>
   void add_left(size_t row);
+  /** sweep() for one cause (see the definition). */
+  void sweep_one_cause(const int* rows, const double* bar, size_t first, size_t last,
+                       CutOffers& offers);
   double statistic() const;
 
   size_t n_cause_;

@@ -10,73 +10,89 @@ void NodeHazard::fit(const int* rank, const int* event, const double* weight, si
   n_cause_ = n_cause;
   weight_ = weight;
   event_ = event;
-  const size_t k = static_cast<size_t>(n_cause);
   order_.resize(n);
   std::iota(order_.begin(), order_.end(), 0);
   bool sorted = true;
   for (size_t i = 1; i < n && sorted; ++i) sorted = rank[i - 1] <= rank[i];
-  if (!sorted) {
-    std::stable_sort(order_.begin(), order_.end(), [&](int a, int b) { return rank[a] < rank[b]; });
+  if (sorted) {
+    // The trainer's nodes keep their rows in order of time (each tree's are
+    // sorted once, and splits partition them stably): then the order is the
+    // identity, and the loops index the rows directly.
+    fit_in_order(rank, event, weight, n, [](size_t h) { return h; });
+    return;
   }
-  time_.clear();
-  at_risk_.clear();
-  events_.clear();
-  all_events_.clear();
-  hazard_.clear();
+  std::stable_sort(order_.begin(), order_.end(), [&](int a, int b) { return rank[a] < rank[b]; });
+  const int* order = order_.data();
+  fit_in_order(rank, event, weight, n, [order](size_t h) { return static_cast<size_t>(order[h]); });
+}
+
+template <typename Order>
+void NodeHazard::fit_in_order(const int* rank, const int* event, const double* weight, size_t n,
+                              Order order) {
+  const size_t k = static_cast<size_t>(n_cause_);
   position_.resize(n);
   event_rows_ = 0;
   // Groups of rows sharing a rank, each with its weight and its events of
   // each cause summed in row order; then the weight from each group on (the
   // rows at risk at its time), summed from the end so that the sums do not
-  // depend on subtractions. Two passes over the rows; the scratch vectors
-  // are members, kept from node to node.
-  group_start_.clear();
-  group_weight_.clear();
-  group_events_.clear();
-  group_any_.clear();
-  for (size_t h = 0; h < n;) {
-    const int r = rank[order_[h]];
-    group_start_.push_back(h);
-    const size_t counts = group_events_.size();
-    group_events_.resize(counts + k, 0.0);
+  // depend on subtractions. Two passes over the rows. The scratch vectors
+  // are members, kept from node to node and sized once per node for the
+  // most groups it can have (one per row), so no loop appends.
+  group_start_.resize(n + 1);
+  group_weight_.resize(n);
+  group_any_.resize(n);
+  group_events_.resize(n * k);
+  size_t n_group = 0, n_time = 0;
+  for (size_t h = 0; h < n; ++n_group) {
+    const int r = rank[order(h)];
+    group_start_[n_group] = h;
+    double* counts = group_events_.data() + n_group * k;
+    for (size_t c = 0; c < k; ++c) counts[c] = 0.0;
     double total = 0.0;
     bool any = false;
-    for (; h < n && rank[order_[h]] == r; ++h) {
-      const size_t i = static_cast<size_t>(order_[h]);
-      const double w = this->weight(i);
+    for (; h < n && rank[order(h)] == r; ++h) {
+      const size_t i = order(h);
+      const double w = weight == nullptr ? 1.0 : weight[i];
       total += w;
       if (event[i] > 0) {
-        group_events_[counts + static_cast<size_t>(event[i] - 1)] += w;
+        counts[static_cast<size_t>(event[i] - 1)] += w;
         any = true;
         ++event_rows_;
       }
     }
-    group_weight_.push_back(total);
-    group_any_.push_back(any);
+    group_weight_[n_group] = total;
+    group_any_[n_group] = any;
+    n_time += any;
   }
-  group_start_.push_back(n);
-  const size_t n_group = group_weight_.size();
+  group_start_[n_group] = n;
   std::vector<double>& from = from_;
   from.resize(n_group + 1);
   from[n_group] = 0.0;
   for (size_t g = n_group; g-- > 0;) from[g] = from[g + 1] + group_weight_[g];
+  time_.resize(n_time);
+  at_risk_.resize(n_time);
+  events_.resize(n_time * k);
+  all_events_.resize(n_time);
+  hazard_.resize(n_time * k);
+  size_t q = 0;
   for (size_t g = 0; g < n_group; ++g) {
     if (group_any_[g]) {
       const double y = from[g];
-      time_.push_back(rank[order_[group_start_[g]]]);
-      at_risk_.push_back(y);
+      time_[q] = rank[order(group_start_[g])];
+      at_risk_[q] = y;
       double all = 0.0;
       for (size_t c = 0; c < k; ++c) {
         const double d = group_events_[g * k + c];
-        events_.push_back(d);
+        events_[q * k + c] = d;
         all += d;
-        const double before = hazard_.size() >= k ? hazard_[hazard_.size() - k] : 0.0;
-        hazard_.push_back(before + d / y);
+        const double before = q > 0 ? hazard_[(q - 1) * k + c] : 0.0;
+        hazard_[q * k + c] = before + d / y;
       }
-      all_events_.push_back(all);
+      all_events_[q] = all;
+      ++q;
     }
-    const int position = static_cast<int>(time_.size()) - 1;
-    for (size_t h = group_start_[g]; h < group_start_[g + 1]; ++h) position_[order_[h]] = position;
+    const int position = static_cast<int>(q) - 1;
+    for (size_t h = group_start_[g]; h < group_start_[g + 1]; ++h) position_[order(h)] = position;
   }
 }
 

@@ -54,6 +54,10 @@ class NodeHazard {
   }
 
  private:
+  /** fit() once the rows' order of time is known: order(h) is the h-th row in it. */
+  template <typename Order>
+  void fit_in_order(const int* rank, const int* event, const double* weight, size_t n, Order order);
+
   int n_cause_ = 1;
   const double* weight_ = nullptr;
   const int* event_ = nullptr;

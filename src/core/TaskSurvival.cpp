@@ -14,17 +14,26 @@ void SurvivalTask::gather(const int* rows, size_t begin, size_t end, const doubl
   }
   node_hazard_.fit(node_rank_.data(), node_event_.data(), weights, n, data_.survival.n_cause);
   values_.resize(n * width);
-  martingale_residuals(node_hazard_, data_.survival.intervals, values_.data(), residual_scratch_);
 }
 
 bool SurvivalTask::stops(size_t n, int depth) {
   (void)n;
   (void)depth;
   const size_t width = data_.n_output();
-  for (size_t i = width; i < values_.size(); ++i) {
-    if (values_[i] != values_[i % width]) {
-      // A child needs min_events rows with an event (see LogRankCriterion).
-      return node_hazard_.event_rows() < 2 * min_events_;
+  // The residuals are the CCA's response: only a node that the trainer's
+  // limits let through needs them, while one that stops on its size (most
+  // leaves) needs only its hazard, for its leaf. Every reader of the
+  // residuals comes after this call (Task.h).
+  martingale_residuals(node_hazard_, data_.survival.intervals, values_.data(), residual_scratch_);
+  // Row by row against the first (an index modulo the width would cost a
+  // division per value).
+  const double* first = values_.data();
+  for (size_t at = width; at < values_.size(); at += width) {
+    for (size_t m = 0; m < width; ++m) {
+      if (values_[at + m] != first[m]) {
+        // A child needs min_events rows with an event (see LogRankCriterion).
+        return node_hazard_.event_rows() < 2 * min_events_;
+      }
     }
   }
   return true;

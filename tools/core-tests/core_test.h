@@ -64,6 +64,7 @@ Grown grow(const Data& data, const ForestOptions& options, const ModelShape& sha
 void test_rng();
 void test_sorter();
 void test_cca();
+void test_cross_product();
 void test_small_dense();
 void test_exact_sum();
 // sampling.cpp

@@ -62,6 +62,7 @@ int main() {
   test_weighted_features();
   test_sorter();
   test_cca();
+  test_cross_product();
   test_small_dense();
   test_split_search();
   test_split_search_reference();

@@ -153,6 +153,32 @@ void test_cca() {
 
 // The hand-written kernels against Eigen's general ones, and the wide case
 // (no more rows than columns), where every canonical correlation is 1.
+void test_cross_product() {
+  // cca()'s cross product of the centred blocks must be Eigen's own, to the
+  // bit (forests would change otherwise), at every shape: below and above
+  // Eigen's coefficient-wise threshold and its depth blocking (a few hundred
+  // rows), and with the four or more columns left to Eigen.
+  std::mt19937_64 gen(38);
+  std::normal_distribution<double> normal;
+  int differing = 0, shapes = 0;
+  for (Eigen::Index n : {1, 5, 15, 16, 17, 18, 19, 20, 64, 250, 503, 504, 505, 511, 700, 1100, 2600}) {
+    for (Eigen::Index p : {1, 2, 3, 5, 7}) {
+      for (Eigen::Index q : {1, 2, 3, 4, 6}) {
+        Eigen::MatrixXd x(n, p), y(n, q), ours;
+        for (Eigen::Index i = 0; i < x.size(); ++i) x(i) = normal(gen) * std::exp(3.0 * normal(gen));
+        for (Eigen::Index i = 0; i < y.size(); ++i) y(i) = normal(gen);
+        const Eigen::MatrixXd eigen = x.transpose() * y;
+        cross_product(x.data(), y.data(), n, p, q, ours);
+        ++shapes;
+        differing += ours.rows() != p || ours.cols() != q ||
+                     std::memcmp(ours.data(), eigen.data(), sizeof(double) * static_cast<size_t>(p * q)) != 0;
+      }
+    }
+  }
+  check(differing == 0, "cross_product() is Eigen's product bit for bit (" +
+                            std::to_string(differing) + " of " + std::to_string(shapes) + " shapes differ)");
+}
+
 void test_small_dense() {
   std::mt19937_64 gen(7);
   std::normal_distribution<double> normal;
