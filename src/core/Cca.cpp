@@ -286,35 +286,34 @@ void add_block_products(const double* x, const double* y, Index n, Index p, Inde
 }  // namespace
 
 void cross_product(const double* x, const double* y, Index n, Index p, Index q, MatrixXd& out) {
+#if EIGEN_WORLD_VERSION == 3 && EIGEN_MAJOR_VERSION == 3 && !defined(__FMA__)
   // Eigen 3.3's kernels without fused multiply-adds sum each entry of a
   // product with fewer than four columns over the rows in order, block by
   // block of their depth blocking, each block's sum added to the entry.
-#if EIGEN_WORLD_VERSION == 3 && EIGEN_MAJOR_VERSION == 3 && !defined(__FMA__)
-  const bool in_order = q < 4 && n + p + q >= 20 && n > 0 && p > 0 && q > 0;
-#else
-  const bool in_order = false;
-#endif
-  if (!in_order) {
-    out.noalias() = Eigen::Map<const MatrixXd>(x, n, p).transpose() * Eigen::Map<const MatrixXd>(y, n, q);
+  // Only there, and only with Eigen 3.3's internal blocking (compiled only
+  // with it), are these sums Eigen's own bits; anywhere else Eigen computes.
+  if (q < 4 && n + p + q >= 20 && n > 0 && p > 0 && q > 0) {
+    Index depth = n, rows = p, cols = q;
+    Eigen::internal::computeProductBlockingSizes<double, double, 1>(depth, rows, cols, Index{1});
+    out.setZero(p, q);
+    for (Index begin = 0; begin < n; begin += depth) {
+      const Index end = std::min(n, begin + depth);
+      switch (q) {
+        case 1:
+          add_block_products<1>(x, y, n, p, begin, end, out);
+          break;
+        case 2:
+          add_block_products<2>(x, y, n, p, begin, end, out);
+          break;
+        default:
+          add_block_products<3>(x, y, n, p, begin, end, out);
+          break;
+      }
+    }
     return;
   }
-  Index depth = n, rows = p, cols = q;
-  Eigen::internal::computeProductBlockingSizes<double, double, 1>(depth, rows, cols, Index{1});
-  out.setZero(p, q);
-  for (Index begin = 0; begin < n; begin += depth) {
-    const Index end = std::min(n, begin + depth);
-    switch (q) {
-      case 1:
-        add_block_products<1>(x, y, n, p, begin, end, out);
-        break;
-      case 2:
-        add_block_products<2>(x, y, n, p, begin, end, out);
-        break;
-      default:
-        add_block_products<3>(x, y, n, p, begin, end, out);
-        break;
-    }
-  }
+#endif
+  out.noalias() = Eigen::Map<const MatrixXd>(x, n, p).transpose() * Eigen::Map<const MatrixXd>(y, n, q);
 }
 
 CcaResult cca(const ConstMatrixRef& x, const size_t* rows, const ConstMatrixRef& y,
