@@ -52,7 +52,17 @@ class SurvivalTask : public TreeTask {
   bool root_pending_ = false;
   std::vector<double> root_hazard_;
   std::vector<double> leaf_at_risk_, leaf_events_;
-  void write_shrunk_leaf(const double* weights, Tree& tree);
+  // CCFOREST_SURV_SHRINK_PARENT = 1: the prior of a node is its parent's
+  // shrunk hazard (hierarchical), not the root's.
+  bool shrink_parent_ = false;
+  struct ShrunkNode {
+    size_t begin, end;
+    std::vector<double> hazard;
+  };
+  std::vector<ShrunkNode> shrunk_;
+  std::vector<double> prior_;
+  void shrink_node(const double* weights, size_t begin, size_t end);
+  void write_shrunk_leaf(Tree& tree);
 };
 
 }  // namespace ccforest

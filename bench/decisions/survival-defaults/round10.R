@@ -1,0 +1,22 @@
+# Round 10 (issue 38, fourth session): hierarchical shrinkage of the leaf
+# curves, and a stricter stopping statistic. Round 9's shrinkage toward the
+# tree root's curve lost on every set with a strong signal (veteran, pbc);
+# here the prior of each node is its parent's shrunk curve (hshrink*: a
+# pseudo rows that follow it, as in round 9; hierarchical shrinkage of the
+# path from the root to the leaf), environment variables
+# CCFOREST_SURV_SHRINK (a), CCFOREST_SURV_SHRINK_PARENT = 1 and
+# CCFOREST_SURV_SHRINK_TAIL read by the build of the measurement commit
+# only (src/core/TaskSurvival.cpp). stat99: min_statistic = qchisq(0.99, 1).
+events <- function(train) sum(train$status)
+shrink <- function(a, parent = TRUE, tail = FALSE) {
+  c(CCFOREST_SURV_SHRINK = as.character(a), CCFOREST_SURV_SHRINK_PARENT = if (parent) "1" else "0",
+    CCFOREST_SURV_SHRINK_TAIL = if (tail) "1" else "0")
+}
+list(
+  default = list(args = list()),
+  stat99 = list(args = list(min_statistic = stats::qchisq(0.99, 1))),
+  rshrink1 = list(args = list(), env = shrink(1, parent = FALSE)),
+  hshrink1 = list(args = list(), env = shrink(1)),
+  hshrink3 = list(args = list(), env = shrink(3)),
+  hshrink3_tail = list(args = list(), env = shrink(3, tail = TRUE))
+)
