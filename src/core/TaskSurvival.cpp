@@ -1,20 +1,7 @@
 // Survival's part in growing a tree (see Task.h and TaskSurvival.h).
 #include "TaskSurvival.h"
 
-#include <algorithm>
-#include <cstdlib>
-
 namespace ccforest {
-
-SurvivalTask::SurvivalTask(const Data& data, const TreeOptions& options)
-    : data_(data), min_events_(static_cast<size_t>(options.min_events)) {
-  const char* shrink = std::getenv("CCFOREST_SURV_SHRINK");
-  if (shrink != nullptr && data.survival.n_cause == 1) shrink_ = std::atof(shrink);
-  const char* tail = std::getenv("CCFOREST_SURV_SHRINK_TAIL");
-  shrink_tail_ = tail != nullptr && std::atoi(tail) == 1;
-  const char* parent = std::getenv("CCFOREST_SURV_SHRINK_PARENT");
-  shrink_parent_ = parent != nullptr && std::atoi(parent) == 1;
-}
 
 void SurvivalTask::gather(const int* rows, size_t begin, size_t end, const double* weights) {
   const size_t n = end - begin, width = data_.n_output();
@@ -26,15 +13,6 @@ void SurvivalTask::gather(const int* rows, size_t begin, size_t end, const doubl
     node_event_[i] = data_.survival.event[row];
   }
   node_hazard_.fit(node_rank_.data(), node_event_.data(), weights, n, data_.survival.n_cause);
-  if (root_pending_ && shrink_ > 0.0) {
-    root_hazard_.assign(static_cast<size_t>(data_.survival.n_time), 0.0);
-    for (size_t q = 0; q < node_hazard_.n_times(); ++q) {
-      root_hazard_[static_cast<size_t>(node_hazard_.time(q))] = node_hazard_.events(q, 1) / node_hazard_.at_risk(q);
-    }
-    shrunk_.clear();
-  }
-  root_pending_ = false;
-  if (shrink_ > 0.0) shrink_node(weights, begin, end);
   values_.resize(n * width);
   martingale_residuals(node_hazard_, data_.survival.intervals, values_.data(), residual_scratch_);
 }
@@ -65,78 +43,9 @@ NodeTargets SurvivalTask::targets(size_t n) const {
   return targets;
 }
 
-void SurvivalTask::shrink_node(const double* weights, size_t begin, size_t end) {
-  const size_t n_time = root_hazard_.size(), n = node_rank_.size();
-  leaf_at_risk_.assign(n_time + 1, 0.0);
-  leaf_events_.assign(n_time, 0.0);
-  for (size_t i = 0; i < n; ++i) {
-    const int r = node_rank_[i];
-    const double w = weights == nullptr ? 1.0 : weights[i];
-    if (r < 0) continue;
-    leaf_at_risk_[0] += w;
-    leaf_at_risk_[static_cast<size_t>(r) + 1] -= w;
-    if (node_event_[i] != 0) leaf_events_[static_cast<size_t>(r)] += w;
-  }
-  double y = 0.0;
-  for (size_t t = 0; t < n_time; ++t) {
-    y += leaf_at_risk_[t];
-    leaf_at_risk_[t] = std::max(0.0, y);
-  }
-  if (!shrink_parent_) {
-    prior_ = root_hazard_;
-    return;
-  }
-  // The parent: the smallest node gathered before whose rows hold these.
-  const ShrunkNode* parent = nullptr;
-  for (const ShrunkNode& node : shrunk_) {
-    if (node.begin <= begin && end <= node.end && !(node.begin == begin && node.end == end) &&
-        (parent == nullptr || node.end - node.begin < parent->end - parent->begin)) {
-      parent = &node;
-    }
-  }
-  ShrunkNode mine{begin, end, std::vector<double>(n_time, 0.0)};
-  if (parent == nullptr) {
-    prior_ = root_hazard_;
-    mine.hazard = root_hazard_;
-  } else {
-    prior_ = parent->hazard;
-    double pseudo = shrink_;
-    for (size_t t = 0; t < n_time; ++t) {
-      const double yy = leaf_at_risk_[t] + pseudo;
-      mine.hazard[t] = yy > 1e-12 ? (leaf_events_[t] + pseudo * prior_[t]) / yy : prior_[t];
-      pseudo *= 1.0 - prior_[t];
-    }
-  }
-  shrunk_.push_back(std::move(mine));
-}
-
-void SurvivalTask::write_shrunk_leaf(Tree& tree) {
-  // The prior is `shrink_` pseudo rows whose survival is the prior's
-  // (the root's, or the parent's shrunk): at risk a S(t-), events
-  // a S(t-) h(t), so the rows at risk fall by the events as the codec checks.
-  const size_t n_time = prior_.size();
-  double pseudo = shrink_;
-  for (size_t t = 0; t < n_time; ++t) {
-    const double y = leaf_at_risk_[t];
-    if (y <= 1e-12 && !shrink_tail_) break;
-    if (prior_[t] <= 0.0 && leaf_events_[t] <= 0.0) continue;
-    const double yy = y + pseudo;
-    const double d = leaf_events_[t] + pseudo * prior_[t];
-    pseudo *= 1.0 - prior_[t];
-    if (!(yy > 1e-12 && d > 0.0)) continue;
-    tree.leaf_index.push_back(static_cast<int>(t) * 2);
-    tree.leaf_value.push_back(yy);
-    tree.leaf_index.push_back(static_cast<int>(t) * 2 + 1);
-    tree.leaf_value.push_back(d);
-  }
-}
-
 void SurvivalTask::write_leaf(size_t n, const double* weights, Tree& tree) {
   (void)n;
-  if (shrink_ > 0.0 && !root_hazard_.empty()) {
-    write_shrunk_leaf(tree);
-    return;
-  }
+  (void)weights;
   // Entries of event time k (see the survival leaves in LeafCodec.cpp):
   // index k (K + 1) the rows at risk, then k (K + 1) + c the events of each
   // cause c that has some.

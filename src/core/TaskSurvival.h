@@ -17,13 +17,11 @@ namespace ccforest {
  */
 class SurvivalTask : public TreeTask {
  public:
-  SurvivalTask(const Data& data, const TreeOptions& options);
+  SurvivalTask(const Data& data, const TreeOptions& options)
+      : data_(data), min_events_(static_cast<size_t>(options.min_events)) {}
 
   /** Nodes keep their rows in time order (partitions are stable), so each node's hazard is fitted in one pass. */
-  void start_tree(int* rows, size_t n) override {
-    sort_by_time(data_.survival, rows, n);
-    root_pending_ = true;
-  }
+  void start_tree(int* rows, size_t n) override { sort_by_time(data_.survival, rows, n); }
   void gather(const int* rows, size_t begin, size_t end, const double* weights) override;
   /** Equal residuals, or too few rows with an event for two children of min_events each. */
   bool stops(size_t n, int depth) override;
@@ -43,26 +41,6 @@ class SurvivalTask : public TreeTask {
   NodeHazard node_hazard_;
   ResidualScratch residual_scratch_;
   Buffer<double> values_;   // martingale residuals, row-major
-  // MEASUREMENT ONLY (issue 38, fourth session; removed after): leaf
-  // hazards shrunk toward the tree root's, CCFOREST_SURV_SHRINK = prior
-  // rows at risk, CCFOREST_SURV_SHRINK_TAIL = 1 to follow the root's
-  // hazard after the leaf's last row.
-  double shrink_ = 0.0;
-  bool shrink_tail_ = false;
-  bool root_pending_ = false;
-  std::vector<double> root_hazard_;
-  std::vector<double> leaf_at_risk_, leaf_events_;
-  // CCFOREST_SURV_SHRINK_PARENT = 1: the prior of a node is its parent's
-  // shrunk hazard (hierarchical), not the root's.
-  bool shrink_parent_ = false;
-  struct ShrunkNode {
-    size_t begin, end;
-    std::vector<double> hazard;
-  };
-  std::vector<ShrunkNode> shrunk_;
-  std::vector<double> prior_;
-  void shrink_node(const double* weights, size_t begin, size_t end);
-  void write_shrunk_leaf(Tree& tree);
 };
 
 }  // namespace ccforest
