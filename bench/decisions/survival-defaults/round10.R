@@ -6,7 +6,7 @@
 # path from the root to the leaf), environment variables
 # CCFOREST_SURV_SHRINK (a), CCFOREST_SURV_SHRINK_PARENT = 1 and
 # CCFOREST_SURV_SHRINK_TAIL read by the build of the measurement commit
-# only (src/core/TaskSurvival.cpp); with the tail the measurement build
+# 5573751 only (src/core/TaskSurvival.cpp); with the tail the measurement build
 # wrote inconsistent leaves (the codec refused them), so it is not run. stat99: min_statistic = qchisq(0.99, 1).
 events <- function(train) sum(train$status)
 shrink <- function(a, parent = TRUE, tail = FALSE) {
