@@ -13,10 +13,14 @@ shrink <- function(a, parent = TRUE, tail = FALSE) {
   c(CCFOREST_SURV_SHRINK = as.character(a), CCFOREST_SURV_SHRINK_PARENT = if (parent) "1" else "0",
     CCFOREST_SURV_SHRINK_TAIL = if (tail) "1" else "0")
 }
+# min_events = 1: the default of the build the round ran on; 5573751's R
+# code already has the later default (ceiling(sqrt(E))), so it is given
+# (the forests of both builds with it are identical()).
+one <- list(min_events = 1L)
 list(
-  default = list(args = list()),
-  stat99 = list(args = list(min_statistic = stats::qchisq(0.99, 1))),
-  rshrink1 = list(args = list(), env = shrink(1, parent = FALSE)),
-  hshrink1 = list(args = list(), env = shrink(1)),
-  hshrink3 = list(args = list(), env = shrink(3))
+  default = list(args = one),
+  stat99 = list(args = c(one, min_statistic = stats::qchisq(0.99, 1))),
+  rshrink1 = list(args = one, env = shrink(1, parent = FALSE)),
+  hshrink1 = list(args = one, env = shrink(1)),
+  hshrink3 = list(args = one, env = shrink(3))
 )
