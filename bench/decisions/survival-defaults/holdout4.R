@@ -4,6 +4,9 @@
 # session's start, 91f4a54: min_statistic 3.84, min_events 1, leaves of
 # max(5, ceiling(sqrt(n))) rows), ev_sqrt and ev_sqrt_l5 (round11.R),
 # fixed after the development runs (rounds 9-11).
+# `default` is the defaults of the build it ran on (91f4a54's: min_events 1);
+# from c81f8ce on the default is ev_sqrt's, so `default` grows ev_sqrt's
+# forests there: give min_events = 1 for the former default.
 events <- function(train) sum(train$status)
 ev <- function(...) {
   function(train) c(list(min_events = as.integer(ceiling(sqrt(events(train))))), list(...))

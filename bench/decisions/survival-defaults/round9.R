@@ -11,6 +11,9 @@
 # after them (the root's hazard where the leaf has none left). Environment
 # variables CCFOREST_SURV_SHRINK (a) and CCFOREST_SURV_SHRINK_TAIL read by
 # the build of the measurement commit only (src/core/TaskSurvival.cpp).
+# `default` is the defaults of the build it ran on (91f4a54's: min_events 1);
+# from c81f8ce on the default is ev_sqrt's, so `default` grows ev_sqrt's
+# forests there: give min_events = 1 for the former default.
 events <- function(train) sum(train$status)
 ev <- function(f) function(train) list(min_events = as.integer(max(1, f(events(train)))))
 shrink <- function(a, tail = FALSE) c(CCFOREST_SURV_SHRINK = as.character(a),

@@ -3,6 +3,9 @@
 # split's events); ev_sqrt_stat0: ev_sqrt without the stopping statistic
 # (min_statistic = 0); ev_sqrt_l5: ev_sqrt with aorsf's leaves (min_leaf 5,
 # min_split 10) instead of the square root of the rows.
+# `default` is the defaults of the build it ran on (91f4a54's: min_events 1);
+# from c81f8ce on the default is ev_sqrt's, so `default` grows ev_sqrt's
+# forests there: give min_events = 1 for the former default.
 events <- function(train) sum(train$status)
 ev <- function(f, ...) {
   function(train) c(list(min_events = as.integer(max(1, f(events(train))))), list(...))
