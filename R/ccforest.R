@@ -203,10 +203,14 @@
 #'   classification, 3 for regression, the square root of the rows (at least
 #'   5) for survival.
 #' @param min_events Survival forests only: the least rows with an event in
-#'   each child of a split, as aorsf's `leaf_min_events`. Default 1: leaves
-#'   are bounded in rows by `min_leaf` instead (about the square root of the
-#'   rows), which measured better than bounds in events on the data sets of
-#'   [`bench/results/survival-design.md`](https://github.com/ccforest/ccforest/blob/main/bench/results/survival-design.md).
+#'   each child of a split, as aorsf's `leaf_min_events`. Default, for one
+#'   cause, the square root of the training rows with an event, rounded up
+#'   (8 for 64 events), so that where events are few the trees grow fewer,
+#'   better-filled leaves; with `min_statistic` it raised the held-out IPA
+#'   on small data sets and was level or better on larger ones
+#'   ([`bench/results/survival-defaults.md`](https://github.com/ccforest/ccforest/blob/main/bench/results/survival-defaults.md),
+#'   fourth session). 1 (leaves bounded in rows by `min_leaf` only, as
+#'   ccforest 0.3.0 did) for competing risks and for `variant = "paper"`.
 #' @param min_statistic Survival forests only: a node whose best split has a
 #'   log-rank statistic below this is a leaf (aorsf's `split_min_stat`).
 #'   Default `qchisq(0.95, 1)` (about 3.84, the test's 5% level) for one

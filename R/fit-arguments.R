@@ -79,12 +79,12 @@ check_min_leaf <- function(min_leaf, task, n_counted = NULL) {
   check_count(min_leaf %||% default_node_size(task, "min_leaf", n_counted), "min_leaf", min = 1L)
 }
 
-#' Survival only: the least rows with an event in each child of a split
-#' (1 by default: leaves bounded in rows measured better, see
-#' default_node_size())
+#' Survival only: the least rows with an event in each child of a split,
+#' with the task's default (for one cause the square root of the training
+#' events: default_min_events())
 #' @noRd
-check_min_events <- function(min_events, task) {
-  task_record(task)$check_min_events(min_events, task)
+check_min_events <- function(min_events, task, response = NULL, variant = NULL, weights = NULL) {
+  task_record(task)$check_min_events(min_events, task, response, variant, weights)
 }
 
 #' The log-rank statistic a survival split must reach, checked, with the

@@ -142,7 +142,9 @@ option_table <- list(
          core = core_as_is("min_leaf"), mlr3 = list(tags = tune_tags)),
   # Survival only, so kept by survival_options() and read by the core when set.
   option("min_events", NULL, count_type(min = 1L, null = TRUE), stage = "data",
-         check = function(value, context) check_min_events(value, context$task),
+         check = function(value, context) {
+           check_min_events(value, context$task, context$response, context$variant, context$weights)
+         },
          stored = FALSE, core = core_as_is("min_events")),
   # Survival only, kept by survival_options() as min_events is.
   option("min_statistic", NULL, number_type(min = 0, null = TRUE), stage = "data",

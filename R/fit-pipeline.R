@@ -75,7 +75,7 @@ prepare_training <- function(x, y, spec, x_arg, y_arg) {
   opt <- check_options(opt, "data", context = list(
     task = task, response = response, n_feature = n_feature, variant = opt$variant,
     feature_names = blueprint$feature_names, n_row = nrow(matrix_x),
-    n_counted = rows_counted(matrix_x, weights)
+    n_counted = rows_counted(matrix_x, weights), weights = weights
   ))
   bagging <- resolve_bagging(opt$sampling, opt$mtry, n_feature, task)
   sample <- resolve_sample(opt$sample_fraction, opt$replace, bagging, response, weights,

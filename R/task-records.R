@@ -31,8 +31,9 @@
 #'   default for NULL; `split_rules`, the rules it takes (the first its
 #'   default), `outcome`, what `y` is in messages, and `wrong_split_rule`,
 #'   the message (sprintf()'s format) for another task's rule;
-#' - `check_min_events(min_events, task)`: min_events, checked, or NULL for
-#'   a task without events (refusing a given value);
+#' - `check_min_events(min_events, task, response, variant, weights)`:
+#'   min_events, checked, with the task's default, or NULL for a task
+#'   without events (refusing a given value);
 #' - `check_min_statistic(min_statistic, response, variant)`: min_statistic,
 #'   checked, with the task's default, or NULL for tasks without a log-rank
 #'   test (an error if given);
@@ -144,7 +145,9 @@ task_records <- list(
     outcome = "categorical",
     wrong_split_rule = paste0("split_rule = \"%s\" is for regression, but `y` is categorical; ",
                               "use \"entropy\" or \"gini\"."),
-    check_min_events = function(min_events, task) refuse_min_events(min_events, task),
+    check_min_events = function(min_events, task, response, variant, weights) {
+      refuse_min_events(min_events, task)
+    },
     check_min_statistic = function(min_statistic, response, variant) {
       refuse_min_statistic(min_statistic, response$task)
     },
@@ -225,7 +228,9 @@ task_records <- list(
     outcome = "numeric",
     wrong_split_rule = paste0("split_rule = \"%s\" is for classification, but `y` is numeric; ",
                               "use \"variance\", or convert `y` to a factor for classification."),
-    check_min_events = function(min_events, task) refuse_min_events(min_events, task),
+    check_min_events = function(min_events, task, response, variant, weights) {
+      refuse_min_events(min_events, task)
+    },
     check_min_statistic = function(min_statistic, response, variant) {
       refuse_min_statistic(min_statistic, response$task)
     },
@@ -319,8 +324,9 @@ task_records <- list(
     split_rules = "logrank",
     outcome = "a survival outcome",
     wrong_split_rule = NULL,
-    check_min_events = function(min_events, task) {
-      check_count(min_events %||% 1L, "min_events", min = 1L)
+    check_min_events = function(min_events, task, response, variant, weights) {
+      check_count(min_events %||% default_min_events(response, variant, weights), "min_events",
+                  min = 1L)
     },
     check_min_statistic = function(min_statistic, response, variant) {
       check_number(min_statistic %||% default_min_statistic(response$survival$n_cause, variant),

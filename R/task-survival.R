@@ -190,6 +190,22 @@ survival_options <- function(options, response, min_events, min_statistic) {
   options
 }
 
+#' The default of `min_events`: for one cause, each child of a split holds
+#' at least ceiling(sqrt(E)) rows with an event, E the training rows with an
+#' event (of positive weight), so trees grow fewer, better-filled leaves
+#' where events are few: with the log-rank stopping rule
+#' (default_min_statistic()) it raised the held-out IPA on the small
+#' weak-signal sets and on 8 of the 10 development sets, and levelled pbc
+#' (bench/results/survival-defaults.md, rounds 8, 9 and 11; held out:
+#' fourth session). 1 (leaves bounded by min_leaf in rows only, as 0.3.0)
+#' for competing risks (not measured) and for the paper's variant.
+#' @noRd
+default_min_events <- function(response, variant, weights = NULL) {
+  if (response$survival$n_cause != 1L || identical(variant, "paper")) return(1L)
+  counted <- if (is.null(weights)) TRUE else weights > 0
+  as.integer(max(1, ceiling(sqrt(sum(response$status[counted] > 0L)))))
+}
+
 #' The default of `min_statistic`: the log-rank test's 5% critical value
 #' (chi-squared, one degree of freedom) for one cause, as aorsf's
 #' split_min_stat. On small, weak-signal data growing every tree to its
@@ -315,7 +331,7 @@ rows_counted <- function(matrix_x, weights) {
 #' direction is then cut where the log-rank statistic of the two children is
 #' largest (survival::survdiff's, with ties; for competing risks the sum of
 #' the causes' log-rank statistics), over all cuts that leave `min_leaf` rows
-#' and an event on each side. Each leaf keeps its Nelson-Aalen counts (the
+#' and `min_events` rows with an event on each side. Each leaf keeps its Nelson-Aalen counts (the
 #' rows at risk and the events of each cause at its event times), a few
 #' bytes per event time; the data's event times are kept once, in the
 #' fitted object.
@@ -327,7 +343,13 @@ rows_counted <- function(matrix_x, weights) {
 #' bootstrapping or more, and it gives out-of-bag estimates), and leaves hold
 #' at least the square root of the rows (at least 5; `min_split` twice
 #' that), which predicted survival curves better than leaves of 3 to 30 rows
-#' or leaves counted in events. Out-of-bag risk (`predictions`), survival
+#' or leaves of a fixed number of events. With one cause, each child of a
+#' split also holds at least the square root of the training events in
+#' event rows (`min_events`), and a node whose best split's log-rank
+#' statistic is below the test's 5% critical value is a leaf
+#' (`min_statistic`): both keep trees from growing noise where events are
+#' few
+#' ([`bench/results/survival-defaults.md`](https://github.com/ccforest/ccforest/blob/main/bench/results/survival-defaults.md)). Out-of-bag risk (`predictions`), survival
 #' curves at 50 times from the 10th to the 75th percentile of the observed
 #' times (`oob_survival`), Harrell's C-index (`oob_c_index`, per cause) and
 #' the integrated Brier score (`oob_ibs`; inverse probability of censoring

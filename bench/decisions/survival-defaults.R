@@ -24,7 +24,8 @@
 # `sets`: comma-separated names, "dev" (the ten development sets),
 # "holdout" (the five held-out ones), "holdout2" (five more, fixed once
 # the first five had been seen), "small" (five small weak-signal development
-# sets) or "holdout3" (KMsurv's five, fixed with "small"); default "dev".
+# sets), "holdout3" (KMsurv's five, fixed with "small") or "holdout4" (five
+# of KMsurv and asaur, fixed in the fourth session); default "dev".
 #
 # Everything runs in this one process, one thread per fit, so that the
 # machine's two cores stay shared: C-index and IPA are computed as
@@ -52,8 +53,11 @@ if (!length(args) %in% 4:5) {
 n_split <- as_count(args[2], "SPLITS"); n_tree <- as_count(args[3], "TREES"); out <- args[4]
 if (!grepl("[.]rds$", out)) stop(sprintf("the results file must end in .rds, not '%s'", out), call. = FALSE)
 if (!file.exists(args[1])) stop(sprintf("no configuration file '%s'", args[1]), call. = FALSE)
-# KMsurv (data only) holds the third held-out sets (holdout3).
-invisible(use_competitors(c("aorsf", "ranger", if (any(grepl("holdout3", commandArgs(TRUE)))) "KMsurv"),
+# KMsurv (data only) holds the third held-out sets (holdout3) and three of
+# the fourth (holdout4); asaur and TH.data (data only) the other two.
+invisible(use_competitors(c("aorsf", "ranger",
+                            if (any(grepl("holdout[34]", commandArgs(TRUE)))) "KMsurv",
+                            if (any(grepl("holdout4", commandArgs(TRUE)))) c("asaur", "TH.data")),
                           install = bench_update()))
 suppressPackageStartupMessages(library(ccforest))
 # Round 7's rule, shared by the configuration files that try it
@@ -84,17 +88,25 @@ SMALL_SETS <- c("udca1", "kidney", "veteran_weak", "rhDNase", "gbsg150")
 # Third held-out sets, fixed at the same time (KMsurv), run only once a
 # candidate had won on the development sets.
 HOLDOUT3_SETS <- c("larynx", "burn", "kidtran", "bmt", "tongue")
+# Fourth held-out sets, fixed on 2026-11-28 at 11:55 UTC before any
+# candidate of the fourth session ran on them (KMsurv's and asaur's).
+# pneumon cannot be scored (the censoring survival reaches 0 inside the
+# Brier score's times: children are followed to 12 months at most):
+# prostateSurvival took its place before any candidate ran; pharmacoSmoking
+# neither (everyone is censored at 182 days): TH.data's wpbc took its.
+HOLDOUT4_SETS <- c("bfeed", "std", "prostateSurvival", "wpbc", "hepatoCellular")
 MAX_ROWS <- 1500L
 # --first-split k (or CCFOREST_FIRST_SPLIT=k) runs splits k, k + 1, ... (fresh
 # splits for a confirmation round); default 1.
 FIRST_SPLIT <- bench_integer(BENCH_OPT, "first-split", 1L)
 sets <- if (length(args) >= 5) strsplit(args[5], ",")[[1]] else "dev"
 sets <- unlist(lapply(sets, function(s) switch(s, dev = DEV_SETS, holdout = HOLDOUT_SETS,
-                                                holdout2 = HOLDOUT2_SETS, small = SMALL_SETS, holdout3 = HOLDOUT3_SETS, s)))
+                                                holdout2 = HOLDOUT2_SETS, small = SMALL_SETS, holdout3 = HOLDOUT3_SETS,
+                                                holdout4 = HOLDOUT4_SETS, s)))
 
-kmsurv <- function(x) {
+kmsurv <- function(x, package = "KMsurv") {
   e <- new.env()
-  utils::data(list = x, package = "KMsurv", envir = e)
+  utils::data(list = x, package = package, envir = e)
   e[[x]]
 }
 
@@ -230,11 +242,48 @@ defaults_data <- function(name) {
       k <- kmsurv("tongue")
       data.frame(time = k$time, status = k$delta, type = factor(k$type))
     },
+    bfeed = {
+      k <- kmsurv("bfeed")
+      data.frame(time = k$duration, status = k$delta, race = factor(k$race),
+                 k[c("poverty", "smoke", "alcohol", "agemth", "ybirth", "yschool", "pc3mth")])
+    },
+    std = {
+      k <- kmsurv("std")
+      data.frame(time = k$time, status = k$rinfct, race = factor(k$race), marital = factor(k$marital),
+                 k[c("age", "yschool", "iinfct", "npartner", "os12m", "os30d", "rs12m", "rs30d",
+                     "abdpain", "discharge", "dysuria", "condom", "itch", "lesion", "rash", "lymph",
+                     "vagina", "dchexam", "abnode")])
+    },
+    pneumon = {
+      # agepn (the age at pneumonia, the outcome's time itself) is left out.
+      k <- kmsurv("pneumon")
+      data.frame(time = k$chldage, status = k$hospital,
+                 k[c("mthage", "urban", "alcohol", "smoke", "region", "poverty", "bweight", "race",
+                     "education", "nsibs", "wmonth", "sfmonth")])
+    },
+    prostateSurvival = {
+      # Death from prostate cancer (status 1); deaths of other causes censored.
+      a <- kmsurv("prostateSurvival", "asaur")
+      data.frame(time = a$survTime, status = as.integer(a$status == 1L),
+                 a[c("grade", "stage", "ageGroup")])
+    },
+    wpbc = {
+      w <- kmsurv("wpbc", "TH.data")
+      data.frame(time = w$time, status = as.integer(w$status == "R"), w[setdiff(names(w), c("time", "status"))])
+    },
+    hepatoCellular = {
+      # The clinical variables; the immune markers (CD*, CXCL17*) have gaps.
+      a <- kmsurv("hepatoCellular", "asaur")
+      data.frame(time = a$OS, status = a$Death,
+                 a[c("Age", "Gender", "HBsAg", "Cirrhosis", "ALT", "AST", "AFP", "Tumorsize",
+                     "Tumordifferentiation", "Vascularinvasion", "Tumormultiplicity", "Capsulation",
+                     "TNM", "BCLC")])
+    },
     stop("unknown data set: ", name, call. = FALSE)
   )
   d <- d[stats::complete.cases(d) & d$time > 0, ]
   if (nrow(d) > MAX_ROWS) {
-    set.seed(3800L + match(name, c(DEV_SETS, HOLDOUT_SETS, HOLDOUT2_SETS, SMALL_SETS, HOLDOUT3_SETS)))
+    set.seed(3800L + match(name, c(DEV_SETS, HOLDOUT_SETS, HOLDOUT2_SETS, SMALL_SETS, HOLDOUT3_SETS, HOLDOUT4_SETS)))
     d <- d[sort(sample.int(nrow(d), MAX_ROWS)), ]
   }
   rownames(d) <- NULL
@@ -285,7 +334,7 @@ cat("load average at start:", readLines("/proc/loadavg"), "\n")
 res <- list()
 for (name in sets) {
   d <- defaults_data(name)
-  set_no <- match(name, c(DEV_SETS, HOLDOUT_SETS, HOLDOUT2_SETS, SMALL_SETS, HOLDOUT3_SETS))
+  set_no <- match(name, c(DEV_SETS, HOLDOUT_SETS, HOLDOUT2_SETS, SMALL_SETS, HOLDOUT3_SETS, HOLDOUT4_SETS))
   cat(sprintf("%s: %d rows, %d predictors, %d events\n", name, nrow(d), ncol(d) - 2L,
               sum(d$status)))
   for (s in FIRST_SPLIT - 1L + seq_len(n_split)) {
