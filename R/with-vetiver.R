@@ -59,12 +59,14 @@
 #' writing the answer) plus one `predict()` call. The script
 #' [`bench/comparisons/serving-api.R`](https://github.com/ccforest/ccforest/blob/main/bench/comparisons/serving-api.R)
 #' measures both; see
-#' `vignette("frameworks")`. A client that keeps its connection to plumber
-#' open waits about 40 ms more per request on Linux: httpuv, plumber's
-#' server, sends a response in pieces without disabling Nagle's algorithm,
-#' so the last piece waits for the client's delayed acknowledgement. Open a
-#' new connection per request (behind a proxy: have the proxy open one per
-#' request to plumber, as nginx does by default).
+#' `vignette("frameworks")`. Each answer of the prediction endpoint closes
+#' its connection (`Connection: close`): on a connection kept open, httpuv,
+#' plumber's server, which sends a response in pieces without disabling
+#' Nagle's algorithm, would make every answer after the first wait about
+#' 40 ms on Linux for the client's delayed acknowledgement, while a new local
+#' connection costs a fraction of a millisecond. Clients that keep their
+#' connection (curl handles, `httr2`, Python's `requests.Session`) simply
+#' reconnect.
 #'
 #' @name ccforest_vetiver
 #' @examples
@@ -221,6 +223,11 @@ vetiver_handler_ccforest <- function(vetiver_model, ...) {
   serializer <- plumber::serializer_content_type("application/json", answer_json)
   function(req, res) {
     res$serializer <- serializer
+    # One request per connection: on a kept-alive connection httpuv's answer
+    # waits about 40 ms for the client's delayed acknowledgement (Nagle's
+    # algorithm, which it leaves on); the first answer on a connection does
+    # not, and a new local connection costs far less than that wait.
+    res$setHeader("Connection", "close")
     warnings <- character()
     answer <- withCallingHandlers(
       tryCatch({

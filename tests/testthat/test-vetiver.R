@@ -162,6 +162,17 @@ test_that("the API answers what predict() answers, and refuses bad rows with its
   expected <- predict(fit, new, type = "prob")
   expect_identical(names(many$answer), paste0(".pred_", colnames(expected)))
   expect_equal(unname(as.matrix(many$answer)), unname(expected), tolerance = 1e-12)
+  # One request per connection (?ccforest_vetiver, latency): the answer says
+  # so, and a client that keeps its connection still gets every answer.
+  expect_identical(one$headers$connection, "close")
+  kept <- curl::new_handle(timeout = 20, customrequest = "POST", postfields = rows_json(new[3, ]))
+  curl::handle_setheaders(kept, "Content-Type" = "application/json")
+  for (k in 1:3) {
+    again <- curl::curl_fetch_memory(paste0(url, "/class"), handle = kept)
+    expect_identical(again$status_code, 200L)
+    expect_identical(jsonlite::fromJSON(rawToChar(again$content))$.pred_class,
+                     one$answer$.pred_class)
+  }
   # One JSON object is one row.
   single <- post_json(paste0(url, "/class"), jsonlite::toJSON(as.list(new[5, ]),
                                                               auto_unbox = TRUE, digits = NA))
