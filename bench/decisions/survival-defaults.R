@@ -9,7 +9,7 @@
 # configs.R returns a named list of configurations: list(learner = "aorsf")
 # or list(learner = "ranger") (each package's defaults; aorsf without
 # out-of-bag predictions, importance or the attached data, as in
-# bench/comparisons/survival.R), or list(args = <ccforest() arguments, or a function of
+# bench/comparisons/survival.R, unless `defaults = TRUE` is given too), or list(args = <ccforest() arguments, or a function of
 # the training split returning them>, options = <options() set during the
 # fit>); the options ccforest.survival_min_statistic and
 # ccforest.survival_cut_samples of rounds 1 and 2
@@ -295,8 +295,16 @@ fit_predict <- function(cfg, train, test, times, event_times, seed) {
   if (identical(cfg$learner, "aorsf")) {
     set.seed(seed)
     t0 <- cpu()
-    fit <- aorsf::orsf(train, Surv(time, status) ~ ., n_tree = n_tree, n_thread = 1,
-                       oobag_pred_type = "none", importance = "none", attach_data = FALSE)
+    # `defaults = TRUE`: orsf()'s own defaults, which score the out-of-bag
+    # predictions (Harrell's C) and compute anova importance as ccforest's
+    # defaults score theirs; otherwise without them, as
+    # bench/comparisons/survival.R (the stricter comparison).
+    fit <- if (isTRUE(cfg$defaults)) {
+      aorsf::orsf(train, Surv(time, status) ~ ., n_tree = n_tree, n_thread = 1)
+    } else {
+      aorsf::orsf(train, Surv(time, status) ~ ., n_tree = n_tree, n_thread = 1,
+                  oobag_pred_type = "none", importance = "none", attach_data = FALSE)
+    }
     t1 <- cpu()
     surv <- predict(fit, new_data = test, pred_type = "surv", pred_horizon = times,
                     boundary_checks = FALSE, n_thread = 1)
