@@ -99,10 +99,11 @@ class KeySorter {
   // three factors: at most 24 over 1,000 rows), where a counting sort by
   // distinct value beats the radix passes (bench/results/survival-speed.md,
   // fifth session). The attempt gives up at the (cap + 1)-th distinct value,
-  // so continuous projections pay at most that many probes: 2-5% of their
-  // sort from 128 values, 11% at 100 (where the counting gains 25-45%), so
-  // smaller inputs are not tried.
+  // or when the first kProbeRows are all distinct, so continuous projections
+  // pay a dozen probes: 1-2% of their sort from 128 values; below, where
+  // that is more, inputs are not tried.
   static constexpr size_t kFewValuesMin = 128;
+  static constexpr size_t kProbeRows = 12;
   static constexpr size_t kFewValuesMax = 32;
   static constexpr int kTableBits = 7;  // 128 slots: a quarter full at most
   static constexpr size_t kTableSize = size_t{1} << kTableBits;
@@ -131,7 +132,11 @@ class KeySorter {
         Slot& entry = table_[slot];
         if (entry.bits == bits && entry.stamp == stamp_) break;
         if (entry.stamp != stamp_) {
-          if (distinct_.size() == cap) return false;
+          // Continuous projections are given up on early: the first
+          // kProbeRows values all distinct (a few per cent of 24-value ones).
+          if (distinct_.size() == cap || (i + 1 == kProbeRows && distinct_.size() + 1 == kProbeRows)) {
+            return false;
+          }
           entry.stamp = stamp_;
           entry.bits = bits;
           entry.id = static_cast<uint32_t>(distinct_.size());
