@@ -95,8 +95,8 @@ class KeySorter {
   static constexpr size_t kWideKeysMin = 4096;
   static constexpr double kInfinity = std::numeric_limits<double>::infinity();
   // Projections on factors' indicator columns and other coarse features take
-  // a few dozen distinct values over hundreds of rows (prostateSurvival's
-  // three factors: at most 24 over 1,000 rows), where a counting sort by
+  // a few distinct values over hundreds of rows (prostateSurvival's factors,
+  // two of three at a node: at most 12 over 1,000 rows), where a counting sort by
   // distinct value beats the radix passes (bench/results/survival-speed.md,
   // fifth session). The attempt gives up at the (cap + 1)-th distinct value,
   // or when the first kProbeRows are all distinct, so continuous projections
@@ -104,8 +104,11 @@ class KeySorter {
   // that is more, inputs are not tried.
   static constexpr size_t kFewValuesMin = 128;
   static constexpr size_t kProbeRows = 12;
-  static constexpr size_t kFewValuesMax = 32;
-  static constexpr int kTableBits = 7;  // 128 slots: a quarter full at most
+  // More values than this are not worth hashing: at 20-60 distinct ones an
+  // attempt often got far before giving up (bfeed: 2% of growing in
+  // abandoned attempts with a cap of 32).
+  static constexpr size_t kFewValuesMax = 16;
+  static constexpr int kTableBits = 6;  // 64 slots: a quarter full at most
   static constexpr size_t kTableSize = size_t{1} << kTableBits;
 
   /**

@@ -73,7 +73,7 @@ void test_sorter() {
 void test_sorter_few_values() {
   // Projections on coarse features (factors' indicator columns) repeat a few
   // values, which KeySorter orders by counting from 128 values on, when they
-  // number at most min(32, n / 8) and its radix sort would run: the result must be the
+  // number at most min(16, n / 8) and its radix sort would run: the result must be the
   // radix sort's, (value, position) with -0 and +0 equal, on each side of
   // that limit; where the radix sort declines (a range whose scale
   // overflows, an infinity) so must the counting, and std::sort's keys put
@@ -102,8 +102,8 @@ void test_sorter_few_values() {
   };
   KeySorter sorter;  // one sorter throughout, as a split search keeps it
   for (int n : {16, 17, 40, 127, 128, 255, 256, 300, 1000, 4095, 4096, 5000}) {
-    const int cap = std::min(32, n / 8);
-    for (int d : {1, 2, 3, 24, cap, cap + 1, 40}) {
+    const int cap = std::min(16, n / 8);
+    for (int d : {1, 2, 3, 12, cap, cap + 1, 40}) {
       if (d < 1) continue;
       // Sums of three coefficients, as one-hot rows project, with -0 and +0
       // among the values.
