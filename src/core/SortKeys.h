@@ -28,7 +28,8 @@ namespace ccforest {
  * onto 16 bits (12 below 128 values, 22 from 4,096), whose two radix passes
  * (6-, 8- or 11-bit digits) are about half the work of four over the raw
  * bits; a node's values spread over that range, so few distinct ones share a
- * key.
+ * key. From 128 values, inputs of at most 16 distinct values (projections
+ * on factors) are counted instead, with the same result.
  */
 class KeySorter {
  public:
@@ -96,8 +97,8 @@ class KeySorter {
   static constexpr double kInfinity = std::numeric_limits<double>::infinity();
   // Projections on factors' indicator columns and other coarse features take
   // a few distinct values over hundreds of rows (prostateSurvival's factors,
-  // two of three at a node: at most 12 over 1,000 rows), where a counting sort by
-  // distinct value beats the radix passes (bench/results/survival-speed.md,
+  // two of three at a node: at most 12 over 1,000 rows), where a counting
+  // sort by distinct value beats the radix passes (bench/results/survival-speed.md,
   // fifth session). The attempt gives up at the (cap + 1)-th distinct value,
   // or when the first kProbeRows are all distinct, so continuous projections
   // pay a dozen probes: 1-2% of their sort from 128 values; below, where
@@ -113,9 +114,9 @@ class KeySorter {
 
   /**
    * The radix sort's result by a counting sort over the distinct values,
-   * when there are at most min(kFewValuesMax, n / 8) of them (n >= kFewValuesMin) and the radix
-   * sort would run (finite values whose range and scale are finite); false,
-   * with nothing sorted, otherwise. Equal values (+0 and -0 among them, as
+   * when there are at most min(kFewValuesMax, n / 8) of them (n >=
+   * kFewValuesMin) and the radix sort would run (finite values whose range
+   * and scale are finite); false, with nothing sorted, otherwise. Equal values (+0 and -0 among them, as
    * the radix keys make them) keep their positions' order.
    */
   bool few_values_sort(const double* u, size_t n) {
@@ -136,7 +137,7 @@ class KeySorter {
         if (entry.bits == bits && entry.stamp == stamp_) break;
         if (entry.stamp != stamp_) {
           // Continuous projections are given up on early: the first
-          // kProbeRows values all distinct (a few per cent of 24-value ones).
+          // kProbeRows values all distinct (under 1% of 16-value inputs).
           if (distinct_.size() == cap || (i + 1 == kProbeRows && distinct_.size() + 1 == kProbeRows)) {
             return false;
           }
