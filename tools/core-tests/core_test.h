@@ -63,6 +63,7 @@ Grown grow(const Data& data, const ForestOptions& options, const ModelShape& sha
 // numerics.cpp
 void test_rng();
 void test_sorter();
+void test_sorter_few_values();
 void test_cca();
 void test_cross_product();
 void test_small_dense();

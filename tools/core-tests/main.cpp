@@ -61,6 +61,7 @@ int main() {
   test_rng();
   test_weighted_features();
   test_sorter();
+  test_sorter_few_values();
   test_cca();
   test_cross_product();
   test_small_dense();

@@ -70,6 +70,68 @@ void test_sorter() {
   }
 }
 
+void test_sorter_few_values() {
+  // Projections on coarse features (factors' indicator columns) repeat a few
+  // values, which KeySorter orders by counting from 128 values on, when they
+  // number at most min(16, n / 8) and its radix sort would run: the result must be the
+  // radix sort's, (value, position) with -0 and +0 equal, on each side of
+  // that limit; where the radix sort declines (a range whose scale
+  // overflows, an infinity) so must the counting, and std::sort's keys put
+  // -0 before +0.
+  std::mt19937_64 gen(3);
+  std::normal_distribution<double> normal;
+  auto sorted_as = [](const std::vector<double>& u, bool zeros_equal) {
+    std::vector<std::pair<double, int>> expected(u.size());
+    for (size_t i = 0; i < u.size(); ++i) expected[i] = {u[i], static_cast<int>(i)};
+    std::stable_sort(expected.begin(), expected.end(), [zeros_equal](const auto& x, const auto& y) {
+      if (x.first < y.first) return true;
+      return !zeros_equal && x.first == y.first && std::signbit(x.first) && !std::signbit(y.first);
+    });
+    return expected;
+  };
+  auto agrees = [](KeySorter& sorter, const std::vector<double>& u,
+                   const std::vector<std::pair<double, int>>& expected) {
+    sorter.sort(u.data(), u.size());
+    bool same = true;
+    for (size_t k = 0; k < u.size(); ++k) {
+      const double v = sorter.values()[k];
+      same = same && std::memcmp(&v, &expected[k].first, sizeof v) == 0 &&
+             sorter.positions()[k] == expected[k].second;
+    }
+    return same;
+  };
+  KeySorter sorter;  // one sorter throughout, as a split search keeps it
+  for (int n : {16, 17, 40, 127, 128, 255, 256, 300, 1000, 4095, 4096, 5000}) {
+    const int cap = std::min(16, n / 8);
+    for (int d : {1, 2, 3, 12, cap, cap + 1, 40}) {
+      if (d < 1) continue;
+      // Sums of three coefficients, as one-hot rows project, with -0 and +0
+      // among the values.
+      std::vector<double> pool(d);
+      for (int j = 0; j < d; ++j) pool[j] = normal(gen) + normal(gen) + normal(gen);
+      pool[0] = -0.0;
+      if (d > 1) pool[1] = 0.0;
+      std::vector<double> u(n);
+      for (int i = 0; i < n; ++i) u[i] = pool[gen() % d];
+      check(agrees(sorter, u, sorted_as(u, true)),
+            "few distinct values sort as the radix sort does, n = " + std::to_string(n) +
+                ", distinct " + std::to_string(d));
+    }
+    std::vector<double> tiny(n), infinite(n);
+    const double denormal = std::numeric_limits<double>::denorm_min();
+    const double inf = std::numeric_limits<double>::infinity();
+    for (int i = 0; i < n; ++i) {
+      const unsigned r = static_cast<unsigned>(gen() % 3);
+      tiny[i] = r == 0 ? -0.0 : r == 1 ? 0.0 : denormal;
+      infinite[i] = r == 0 ? -1.5 : r == 1 ? 2.0 : inf;
+    }
+    check(agrees(sorter, tiny, sorted_as(tiny, false)),
+          "few values whose radix scale overflows keep std::sort's order, n = " + std::to_string(n));
+    check(agrees(sorter, infinite, sorted_as(infinite, true)),
+          "few values with an infinity sort by value, n = " + std::to_string(n));
+  }
+}
+
 void test_cca() {
   std::mt19937_64 gen(2);
   std::normal_distribution<double> normal;
