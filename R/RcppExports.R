@@ -13,8 +13,8 @@ ccf_grow_cpp <- function(training, options, first_tree, n_tree, n_thread, progre
     .Call(`_ccforest_ccf_grow_cpp`, training, options, first_tree, n_tree, n_thread, progress, memory_limit)
 }
 
-ccf_oob_cpp <- function(trees, training, source, n_thread, permutation_importance) {
-    .Call(`_ccforest_ccf_oob_cpp`, trees, training, source, n_thread, permutation_importance)
+ccf_oob_cpp <- function(trees, training, source, n_thread, permutation_importance, cache) {
+    .Call(`_ccforest_ccf_oob_cpp`, trees, training, source, n_thread, permutation_importance, cache)
 }
 
 ccf_leaf_samples_cpp <- function(trees, training, source, n_thread) {
@@ -41,8 +41,8 @@ ccf_new_cache_cpp <- function() {
     .Call(`_ccforest_ccf_new_cache_cpp`)
 }
 
-ccf_prime_cpp <- function(cache, trees, shape, n_thread) {
-    .Call(`_ccforest_ccf_prime_cpp`, cache, trees, shape, n_thread)
+ccf_prime_cpp <- function(cache, trees, shape, n_thread, memory_limit) {
+    .Call(`_ccforest_ccf_prime_cpp`, cache, trees, shape, n_thread, memory_limit)
 }
 
 ccf_tree_sizes_cpp <- function(trees, shape) {
@@ -101,8 +101,8 @@ ccf_predict_survival_cpp <- function(request, x, asked) {
     .Call(`_ccforest_ccf_predict_survival_cpp`, request, x, asked)
 }
 
-ccf_oob_survival_cpp <- function(trees, training, source, n_thread, request, feature, negate) {
-    .Call(`_ccforest_ccf_oob_survival_cpp`, trees, training, source, n_thread, request, feature, negate)
+ccf_oob_survival_cpp <- function(trees, training, source, n_thread, request, feature, negate, cache) {
+    .Call(`_ccforest_ccf_oob_survival_cpp`, trees, training, source, n_thread, request, feature, negate, cache)
 }
 
 ccf_martingale_residuals_cpp <- function(rank, event, weights, n_cause, intervals) {

@@ -43,15 +43,21 @@ sealed_elements_0_3_0 <- c("forest", "task", "blueprint", "response", "options",
 #' src/prepared.h), already verified: its first prediction neither checks
 #' its seal again nor, once primed, decodes its trees. `fresh = FALSE` keeps
 #' the handle of a fit that was sealed moments ago and only gained elements
-#' (the formula method's), with what it has prepared.
+#' (the formula method's), with what it has prepared. `cache`: the handle a
+#' new fit has prepared its trees with (finish_fit()); `limit`: the memory
+#' its decoded trees may take, when the caller has just probed it.
 #' @noRd
-seal_ccforest <- function(fit, fresh = TRUE) {
+seal_ccforest <- function(fit, fresh = TRUE, cache = NULL, limit = memory_limit()) {
   fit$checksum <- NULL
   fit$sealed <- NULL
   fit$sealed <- c(setdiff(names(fit), unsealed_elements), "sealed")
   fit$checksum <- ccf_checksum_cpp(unclass(fit), fit$sealed)
-  if (fresh || is.null(fit$cache)) fit$cache <- ccf_new_cache_cpp()
-  mark_verified(fit)
+  if (!is.null(cache)) {
+    fit$cache <- cache
+  } else if (fresh || is.null(fit$cache)) {
+    fit$cache <- ccf_new_cache_cpp()
+  }
+  mark_verified(fit, limit)
   fit
 }
 
@@ -70,8 +76,8 @@ verified_names <- function(object) {
 #' same object only compare its elements' identities (see is_verified() in
 #' src/prepared.h)
 #' @noRd
-mark_verified <- function(object) {
-  ccf_mark_verified_cpp(object[["cache"]], object, verified_names(object), memory_limit())
+mark_verified <- function(object, limit = memory_limit()) {
+  ccf_mark_verified_cpp(object[["cache"]], object, verified_names(object), limit)
 }
 
 #' The elements an object's checksum covers, or NULL if its record of them

@@ -152,7 +152,8 @@ null_incidence <- function(time, status, n_cause, times) {
 #'   `oob_error` (1 - C, averaged over causes) and, if asked,
 #'   `variable.importance`.
 #' @noRd
-survival_out_of_bag <- function(fit, training, core, n_thread, importance, kept_rows, response) {
+survival_out_of_bag <- function(fit, training, core, n_thread, importance, kept_rows, response,
+                                cache) {
   survival <- fit$response$survival
   counted <- if (length(training$weights) > 0L) training$weights > 0 else rep(TRUE, response$n)
   time <- response$time
@@ -162,7 +163,7 @@ survival_out_of_bag <- function(fit, training, core, n_thread, importance, kept_
   request <- survival_request(survival, times, c("cif", "risk"))
   oob <- with_memory_advice(
     core_call(fit, ccf_oob_survival_cpp(fit$forest$trees, training, source, n_thread, request,
-                                        -1L, FALSE)),
+                                        -1L, FALSE, cache)),
     doing = "compute the out-of-bag predictions",
     advice = "Use sampling = \"projection\", which has none, or fit on fewer rows."
   )
@@ -211,7 +212,7 @@ survival_out_of_bag <- function(fit, training, core, n_thread, importance, kept_
           "no two out-of-bag rows have comparable times"), call. = FALSE)
     }
     fit$variable.importance <- survival_oob_importance(fit, training, source, n_thread, importance,
-                                                       c_index, time, status, scored)
+                                                       c_index, time, status, scored, cache)
   }
   fit
 }
@@ -222,14 +223,14 @@ survival_out_of_bag <- function(fit, training, core, n_thread, importance, kept_
 #' forest's seed and the variable) or with their signs flipped
 #' @noRd
 survival_oob_importance <- function(fit, training, source, n_thread, type, c_index, time, status,
-                                    scored) {
+                                    scored, cache) {
   survival <- fit$response$survival
   n_cause <- length(survival$causes)
   request <- survival_request(survival, numeric(0), "risk")
   features <- fit$blueprint$feature_names
   values <- vapply(seq_along(features), function(d) {
     oob <- core_call(fit, ccf_oob_survival_cpp(fit$forest$trees, training, source, n_thread,
-                                               request, d - 1L, type == "negation"))
+                                               request, d - 1L, type == "negation", cache))
     # Causes whose C is undefined (no out-of-bag event) take no part.
     defined <- which(!is.na(c_index))
     if (length(defined) == 0L) return(NA_real_)

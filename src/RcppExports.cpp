@@ -49,8 +49,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // ccf_oob_cpp
-Rcpp::List ccf_oob_cpp(const Rcpp::List& trees, const Rcpp::List& training, const Rcpp::List& source, int n_thread, bool permutation_importance);
-RcppExport SEXP _ccforest_ccf_oob_cpp(SEXP treesSEXP, SEXP trainingSEXP, SEXP sourceSEXP, SEXP n_threadSEXP, SEXP permutation_importanceSEXP) {
+Rcpp::List ccf_oob_cpp(const Rcpp::List& trees, const Rcpp::List& training, const Rcpp::List& source, int n_thread, bool permutation_importance, SEXP cache);
+RcppExport SEXP _ccforest_ccf_oob_cpp(SEXP treesSEXP, SEXP trainingSEXP, SEXP sourceSEXP, SEXP n_threadSEXP, SEXP permutation_importanceSEXP, SEXP cacheSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::traits::input_parameter< const Rcpp::List& >::type trees(treesSEXP);
@@ -58,7 +58,8 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< const Rcpp::List& >::type source(sourceSEXP);
     Rcpp::traits::input_parameter< int >::type n_thread(n_threadSEXP);
     Rcpp::traits::input_parameter< bool >::type permutation_importance(permutation_importanceSEXP);
-    rcpp_result_gen = Rcpp::wrap(ccf_oob_cpp(trees, training, source, n_thread, permutation_importance));
+    Rcpp::traits::input_parameter< SEXP >::type cache(cacheSEXP);
+    rcpp_result_gen = Rcpp::wrap(ccf_oob_cpp(trees, training, source, n_thread, permutation_importance, cache));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -136,15 +137,16 @@ BEGIN_RCPP
 END_RCPP
 }
 // ccf_prime_cpp
-bool ccf_prime_cpp(SEXP cache, const Rcpp::List& trees, const Rcpp::List& shape, int n_thread);
-RcppExport SEXP _ccforest_ccf_prime_cpp(SEXP cacheSEXP, SEXP treesSEXP, SEXP shapeSEXP, SEXP n_threadSEXP) {
+bool ccf_prime_cpp(SEXP cache, const Rcpp::List& trees, const Rcpp::List& shape, int n_thread, double memory_limit);
+RcppExport SEXP _ccforest_ccf_prime_cpp(SEXP cacheSEXP, SEXP treesSEXP, SEXP shapeSEXP, SEXP n_threadSEXP, SEXP memory_limitSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::traits::input_parameter< SEXP >::type cache(cacheSEXP);
     Rcpp::traits::input_parameter< const Rcpp::List& >::type trees(treesSEXP);
     Rcpp::traits::input_parameter< const Rcpp::List& >::type shape(shapeSEXP);
     Rcpp::traits::input_parameter< int >::type n_thread(n_threadSEXP);
-    rcpp_result_gen = Rcpp::wrap(ccf_prime_cpp(cache, trees, shape, n_thread));
+    Rcpp::traits::input_parameter< double >::type memory_limit(memory_limitSEXP);
+    rcpp_result_gen = Rcpp::wrap(ccf_prime_cpp(cache, trees, shape, n_thread, memory_limit));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -320,8 +322,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // ccf_oob_survival_cpp
-Rcpp::List ccf_oob_survival_cpp(const Rcpp::List& trees, const Rcpp::List& training, const Rcpp::List& source, int n_thread, const Rcpp::List& request, int feature, bool negate);
-RcppExport SEXP _ccforest_ccf_oob_survival_cpp(SEXP treesSEXP, SEXP trainingSEXP, SEXP sourceSEXP, SEXP n_threadSEXP, SEXP requestSEXP, SEXP featureSEXP, SEXP negateSEXP) {
+Rcpp::List ccf_oob_survival_cpp(const Rcpp::List& trees, const Rcpp::List& training, const Rcpp::List& source, int n_thread, const Rcpp::List& request, int feature, bool negate, SEXP cache);
+RcppExport SEXP _ccforest_ccf_oob_survival_cpp(SEXP treesSEXP, SEXP trainingSEXP, SEXP sourceSEXP, SEXP n_threadSEXP, SEXP requestSEXP, SEXP featureSEXP, SEXP negateSEXP, SEXP cacheSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::traits::input_parameter< const Rcpp::List& >::type trees(treesSEXP);
@@ -331,7 +333,8 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< const Rcpp::List& >::type request(requestSEXP);
     Rcpp::traits::input_parameter< int >::type feature(featureSEXP);
     Rcpp::traits::input_parameter< bool >::type negate(negateSEXP);
-    rcpp_result_gen = Rcpp::wrap(ccf_oob_survival_cpp(trees, training, source, n_thread, request, feature, negate));
+    Rcpp::traits::input_parameter< SEXP >::type cache(cacheSEXP);
+    rcpp_result_gen = Rcpp::wrap(ccf_oob_survival_cpp(trees, training, source, n_thread, request, feature, negate, cache));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -554,14 +557,14 @@ static const R_CallMethodDef CallEntries[] = {
     {"_ccforest_ccf_screen_cpp", (DL_FUNC) &_ccforest_ccf_screen_cpp, 1},
     {"_ccforest_ccf_screen_auto_cpp", (DL_FUNC) &_ccforest_ccf_screen_auto_cpp, 2},
     {"_ccforest_ccf_grow_cpp", (DL_FUNC) &_ccforest_ccf_grow_cpp, 7},
-    {"_ccforest_ccf_oob_cpp", (DL_FUNC) &_ccforest_ccf_oob_cpp, 5},
+    {"_ccforest_ccf_oob_cpp", (DL_FUNC) &_ccforest_ccf_oob_cpp, 6},
     {"_ccforest_ccf_leaf_samples_cpp", (DL_FUNC) &_ccforest_ccf_leaf_samples_cpp, 4},
     {"_ccforest_ccf_predict_quantiles_cpp", (DL_FUNC) &_ccforest_ccf_predict_quantiles_cpp, 7},
     {"_ccforest_ccf_predict_cpp", (DL_FUNC) &_ccforest_ccf_predict_cpp, 2},
     {"_ccforest_ccf_mark_verified_cpp", (DL_FUNC) &_ccforest_ccf_mark_verified_cpp, 4},
     {"_ccforest_ccf_is_verified_cpp", (DL_FUNC) &_ccforest_ccf_is_verified_cpp, 3},
     {"_ccforest_ccf_new_cache_cpp", (DL_FUNC) &_ccforest_ccf_new_cache_cpp, 0},
-    {"_ccforest_ccf_prime_cpp", (DL_FUNC) &_ccforest_ccf_prime_cpp, 4},
+    {"_ccforest_ccf_prime_cpp", (DL_FUNC) &_ccforest_ccf_prime_cpp, 5},
     {"_ccforest_ccf_tree_sizes_cpp", (DL_FUNC) &_ccforest_ccf_tree_sizes_cpp, 2},
     {"_ccforest_ccf_tree_table_cpp", (DL_FUNC) &_ccforest_ccf_tree_table_cpp, 2},
     {"_ccforest_ccf_cache_bytes_cpp", (DL_FUNC) &_ccforest_ccf_cache_bytes_cpp, 1},
@@ -576,7 +579,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_ccforest_ccf_sparse_stats_cpp", (DL_FUNC) &_ccforest_ccf_sparse_stats_cpp, 2},
     {"_ccforest_ccf_sparse_scaled_cpp", (DL_FUNC) &_ccforest_ccf_sparse_scaled_cpp, 3},
     {"_ccforest_ccf_predict_survival_cpp", (DL_FUNC) &_ccforest_ccf_predict_survival_cpp, 3},
-    {"_ccforest_ccf_oob_survival_cpp", (DL_FUNC) &_ccforest_ccf_oob_survival_cpp, 7},
+    {"_ccforest_ccf_oob_survival_cpp", (DL_FUNC) &_ccforest_ccf_oob_survival_cpp, 8},
     {"_ccforest_ccf_martingale_residuals_cpp", (DL_FUNC) &_ccforest_ccf_martingale_residuals_cpp, 5},
     {"_ccforest_ccf_brier_scores_cpp", (DL_FUNC) &_ccforest_ccf_brier_scores_cpp, 7},
     {"_ccforest_ccf_concordance_counts_cpp", (DL_FUNC) &_ccforest_ccf_concordance_counts_cpp, 3},
