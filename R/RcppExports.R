@@ -109,15 +109,15 @@ ccf_martingale_residuals_cpp <- function(rank, event, weights, n_cause, interval
     .Call(`_ccforest_ccf_martingale_residuals_cpp`, rank, event, weights, n_cause, intervals)
 }
 
-#' The Brier score of incidences `cif` (rows x times) at each of `times`:
-#' the mean over rows of w * (y - cif)^2, where a row with an event by t
-#' has w = event_weight and y = 1 if it is of `cause`, a row still at risk
-#' w = 1 / g_times (and y = 0), others w = 0. Each mean is R's mean(): a
-#' long double sum divided by n, then corrected by the long double sum of
-#' the differences, so the scores are bitwise R's.
+#' The integrated Brier score of incidences `cif` (rows x times) of one
+#' cause (R/task-survival-oob.R's integrated_brier(), whose arithmetic this
+#' is, operation for operation): the weights from the censoring survival
+#' (g_time, g_surv), the score at each of `times` (brier_scores()), then
+#' the trapezoids' sum (long double, as R's sum()) over the times' range;
+#' NA if G reaches 0 at one of the times, the one score for a single time.
 #' @noRd
-ccf_brier_scores_cpp <- function(cif, time, status, cause, times, event_weight, g_times) {
-    .Call(`_ccforest_ccf_brier_scores_cpp`, cif, time, status, cause, times, event_weight, g_times)
+ccf_integrated_brier_cpp <- function(cif, time, status, cause, times, g_time, g_surv) {
+    .Call(`_ccforest_ccf_integrated_brier_cpp`, cif, time, status, cause, times, g_time, g_surv)
 }
 
 #' Harrell's C's pair counts of a risk score, as survival::concordance()
@@ -145,6 +145,25 @@ ccf_row_keys_cpp <- function(seed, n) {
 #' @noRd
 ccf_available_memory_cpp <- function(root) {
     .Call(`_ccforest_ccf_available_memory_cpp`, root)
+}
+
+#' The censoring distribution's survival function G by the reverse
+#' Kaplan-Meier estimator, at the distinct times: list(time, surv). At a
+#' time shared by events and censorings the events come first (they are no
+#' longer at risk of censoring there). Rows with a missing time take no
+#' part; a missing status counts the row at risk only.
+#' @noRd
+ccf_censoring_survival_cpp <- function(time, status) {
+    .Call(`_ccforest_ccf_censoring_survival_cpp`, time, status)
+}
+
+#' The Aalen-Johansen estimate of the rows' cumulative incidences
+#' (Kaplan-Meier for one cause) at each of `times`: a times x causes matrix.
+#' Rows at risk at an event time are those not ended before it; an event
+#' of cause k (status k in 1..n_cause) adds S(t-) d_k / at risk.
+#' @noRd
+ccf_null_incidence_cpp <- function(time, status, n_cause, times) {
+    .Call(`_ccforest_ccf_null_incidence_cpp`, time, status, n_cause, times)
 }
 
 ccf_cca_cpp <- function(x, y, tolerance) {

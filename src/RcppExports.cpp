@@ -352,19 +352,19 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
-// ccf_brier_scores_cpp
-Rcpp::NumericVector ccf_brier_scores_cpp(Rcpp::NumericMatrix cif, Rcpp::NumericVector time, Rcpp::IntegerVector status, int cause, Rcpp::NumericVector times, Rcpp::NumericVector event_weight, Rcpp::NumericVector g_times);
-RcppExport SEXP _ccforest_ccf_brier_scores_cpp(SEXP cifSEXP, SEXP timeSEXP, SEXP statusSEXP, SEXP causeSEXP, SEXP timesSEXP, SEXP event_weightSEXP, SEXP g_timesSEXP) {
+// ccf_integrated_brier_cpp
+double ccf_integrated_brier_cpp(const Rcpp::NumericMatrix& cif, const Rcpp::NumericVector& time, const Rcpp::IntegerVector& status, int cause, const Rcpp::NumericVector& times, const Rcpp::NumericVector& g_time, const Rcpp::NumericVector& g_surv);
+RcppExport SEXP _ccforest_ccf_integrated_brier_cpp(SEXP cifSEXP, SEXP timeSEXP, SEXP statusSEXP, SEXP causeSEXP, SEXP timesSEXP, SEXP g_timeSEXP, SEXP g_survSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type cif(cifSEXP);
-    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type time(timeSEXP);
-    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type status(statusSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::NumericMatrix& >::type cif(cifSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::NumericVector& >::type time(timeSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::IntegerVector& >::type status(statusSEXP);
     Rcpp::traits::input_parameter< int >::type cause(causeSEXP);
-    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type times(timesSEXP);
-    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type event_weight(event_weightSEXP);
-    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type g_times(g_timesSEXP);
-    rcpp_result_gen = Rcpp::wrap(ccf_brier_scores_cpp(cif, time, status, cause, times, event_weight, g_times));
+    Rcpp::traits::input_parameter< const Rcpp::NumericVector& >::type times(timesSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::NumericVector& >::type g_time(g_timeSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::NumericVector& >::type g_surv(g_survSEXP);
+    rcpp_result_gen = Rcpp::wrap(ccf_integrated_brier_cpp(cif, time, status, cause, times, g_time, g_surv));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -409,6 +409,30 @@ BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::traits::input_parameter< std::string >::type root(rootSEXP);
     rcpp_result_gen = Rcpp::wrap(ccf_available_memory_cpp(root));
+    return rcpp_result_gen;
+END_RCPP
+}
+// ccf_censoring_survival_cpp
+Rcpp::List ccf_censoring_survival_cpp(const Rcpp::NumericVector& time, const Rcpp::IntegerVector& status);
+RcppExport SEXP _ccforest_ccf_censoring_survival_cpp(SEXP timeSEXP, SEXP statusSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< const Rcpp::NumericVector& >::type time(timeSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::IntegerVector& >::type status(statusSEXP);
+    rcpp_result_gen = Rcpp::wrap(ccf_censoring_survival_cpp(time, status));
+    return rcpp_result_gen;
+END_RCPP
+}
+// ccf_null_incidence_cpp
+Rcpp::NumericMatrix ccf_null_incidence_cpp(const Rcpp::NumericVector& time, const Rcpp::IntegerVector& status, int n_cause, const Rcpp::NumericVector& times);
+RcppExport SEXP _ccforest_ccf_null_incidence_cpp(SEXP timeSEXP, SEXP statusSEXP, SEXP n_causeSEXP, SEXP timesSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< const Rcpp::NumericVector& >::type time(timeSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::IntegerVector& >::type status(statusSEXP);
+    Rcpp::traits::input_parameter< int >::type n_cause(n_causeSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::NumericVector& >::type times(timesSEXP);
+    rcpp_result_gen = Rcpp::wrap(ccf_null_incidence_cpp(time, status, n_cause, times));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -581,11 +605,13 @@ static const R_CallMethodDef CallEntries[] = {
     {"_ccforest_ccf_predict_survival_cpp", (DL_FUNC) &_ccforest_ccf_predict_survival_cpp, 3},
     {"_ccforest_ccf_oob_survival_cpp", (DL_FUNC) &_ccforest_ccf_oob_survival_cpp, 8},
     {"_ccforest_ccf_martingale_residuals_cpp", (DL_FUNC) &_ccforest_ccf_martingale_residuals_cpp, 5},
-    {"_ccforest_ccf_brier_scores_cpp", (DL_FUNC) &_ccforest_ccf_brier_scores_cpp, 7},
+    {"_ccforest_ccf_integrated_brier_cpp", (DL_FUNC) &_ccforest_ccf_integrated_brier_cpp, 7},
     {"_ccforest_ccf_concordance_counts_cpp", (DL_FUNC) &_ccforest_ccf_concordance_counts_cpp, 3},
     {"_ccforest_ccf_checksum_cpp", (DL_FUNC) &_ccforest_ccf_checksum_cpp, 2},
     {"_ccforest_ccf_row_keys_cpp", (DL_FUNC) &_ccforest_ccf_row_keys_cpp, 2},
     {"_ccforest_ccf_available_memory_cpp", (DL_FUNC) &_ccforest_ccf_available_memory_cpp, 1},
+    {"_ccforest_ccf_censoring_survival_cpp", (DL_FUNC) &_ccforest_ccf_censoring_survival_cpp, 2},
+    {"_ccforest_ccf_null_incidence_cpp", (DL_FUNC) &_ccforest_ccf_null_incidence_cpp, 4},
     {"_ccforest_ccf_cca_cpp", (DL_FUNC) &_ccforest_ccf_cca_cpp, 3},
     {"_ccforest_ccf_cca_classes_cpp", (DL_FUNC) &_ccforest_ccf_cca_classes_cpp, 4},
     {"_ccforest_ccf_rotation_cpp", (DL_FUNC) &_ccforest_ccf_rotation_cpp, 3},
