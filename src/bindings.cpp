@@ -345,10 +345,12 @@ SEXP ccf_new_cache_cpp() {
 bool ccf_prime_cpp(SEXP cache, const Rcpp::List& trees, const Rcpp::List& shape, int n_thread,
                    double memory_limit) {
   const ModelShape model = model_shape(shape);
-  hold_grown_trees(cache, trees, memory_limit);
   double stored = 0.0;
   for (R_xlen_t t = 0; t < trees.size(); ++t) stored += static_cast<double>(Rf_xlength(trees[t]));
+  // Not held either: the out-of-bag estimates then decode as they did (a
+  // tree at a time for classes and values), not the whole forest for good.
   if (stored > 16.0 * 1024 * 1024) return false;
+  hold_grown_trees(cache, trees, memory_limit);
   return guarded([&] {
     RHost host;
     const Runtime runtime = r_runtime(host, n_thread, ProgressStyle::kNone, "");
