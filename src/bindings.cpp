@@ -28,6 +28,7 @@
 #include "core/Screening.h"
 #include "core/SplitSearch.h"
 #include "core/TreeCodec.h"
+#include "helper_thread.h"
 #include "parallel.h"
 #include "prepared.h"
 #include "r_convert.h"
@@ -694,4 +695,7 @@ Rcpp::List ccf_jackknife_plus_cpp(const Rcpp::NumericMatrix& values,
   return named_list({{"lower", lower}, {"upper", upper}});
 }
 // Called by R when it unloads the package's shared library.
-extern "C" void R_unload_ccforest(DllInfo*) { release_all_prepared(); }
+extern "C" void R_unload_ccforest(DllInfo*) {
+  release_all_prepared();
+  stop_helper_thread();
+}
