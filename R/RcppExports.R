@@ -206,6 +206,10 @@ ccf_decide_screen_cpp <- function(r2, n_row, rank, mtry) {
     .Call(`_ccforest_ccf_decide_screen_cpp`, r2, n_row, rank, mtry)
 }
 
+ccf_helper_thread_paths_cpp <- function() {
+    .Call(`_ccforest_ccf_helper_thread_paths_cpp`)
+}
+
 ccf_logrank_cpp <- function(rank, event, weights, u, cut, n_cause, min_events) {
     .Call(`_ccforest_ccf_logrank_cpp`, rank, event, weights, u, cut, n_cause, min_events)
 }

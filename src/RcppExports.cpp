@@ -560,6 +560,15 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// ccf_helper_thread_paths_cpp
+Rcpp::IntegerVector ccf_helper_thread_paths_cpp();
+RcppExport SEXP _ccforest_ccf_helper_thread_paths_cpp() {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    rcpp_result_gen = Rcpp::wrap(ccf_helper_thread_paths_cpp());
+    return rcpp_result_gen;
+END_RCPP
+}
 // ccf_logrank_cpp
 Rcpp::List ccf_logrank_cpp(const Rcpp::IntegerVector& rank, const Rcpp::IntegerVector& event, const Rcpp::NumericVector& weights, const Rcpp::NumericVector& u, double cut, int n_cause, int min_events);
 RcppExport SEXP _ccforest_ccf_logrank_cpp(SEXP rankSEXP, SEXP eventSEXP, SEXP weightsSEXP, SEXP uSEXP, SEXP cutSEXP, SEXP n_causeSEXP, SEXP min_eventsSEXP) {
@@ -622,6 +631,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_ccforest_ccf_progress_text_cpp", (DL_FUNC) &_ccforest_ccf_progress_text_cpp, 3},
     {"_ccforest_ccf_beta_tail_cpp", (DL_FUNC) &_ccforest_ccf_beta_tail_cpp, 4},
     {"_ccforest_ccf_decide_screen_cpp", (DL_FUNC) &_ccforest_ccf_decide_screen_cpp, 4},
+    {"_ccforest_ccf_helper_thread_paths_cpp", (DL_FUNC) &_ccforest_ccf_helper_thread_paths_cpp, 0},
     {"_ccforest_ccf_logrank_cpp", (DL_FUNC) &_ccforest_ccf_logrank_cpp, 7},
     {NULL, NULL, 0}
 };

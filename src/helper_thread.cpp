@@ -25,6 +25,7 @@ struct Helper {
   const std::function<void()>* job = nullptr;  // the job waiting or running
   bool done = false;
   bool stop = false;
+  bool busy = false;          // a caller is waiting for it (read by the caller's thread only)
   long pid = 0;               // the process that made it
   std::thread::id caller;     // the thread that made it: R's main thread
   std::thread thread;
@@ -52,6 +53,31 @@ void serve(Helper* h) {
   }
 }
 
+/**
+ * `job` on a thread of its own, while the caller polls: for a call that
+ * arrives while the helper is busy, from R code that `poll` ran (an event
+ * handler that R_CheckUserInterrupt() lets run, say).
+ */
+void run_on_own_thread(const std::function<void()>& job, const std::function<void()>& poll) {
+  std::mutex mutex;
+  std::condition_variable finished;
+  bool done = false;
+  std::thread thread([&] {
+    job();
+    std::lock_guard<std::mutex> lock(mutex);
+    done = true;
+    finished.notify_one();
+  });
+  std::unique_lock<std::mutex> lock(mutex);
+  while (!finished.wait_for(lock, std::chrono::milliseconds(20), [&] { return done; })) {
+    lock.unlock();
+    poll();
+    lock.lock();
+  }
+  lock.unlock();
+  thread.join();
+}
+
 }  // namespace
 
 void run_on_helper_thread(const std::function<void()>& job, const std::function<void()>& poll) {
@@ -70,6 +96,11 @@ void run_on_helper_thread(const std::function<void()>& job, const std::function<
     helper = made.release();
   }
   Helper* h = helper;
+  if (h->busy) {
+    run_on_own_thread(job, poll);
+    return;
+  }
+  h->busy = true;
   {
     std::lock_guard<std::mutex> lock(h->mutex);
     h->job = &job;
@@ -82,6 +113,7 @@ void run_on_helper_thread(const std::function<void()>& job, const std::function<
     poll();
     lock.lock();
   }
+  h->busy = false;
 }
 
 void stop_helper_thread() {

@@ -17,8 +17,10 @@ namespace ccforest {
  * still be running `job`, which refers to the caller's frame). Called from
  * any thread but the one that made the helper (R's main thread) --- the
  * helper itself, or a pool thread, through a nested call --- it runs `job`
- * right there. In a child process forked by R (the parallel package) the
- * parent's helper does not exist: the child makes its own.
+ * right there; called again from the main thread while the helper is busy
+ * (from R code that `poll` let run), on a thread of its own. In a child
+ * process forked by R (the parallel package) the parent's helper does not
+ * exist: the child makes its own.
  */
 void run_on_helper_thread(const std::function<void()>& job, const std::function<void()>& poll);
 

@@ -26,3 +26,11 @@ test_that("forked children and a reloaded package fit and predict as the parent"
   expect_true("children TRUE TRUE TRUE " %in% lines, label = paste(lines, collapse = " | "))
   expect_true("reloaded TRUE " %in% lines, label = paste(lines, collapse = " | "))
 })
+
+test_that("a call from inside a job runs in place, one made while the helper is busy on its own thread", {
+  paths <- utils::getFromNamespace("ccf_helper_thread_paths_cpp", "ccforest")
+  # The job on the helper (1), the call it makes in place (1), the call R
+  # code run by the main thread's poll makes on a thread of its own (2).
+  expect_identical(sort(paths()), c(1L, 1L, 2L))
+  expect_identical(paths()[[1]], 1L)
+})
