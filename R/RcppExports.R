@@ -13,8 +13,8 @@ ccf_grow_cpp <- function(training, options, first_tree, n_tree, n_thread, progre
     .Call(`_ccforest_ccf_grow_cpp`, training, options, first_tree, n_tree, n_thread, progress, memory_limit)
 }
 
-ccf_oob_cpp <- function(trees, training, source, n_thread, permutation_importance) {
-    .Call(`_ccforest_ccf_oob_cpp`, trees, training, source, n_thread, permutation_importance)
+ccf_oob_cpp <- function(trees, training, source, n_thread, permutation_importance, cache) {
+    .Call(`_ccforest_ccf_oob_cpp`, trees, training, source, n_thread, permutation_importance, cache)
 }
 
 ccf_leaf_samples_cpp <- function(trees, training, source, n_thread) {
@@ -41,8 +41,8 @@ ccf_new_cache_cpp <- function() {
     .Call(`_ccforest_ccf_new_cache_cpp`)
 }
 
-ccf_prime_cpp <- function(cache, trees, shape, n_thread) {
-    .Call(`_ccforest_ccf_prime_cpp`, cache, trees, shape, n_thread)
+ccf_prime_cpp <- function(cache, trees, shape, n_thread, memory_limit) {
+    .Call(`_ccforest_ccf_prime_cpp`, cache, trees, shape, n_thread, memory_limit)
 }
 
 ccf_tree_sizes_cpp <- function(trees, shape) {
@@ -101,23 +101,23 @@ ccf_predict_survival_cpp <- function(request, x, asked) {
     .Call(`_ccforest_ccf_predict_survival_cpp`, request, x, asked)
 }
 
-ccf_oob_survival_cpp <- function(trees, training, source, n_thread, request, feature, negate) {
-    .Call(`_ccforest_ccf_oob_survival_cpp`, trees, training, source, n_thread, request, feature, negate)
+ccf_oob_survival_cpp <- function(trees, training, source, n_thread, request, feature, negate, cache) {
+    .Call(`_ccforest_ccf_oob_survival_cpp`, trees, training, source, n_thread, request, feature, negate, cache)
 }
 
 ccf_martingale_residuals_cpp <- function(rank, event, weights, n_cause, intervals) {
     .Call(`_ccforest_ccf_martingale_residuals_cpp`, rank, event, weights, n_cause, intervals)
 }
 
-#' The Brier score of incidences `cif` (rows x times) at each of `times`:
-#' the mean over rows of w * (y - cif)^2, where a row with an event by t
-#' has w = event_weight and y = 1 if it is of `cause`, a row still at risk
-#' w = 1 / g_times (and y = 0), others w = 0. Each mean is R's mean(): a
-#' long double sum divided by n, then corrected by the long double sum of
-#' the differences, so the scores are bitwise R's.
+#' The integrated Brier score of incidences `cif` (rows x times) of one
+#' cause (R/task-survival-oob.R's integrated_brier(), whose arithmetic this
+#' is, operation for operation): the weights from the censoring survival
+#' (g_time, g_surv), the score at each of `times` (brier_scores()), then
+#' the trapezoids' sum (long double, as R's sum()) over the times' range;
+#' NA if G reaches 0 at one of the times, the one score for a single time.
 #' @noRd
-ccf_brier_scores_cpp <- function(cif, time, status, cause, times, event_weight, g_times) {
-    .Call(`_ccforest_ccf_brier_scores_cpp`, cif, time, status, cause, times, event_weight, g_times)
+ccf_integrated_brier_cpp <- function(cif, time, status, cause, times, g_time, g_surv) {
+    .Call(`_ccforest_ccf_integrated_brier_cpp`, cif, time, status, cause, times, g_time, g_surv)
 }
 
 #' Harrell's C's pair counts of a risk score, as survival::concordance()
@@ -145,6 +145,25 @@ ccf_row_keys_cpp <- function(seed, n) {
 #' @noRd
 ccf_available_memory_cpp <- function(root) {
     .Call(`_ccforest_ccf_available_memory_cpp`, root)
+}
+
+#' The censoring distribution's survival function G by the reverse
+#' Kaplan-Meier estimator, at the distinct times: list(time, surv). At a
+#' time shared by events and censorings the events come first (they are no
+#' longer at risk of censoring there). Rows with a missing time take no
+#' part; a missing status counts the row at risk only.
+#' @noRd
+ccf_censoring_survival_cpp <- function(time, status) {
+    .Call(`_ccforest_ccf_censoring_survival_cpp`, time, status)
+}
+
+#' The Aalen-Johansen estimate of the rows' cumulative incidences
+#' (Kaplan-Meier for one cause) at each of `times`: a times x causes matrix.
+#' Rows at risk at an event time are those not ended before it; an event
+#' of cause k (status k in 1..n_cause) adds S(t-) d_k / at risk.
+#' @noRd
+ccf_null_incidence_cpp <- function(time, status, n_cause, times) {
+    .Call(`_ccforest_ccf_null_incidence_cpp`, time, status, n_cause, times)
 }
 
 ccf_cca_cpp <- function(x, y, tolerance) {
@@ -185,6 +204,10 @@ ccf_beta_tail_cpp <- function(x, tail, a, b) {
 
 ccf_decide_screen_cpp <- function(r2, n_row, rank, mtry) {
     .Call(`_ccforest_ccf_decide_screen_cpp`, r2, n_row, rank, mtry)
+}
+
+ccf_helper_thread_paths_cpp <- function() {
+    .Call(`_ccforest_ccf_helper_thread_paths_cpp`)
 }
 
 ccf_logrank_cpp <- function(rank, event, weights, u, cut, n_cause, min_events) {

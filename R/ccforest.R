@@ -545,10 +545,9 @@ ccforest.formula <- function(formula, data, ...) {
     y <- stats::setNames(data.frame(y, stringsAsFactors = FALSE), parts$terms_info$response_names)
   }
   # The data came from `data`, so messages about it should say so.
-  fit <- ccforest.default(parts$x, y, ..., .x_arg = "data", .y_arg = "data")
-  fit$formula <- parts$terms_info
-  fit$call <- generic_call(match.call())
-  seal_ccforest(fit, fresh = FALSE)
+  # The fit records the formula and this call, and is sealed once with them.
+  ccforest.default(parts$x, y, ..., .x_arg = "data", .y_arg = "data",
+                   .formula = list(terms = parts$terms_info, call = generic_call(match.call())))
 }
 
 #' @rdname ccforest
@@ -570,8 +569,9 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
   dots <- list(...)
   x_arg <- dots$.x_arg %||% "x"
   y_arg <- dots$.y_arg %||% "y"
+  formula <- dots$.formula
   if (!is.null(names(dots))) {
-    dots <- dots[!names(dots) %in% c(".x_arg", ".y_arg")]
+    dots <- dots[!names(dots) %in% c(".x_arg", ".y_arg", ".formula")]
   }
   check_dots(dots, valid = names(formals(ccforest.default)), fn = "ccforest")
   check_y(y, missing(y))
@@ -582,7 +582,7 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
   prepared <- prepare_training(x, y, spec, x_arg, y_arg)
   rm(x, y)
   grown <- grow_fit(prepared)
-  finish_fit(grown, prepared, call)
+  finish_fit(grown, prepared, call, formula)
 }
 
 #' Build the fitted object: plain data only, so it saves and reloads as is

@@ -6,20 +6,23 @@
 #' The fit with its out-of-bag estimates (nothing for a forest grown without
 #' samples), as its task makes them
 #' @noRd
-add_out_of_bag <- function(fit, training, core, n_thread, importance, kept_rows, response) {
+add_out_of_bag <- function(fit, training, core, n_thread, importance, kept_rows, response,
+                           cache) {
   if (!has_out_of_bag(fit$options)) {
     return(fit)
   }
-  task_record(fit$task)$out_of_bag(fit, training, core, n_thread, importance, kept_rows, response)
+  task_record(fit$task)$out_of_bag(fit, training, core, n_thread, importance, kept_rows, response,
+                                   cache)
 }
 
 #' Out-of-bag estimates of classes and values (see add_out_of_bag())
 #' @noRd
-values_out_of_bag <- function(fit, training, core, n_thread, importance, kept_rows, response) {
+values_out_of_bag <- function(fit, training, core, n_thread, importance, kept_rows, response,
+                              cache) {
   oob <- with_memory_advice(
     ccf_oob_cpp(fit$forest$trees, training,
                 forest_source(fit$seed, fit$forest$first_tree, core$sample, core$impute_random),
-                n_thread, importance == "permutation"),
+                n_thread, importance == "permutation", cache),
     doing = "compute the out-of-bag predictions",
     advice = "Use sampling = \"projection\", which has none, or fit on fewer rows."
   )

@@ -146,8 +146,11 @@ grow_fit <- function(prepared) {
 
 #' The fitted object from its trees: out-of-bag estimates, quantile data and
 #' importance, sealed, with its trees decoded for the first prediction
+#'
+#' @param formula For the formula method: list(terms, call), the fit's
+#'   `formula` and `call`, so that the fit is sealed once, with them.
 #' @noRd
-finish_fit <- function(grown, prepared, call) {
+finish_fit <- function(grown, prepared, call, formula = NULL) {
   opt <- prepared$opt
   training <- prepared$training
   fit <- new_ccforest(
@@ -156,8 +159,16 @@ finish_fit <- function(grown, prepared, call) {
     response = response_blueprint(prepared$response), options = prepared$options,
     seed = opt$seed, n_obs = prepared$n_obs, train_time = NA_real_, call = call
   )
+  # The memory the system can still give, probed once now the trees are
+  # grown: it bounds the decoded trees kept with the fit (its seal's too).
+  limit <- memory_limit()
+  # A fit is usually followed by a prediction: its trees are decoded for it
+  # now, with the fit's new handle, and its out-of-bag estimates walk the
+  # same decoded trees.
+  cache <- ccf_new_cache_cpp()
+  ccf_prime_cpp(cache, fit$forest$trees, model_shape(fit), opt$n_thread, limit)
   fit <- add_out_of_bag(fit, training, prepared$core, opt$n_thread, opt$importance,
-                        prepared$kept_rows, prepared$response)
+                        prepared$kept_rows, prepared$response, cache)
   if (opt$quantiles) {
     fit$quantile <- quantile_data(fit, training, prepared$response, prepared$core, opt$n_thread)
   }
@@ -165,9 +176,12 @@ finish_fit <- function(grown, prepared, call) {
   if (opt$importance == "projection") {
     fit$variable.importance <- projection_importance(fit)
   }
-  fit <- seal_ccforest(fit)
-  # A fit is usually followed by a prediction: its trees are decoded for it
-  # now, and kept with the fit.
-  ccf_prime_cpp(fit$cache, fit$forest$trees, model_shape(fit), opt$n_thread)
-  fit
+  if (!is.null(formula)) {
+    # As the formula method once added them to a sealed fit and sealed it
+    # again (the elements in that order, the handle before the seal).
+    fit$formula <- formula$terms
+    fit$call <- formula$call
+    fit$cache <- cache
+  }
+  seal_ccforest(fit, cache = cache, limit = limit)
 }

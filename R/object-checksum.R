@@ -39,19 +39,19 @@ sealed_elements_0_3_0 <- c("forest", "task", "blueprint", "response", "options",
 #' Store the checksum of `fit`, covering every element it has but the
 #' unsealed ones; the last step of everything that makes a fit.
 #'
-#' A new fit gets a new handle for its prepared state (`cache`, see
-#' src/prepared.h), already verified: its first prediction neither checks
-#' its seal again nor, once primed, decodes its trees. `fresh = FALSE` keeps
-#' the handle of a fit that was sealed moments ago and only gained elements
-#' (the formula method's), with what it has prepared.
+#' The fit gets `cache` as the handle of its prepared state (see
+#' src/prepared.h; a new one unless finish_fit() decoded the fit's trees
+#' with one already), verified: its first prediction neither checks its seal
+#' again nor, once primed, decodes its trees. `limit`: the memory its decoded
+#' trees may take, when the caller has just probed it.
 #' @noRd
-seal_ccforest <- function(fit, fresh = TRUE) {
+seal_ccforest <- function(fit, cache = ccf_new_cache_cpp(), limit = memory_limit()) {
   fit$checksum <- NULL
   fit$sealed <- NULL
   fit$sealed <- c(setdiff(names(fit), unsealed_elements), "sealed")
   fit$checksum <- ccf_checksum_cpp(unclass(fit), fit$sealed)
-  if (fresh || is.null(fit$cache)) fit$cache <- ccf_new_cache_cpp()
-  mark_verified(fit)
+  fit$cache <- cache
+  mark_verified(fit, limit)
   fit
 }
 
@@ -70,8 +70,8 @@ verified_names <- function(object) {
 #' same object only compare its elements' identities (see is_verified() in
 #' src/prepared.h)
 #' @noRd
-mark_verified <- function(object) {
-  ccf_mark_verified_cpp(object[["cache"]], object, verified_names(object), memory_limit())
+mark_verified <- function(object, limit = memory_limit()) {
+  ccf_mark_verified_cpp(object[["cache"]], object, verified_names(object), limit)
 }
 
 #' The elements an object's checksum covers, or NULL if its record of them

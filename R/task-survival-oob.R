@@ -33,18 +33,9 @@ brier_times <- function(time) {
 #' events come first (they are no longer at risk of censoring there)
 #' @noRd
 censoring_survival <- function(time, status) {
-  u <- sort(unique(time))
-  censored <- tabulate(match(time[status == 0L], u), length(u))
-  events <- tabulate(match(time[status > 0L], u), length(u))
-  at_risk <- rev(cumsum(rev(tabulate(match(time, u), length(u)))))
-  free <- at_risk - events
-  list(time = u, surv = cumprod(ifelse(free > 0, 1 - censored / pmax(free, 1), 1)))
-}
-
-#' G(t), or its left limit G(t-)
-#' @noRd
-censoring_at <- function(G, t, left = FALSE) {
-  c(1, G$surv)[findInterval(t, G$time, left.open = left) + 1L]
+  # In C++ (src/survival_curves.cpp): sorting, matching and tabulating here
+  # were a few per cent of a small fit.
+  ccf_censoring_survival_cpp(as.double(time), as.integer(status))
 }
 
 #' The inverse-probability-of-censoring weighted Brier score of predicted
@@ -57,21 +48,12 @@ censoring_at <- function(G, t, left = FALSE) {
 #' @param cause The cause's code (1..K) in `status`.
 #' @noRd
 integrated_brier <- function(cif, time, status, cause, times, G) {
-  g_event <- censoring_at(G, time, left = TRUE)
-  g_times <- censoring_at(G, times)
-  if (any(g_times <= 0)) {
-    return(NA_real_)
-  }
   # Rows with an event are weighted 1 / G(T-) once it has happened, rows
-  # still at risk 1 / G(t) (the two are never both); the scores at each time
-  # are summed in C++ (src/brier.cpp), as mean() sums them.
-  event_weight <- ifelse(g_event > 0, 1 / g_event, 0)
-  score <- ccf_brier_scores_cpp(cif, as.double(time), as.integer(status), as.integer(cause),
-                                as.double(times), event_weight, as.double(g_times))
-  if (length(times) == 1L) {
-    return(score)
-  }
-  sum(diff(times) * (score[-1L] + score[-length(score)]) / 2) / (max(times) - min(times))
+  # still at risk 1 / G(t) (the two are never both); NA when G reaches 0 at
+  # one of the times. Computed in C++ (src/brier.cpp), each score summed as
+  # mean() sums it and the trapezoids as sum() does.
+  ccf_integrated_brier_cpp(cif, as.double(time), as.integer(status), as.integer(cause),
+                           as.double(times), as.double(G$time), as.double(G$surv))
 }
 
 #' Harrell's C of a risk score (larger = earlier events of `cause`); other
@@ -123,23 +105,9 @@ undefined_c_index <- function(status, cause) {
 #' (Kaplan-Meier for one cause) at `times`: rows x causes
 #' @noRd
 null_incidence <- function(time, status, n_cause, times) {
-  u <- sort(unique(time[status > 0L]))
-  # Rows at risk at each event time (those not ended before it), and the
-  # events of each cause there: counts, in one pass each.
-  at_risk <- length(time) - findInterval(u, sort(time), left.open = TRUE)
-  ended <- status > 0L
-  events <- matrix(tabulate(match(time[ended], u) + length(u) * (status[ended] - 1L),
-                            length(u) * n_cause), length(u), n_cause)
-  s <- 1
-  cif <- matrix(0, length(u), n_cause)
-  running <- numeric(n_cause)
-  for (k in seq_along(u)) {
-    d <- events[k, ]
-    running <- running + s * d / at_risk[[k]]
-    cif[k, ] <- running
-    s <- s * (1 - sum(d) / at_risk[[k]])
-  }
-  rbind(0, cif)[findInterval(times, u) + 1L, , drop = FALSE]
+  # In C++ (src/survival_curves.cpp), as censoring_survival().
+  ccf_null_incidence_cpp(as.double(time), as.integer(status), as.integer(n_cause),
+                         as.double(times))
 }
 
 #' Out-of-bag estimates of a survival forest grown on samples
@@ -152,7 +120,8 @@ null_incidence <- function(time, status, n_cause, times) {
 #'   `oob_error` (1 - C, averaged over causes) and, if asked,
 #'   `variable.importance`.
 #' @noRd
-survival_out_of_bag <- function(fit, training, core, n_thread, importance, kept_rows, response) {
+survival_out_of_bag <- function(fit, training, core, n_thread, importance, kept_rows, response,
+                                cache) {
   survival <- fit$response$survival
   counted <- if (length(training$weights) > 0L) training$weights > 0 else rep(TRUE, response$n)
   time <- response$time
@@ -162,7 +131,7 @@ survival_out_of_bag <- function(fit, training, core, n_thread, importance, kept_
   request <- survival_request(survival, times, c("cif", "risk"))
   oob <- with_memory_advice(
     core_call(fit, ccf_oob_survival_cpp(fit$forest$trees, training, source, n_thread, request,
-                                        -1L, FALSE)),
+                                        -1L, FALSE, cache)),
     doing = "compute the out-of-bag predictions",
     advice = "Use sampling = \"projection\", which has none, or fit on fewer rows."
   )
@@ -211,7 +180,7 @@ survival_out_of_bag <- function(fit, training, core, n_thread, importance, kept_
           "no two out-of-bag rows have comparable times"), call. = FALSE)
     }
     fit$variable.importance <- survival_oob_importance(fit, training, source, n_thread, importance,
-                                                       c_index, time, status, scored)
+                                                       c_index, time, status, scored, cache)
   }
   fit
 }
@@ -222,14 +191,14 @@ survival_out_of_bag <- function(fit, training, core, n_thread, importance, kept_
 #' forest's seed and the variable) or with their signs flipped
 #' @noRd
 survival_oob_importance <- function(fit, training, source, n_thread, type, c_index, time, status,
-                                    scored) {
+                                    scored, cache) {
   survival <- fit$response$survival
   n_cause <- length(survival$causes)
   request <- survival_request(survival, numeric(0), "risk")
   features <- fit$blueprint$feature_names
   values <- vapply(seq_along(features), function(d) {
     oob <- core_call(fit, ccf_oob_survival_cpp(fit$forest$trees, training, source, n_thread,
-                                               request, d - 1L, type == "negation"))
+                                               request, d - 1L, type == "negation", cache))
     # Causes whose C is undefined (no out-of-bag event) take no part.
     defined <- which(!is.na(c_index))
     if (length(defined) == 0L) return(NA_real_)

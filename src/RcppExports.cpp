@@ -49,8 +49,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // ccf_oob_cpp
-Rcpp::List ccf_oob_cpp(const Rcpp::List& trees, const Rcpp::List& training, const Rcpp::List& source, int n_thread, bool permutation_importance);
-RcppExport SEXP _ccforest_ccf_oob_cpp(SEXP treesSEXP, SEXP trainingSEXP, SEXP sourceSEXP, SEXP n_threadSEXP, SEXP permutation_importanceSEXP) {
+Rcpp::List ccf_oob_cpp(const Rcpp::List& trees, const Rcpp::List& training, const Rcpp::List& source, int n_thread, bool permutation_importance, SEXP cache);
+RcppExport SEXP _ccforest_ccf_oob_cpp(SEXP treesSEXP, SEXP trainingSEXP, SEXP sourceSEXP, SEXP n_threadSEXP, SEXP permutation_importanceSEXP, SEXP cacheSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::traits::input_parameter< const Rcpp::List& >::type trees(treesSEXP);
@@ -58,7 +58,8 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< const Rcpp::List& >::type source(sourceSEXP);
     Rcpp::traits::input_parameter< int >::type n_thread(n_threadSEXP);
     Rcpp::traits::input_parameter< bool >::type permutation_importance(permutation_importanceSEXP);
-    rcpp_result_gen = Rcpp::wrap(ccf_oob_cpp(trees, training, source, n_thread, permutation_importance));
+    Rcpp::traits::input_parameter< SEXP >::type cache(cacheSEXP);
+    rcpp_result_gen = Rcpp::wrap(ccf_oob_cpp(trees, training, source, n_thread, permutation_importance, cache));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -136,15 +137,16 @@ BEGIN_RCPP
 END_RCPP
 }
 // ccf_prime_cpp
-bool ccf_prime_cpp(SEXP cache, const Rcpp::List& trees, const Rcpp::List& shape, int n_thread);
-RcppExport SEXP _ccforest_ccf_prime_cpp(SEXP cacheSEXP, SEXP treesSEXP, SEXP shapeSEXP, SEXP n_threadSEXP) {
+bool ccf_prime_cpp(SEXP cache, const Rcpp::List& trees, const Rcpp::List& shape, int n_thread, double memory_limit);
+RcppExport SEXP _ccforest_ccf_prime_cpp(SEXP cacheSEXP, SEXP treesSEXP, SEXP shapeSEXP, SEXP n_threadSEXP, SEXP memory_limitSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::traits::input_parameter< SEXP >::type cache(cacheSEXP);
     Rcpp::traits::input_parameter< const Rcpp::List& >::type trees(treesSEXP);
     Rcpp::traits::input_parameter< const Rcpp::List& >::type shape(shapeSEXP);
     Rcpp::traits::input_parameter< int >::type n_thread(n_threadSEXP);
-    rcpp_result_gen = Rcpp::wrap(ccf_prime_cpp(cache, trees, shape, n_thread));
+    Rcpp::traits::input_parameter< double >::type memory_limit(memory_limitSEXP);
+    rcpp_result_gen = Rcpp::wrap(ccf_prime_cpp(cache, trees, shape, n_thread, memory_limit));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -320,8 +322,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // ccf_oob_survival_cpp
-Rcpp::List ccf_oob_survival_cpp(const Rcpp::List& trees, const Rcpp::List& training, const Rcpp::List& source, int n_thread, const Rcpp::List& request, int feature, bool negate);
-RcppExport SEXP _ccforest_ccf_oob_survival_cpp(SEXP treesSEXP, SEXP trainingSEXP, SEXP sourceSEXP, SEXP n_threadSEXP, SEXP requestSEXP, SEXP featureSEXP, SEXP negateSEXP) {
+Rcpp::List ccf_oob_survival_cpp(const Rcpp::List& trees, const Rcpp::List& training, const Rcpp::List& source, int n_thread, const Rcpp::List& request, int feature, bool negate, SEXP cache);
+RcppExport SEXP _ccforest_ccf_oob_survival_cpp(SEXP treesSEXP, SEXP trainingSEXP, SEXP sourceSEXP, SEXP n_threadSEXP, SEXP requestSEXP, SEXP featureSEXP, SEXP negateSEXP, SEXP cacheSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::traits::input_parameter< const Rcpp::List& >::type trees(treesSEXP);
@@ -331,7 +333,8 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< const Rcpp::List& >::type request(requestSEXP);
     Rcpp::traits::input_parameter< int >::type feature(featureSEXP);
     Rcpp::traits::input_parameter< bool >::type negate(negateSEXP);
-    rcpp_result_gen = Rcpp::wrap(ccf_oob_survival_cpp(trees, training, source, n_thread, request, feature, negate));
+    Rcpp::traits::input_parameter< SEXP >::type cache(cacheSEXP);
+    rcpp_result_gen = Rcpp::wrap(ccf_oob_survival_cpp(trees, training, source, n_thread, request, feature, negate, cache));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -349,19 +352,19 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
-// ccf_brier_scores_cpp
-Rcpp::NumericVector ccf_brier_scores_cpp(Rcpp::NumericMatrix cif, Rcpp::NumericVector time, Rcpp::IntegerVector status, int cause, Rcpp::NumericVector times, Rcpp::NumericVector event_weight, Rcpp::NumericVector g_times);
-RcppExport SEXP _ccforest_ccf_brier_scores_cpp(SEXP cifSEXP, SEXP timeSEXP, SEXP statusSEXP, SEXP causeSEXP, SEXP timesSEXP, SEXP event_weightSEXP, SEXP g_timesSEXP) {
+// ccf_integrated_brier_cpp
+double ccf_integrated_brier_cpp(const Rcpp::NumericMatrix& cif, const Rcpp::NumericVector& time, const Rcpp::IntegerVector& status, int cause, const Rcpp::NumericVector& times, const Rcpp::NumericVector& g_time, const Rcpp::NumericVector& g_surv);
+RcppExport SEXP _ccforest_ccf_integrated_brier_cpp(SEXP cifSEXP, SEXP timeSEXP, SEXP statusSEXP, SEXP causeSEXP, SEXP timesSEXP, SEXP g_timeSEXP, SEXP g_survSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type cif(cifSEXP);
-    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type time(timeSEXP);
-    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type status(statusSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::NumericMatrix& >::type cif(cifSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::NumericVector& >::type time(timeSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::IntegerVector& >::type status(statusSEXP);
     Rcpp::traits::input_parameter< int >::type cause(causeSEXP);
-    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type times(timesSEXP);
-    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type event_weight(event_weightSEXP);
-    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type g_times(g_timesSEXP);
-    rcpp_result_gen = Rcpp::wrap(ccf_brier_scores_cpp(cif, time, status, cause, times, event_weight, g_times));
+    Rcpp::traits::input_parameter< const Rcpp::NumericVector& >::type times(timesSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::NumericVector& >::type g_time(g_timeSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::NumericVector& >::type g_surv(g_survSEXP);
+    rcpp_result_gen = Rcpp::wrap(ccf_integrated_brier_cpp(cif, time, status, cause, times, g_time, g_surv));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -406,6 +409,30 @@ BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::traits::input_parameter< std::string >::type root(rootSEXP);
     rcpp_result_gen = Rcpp::wrap(ccf_available_memory_cpp(root));
+    return rcpp_result_gen;
+END_RCPP
+}
+// ccf_censoring_survival_cpp
+Rcpp::List ccf_censoring_survival_cpp(const Rcpp::NumericVector& time, const Rcpp::IntegerVector& status);
+RcppExport SEXP _ccforest_ccf_censoring_survival_cpp(SEXP timeSEXP, SEXP statusSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< const Rcpp::NumericVector& >::type time(timeSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::IntegerVector& >::type status(statusSEXP);
+    rcpp_result_gen = Rcpp::wrap(ccf_censoring_survival_cpp(time, status));
+    return rcpp_result_gen;
+END_RCPP
+}
+// ccf_null_incidence_cpp
+Rcpp::NumericMatrix ccf_null_incidence_cpp(const Rcpp::NumericVector& time, const Rcpp::IntegerVector& status, int n_cause, const Rcpp::NumericVector& times);
+RcppExport SEXP _ccforest_ccf_null_incidence_cpp(SEXP timeSEXP, SEXP statusSEXP, SEXP n_causeSEXP, SEXP timesSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< const Rcpp::NumericVector& >::type time(timeSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::IntegerVector& >::type status(statusSEXP);
+    Rcpp::traits::input_parameter< int >::type n_cause(n_causeSEXP);
+    Rcpp::traits::input_parameter< const Rcpp::NumericVector& >::type times(timesSEXP);
+    rcpp_result_gen = Rcpp::wrap(ccf_null_incidence_cpp(time, status, n_cause, times));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -533,6 +560,15 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// ccf_helper_thread_paths_cpp
+Rcpp::IntegerVector ccf_helper_thread_paths_cpp();
+RcppExport SEXP _ccforest_ccf_helper_thread_paths_cpp() {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    rcpp_result_gen = Rcpp::wrap(ccf_helper_thread_paths_cpp());
+    return rcpp_result_gen;
+END_RCPP
+}
 // ccf_logrank_cpp
 Rcpp::List ccf_logrank_cpp(const Rcpp::IntegerVector& rank, const Rcpp::IntegerVector& event, const Rcpp::NumericVector& weights, const Rcpp::NumericVector& u, double cut, int n_cause, int min_events);
 RcppExport SEXP _ccforest_ccf_logrank_cpp(SEXP rankSEXP, SEXP eventSEXP, SEXP weightsSEXP, SEXP uSEXP, SEXP cutSEXP, SEXP n_causeSEXP, SEXP min_eventsSEXP) {
@@ -554,14 +590,14 @@ static const R_CallMethodDef CallEntries[] = {
     {"_ccforest_ccf_screen_cpp", (DL_FUNC) &_ccforest_ccf_screen_cpp, 1},
     {"_ccforest_ccf_screen_auto_cpp", (DL_FUNC) &_ccforest_ccf_screen_auto_cpp, 2},
     {"_ccforest_ccf_grow_cpp", (DL_FUNC) &_ccforest_ccf_grow_cpp, 7},
-    {"_ccforest_ccf_oob_cpp", (DL_FUNC) &_ccforest_ccf_oob_cpp, 5},
+    {"_ccforest_ccf_oob_cpp", (DL_FUNC) &_ccforest_ccf_oob_cpp, 6},
     {"_ccforest_ccf_leaf_samples_cpp", (DL_FUNC) &_ccforest_ccf_leaf_samples_cpp, 4},
     {"_ccforest_ccf_predict_quantiles_cpp", (DL_FUNC) &_ccforest_ccf_predict_quantiles_cpp, 7},
     {"_ccforest_ccf_predict_cpp", (DL_FUNC) &_ccforest_ccf_predict_cpp, 2},
     {"_ccforest_ccf_mark_verified_cpp", (DL_FUNC) &_ccforest_ccf_mark_verified_cpp, 4},
     {"_ccforest_ccf_is_verified_cpp", (DL_FUNC) &_ccforest_ccf_is_verified_cpp, 3},
     {"_ccforest_ccf_new_cache_cpp", (DL_FUNC) &_ccforest_ccf_new_cache_cpp, 0},
-    {"_ccforest_ccf_prime_cpp", (DL_FUNC) &_ccforest_ccf_prime_cpp, 4},
+    {"_ccforest_ccf_prime_cpp", (DL_FUNC) &_ccforest_ccf_prime_cpp, 5},
     {"_ccforest_ccf_tree_sizes_cpp", (DL_FUNC) &_ccforest_ccf_tree_sizes_cpp, 2},
     {"_ccforest_ccf_tree_table_cpp", (DL_FUNC) &_ccforest_ccf_tree_table_cpp, 2},
     {"_ccforest_ccf_cache_bytes_cpp", (DL_FUNC) &_ccforest_ccf_cache_bytes_cpp, 1},
@@ -576,13 +612,15 @@ static const R_CallMethodDef CallEntries[] = {
     {"_ccforest_ccf_sparse_stats_cpp", (DL_FUNC) &_ccforest_ccf_sparse_stats_cpp, 2},
     {"_ccforest_ccf_sparse_scaled_cpp", (DL_FUNC) &_ccforest_ccf_sparse_scaled_cpp, 3},
     {"_ccforest_ccf_predict_survival_cpp", (DL_FUNC) &_ccforest_ccf_predict_survival_cpp, 3},
-    {"_ccforest_ccf_oob_survival_cpp", (DL_FUNC) &_ccforest_ccf_oob_survival_cpp, 7},
+    {"_ccforest_ccf_oob_survival_cpp", (DL_FUNC) &_ccforest_ccf_oob_survival_cpp, 8},
     {"_ccforest_ccf_martingale_residuals_cpp", (DL_FUNC) &_ccforest_ccf_martingale_residuals_cpp, 5},
-    {"_ccforest_ccf_brier_scores_cpp", (DL_FUNC) &_ccforest_ccf_brier_scores_cpp, 7},
+    {"_ccforest_ccf_integrated_brier_cpp", (DL_FUNC) &_ccforest_ccf_integrated_brier_cpp, 7},
     {"_ccforest_ccf_concordance_counts_cpp", (DL_FUNC) &_ccforest_ccf_concordance_counts_cpp, 3},
     {"_ccforest_ccf_checksum_cpp", (DL_FUNC) &_ccforest_ccf_checksum_cpp, 2},
     {"_ccforest_ccf_row_keys_cpp", (DL_FUNC) &_ccforest_ccf_row_keys_cpp, 2},
     {"_ccforest_ccf_available_memory_cpp", (DL_FUNC) &_ccforest_ccf_available_memory_cpp, 1},
+    {"_ccforest_ccf_censoring_survival_cpp", (DL_FUNC) &_ccforest_ccf_censoring_survival_cpp, 2},
+    {"_ccforest_ccf_null_incidence_cpp", (DL_FUNC) &_ccforest_ccf_null_incidence_cpp, 4},
     {"_ccforest_ccf_cca_cpp", (DL_FUNC) &_ccforest_ccf_cca_cpp, 3},
     {"_ccforest_ccf_cca_classes_cpp", (DL_FUNC) &_ccforest_ccf_cca_classes_cpp, 4},
     {"_ccforest_ccf_rotation_cpp", (DL_FUNC) &_ccforest_ccf_rotation_cpp, 3},
@@ -593,6 +631,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_ccforest_ccf_progress_text_cpp", (DL_FUNC) &_ccforest_ccf_progress_text_cpp, 3},
     {"_ccforest_ccf_beta_tail_cpp", (DL_FUNC) &_ccforest_ccf_beta_tail_cpp, 4},
     {"_ccforest_ccf_decide_screen_cpp", (DL_FUNC) &_ccforest_ccf_decide_screen_cpp, 4},
+    {"_ccforest_ccf_helper_thread_paths_cpp", (DL_FUNC) &_ccforest_ccf_helper_thread_paths_cpp, 0},
     {"_ccforest_ccf_logrank_cpp", (DL_FUNC) &_ccforest_ccf_logrank_cpp, 7},
     {NULL, NULL, 0}
 };

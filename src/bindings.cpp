@@ -28,6 +28,7 @@
 #include "core/Screening.h"
 #include "core/SplitSearch.h"
 #include "core/TreeCodec.h"
+#include "helper_thread.h"
 #include "parallel.h"
 #include "prepared.h"
 #include "r_convert.h"
@@ -186,7 +187,8 @@ Rcpp::List ccf_grow_cpp(const Rcpp::List& training, const Rcpp::List& options, d
 // permutation importance), from the stored trees and the training data.
 // [[Rcpp::export(rng = false)]]
 Rcpp::List ccf_oob_cpp(const Rcpp::List& trees, const Rcpp::List& training,
-                       const Rcpp::List& source, int n_thread, bool permutation_importance) {
+                       const Rcpp::List& source, int n_thread, bool permutation_importance,
+                       SEXP cache) {
   const Data data = training_data(training);
   const ModelShape model = model_shape(list_value<Rcpp::List>(training, "shape"));
   const EncodedTrees encoded = guarded([&] { return encoded_trees(trees); }, "out of memory");
@@ -197,7 +199,12 @@ Rcpp::List ccf_oob_cpp(const Rcpp::List& trees, const Rcpp::List& training,
   Rcpp::NumericMatrix sum, error_sum;
   Rcpp::IntegerVector count, n_seen;
   {
-    const OutOfBag oob = guarded([&] { return out_of_bag(encoded, model, data, from, runtime); }, oom);
+    // The fit's model, decoded once for these estimates and its predictions
+    // (ccf_prime_cpp()), else each tree decoded as it is walked.
+    const OutOfBag oob = guarded([&] {
+      return out_of_bag(encoded, model, data, from, runtime,
+                        prepared_model(cache, trees, model, runtime));
+    }, oom);
     sum = to_r(oob.sum);
     count = integer_of(oob.count.begin(), oob.count.end());
     error_sum = to_r(oob.error_sum);
@@ -329,16 +336,22 @@ SEXP ccf_new_cache_cpp() {
   return R_MakeExternalPtr(nullptr, R_NilValue, R_NilValue);
 }
 
-// Decodes a verified fit's trees for its predictions now (a fit is usually
-// followed by one), if they fit its memory limit and are small: larger
-// forests are decoded by their first prediction, so that their fitting time
-// stays the time to grow them. Returns whether they are kept.
+// Decodes the trees a fit has just grown, with its new handle (see
+// hold_grown_trees() in prepared.h), once for its out-of-bag estimates and
+// its predictions (a fit is usually followed by one), if they fit
+// `memory_limit` and are small: larger forests are decoded by their first
+// prediction, so that their fitting time stays the time to grow them.
+// Returns whether they are kept.
 // [[Rcpp::export(rng = false)]]
-bool ccf_prime_cpp(SEXP cache, const Rcpp::List& trees, const Rcpp::List& shape, int n_thread) {
+bool ccf_prime_cpp(SEXP cache, const Rcpp::List& trees, const Rcpp::List& shape, int n_thread,
+                   double memory_limit) {
   const ModelShape model = model_shape(shape);
   double stored = 0.0;
   for (R_xlen_t t = 0; t < trees.size(); ++t) stored += static_cast<double>(Rf_xlength(trees[t]));
+  // Not held either: the out-of-bag estimates then decode as they did (a
+  // tree at a time for classes and values), not the whole forest for good.
   if (stored > 16.0 * 1024 * 1024) return false;
+  hold_grown_trees(cache, trees, memory_limit);
   return guarded([&] {
     RHost host;
     const Runtime runtime = r_runtime(host, n_thread, ProgressStyle::kNone, "");
@@ -682,4 +695,7 @@ Rcpp::List ccf_jackknife_plus_cpp(const Rcpp::NumericMatrix& values,
   return named_list({{"lower", lower}, {"upper", upper}});
 }
 // Called by R when it unloads the package's shared library.
-extern "C" void R_unload_ccforest(DllInfo*) { release_all_prepared(); }
+extern "C" void R_unload_ccforest(DllInfo*) {
+  release_all_prepared();
+  stop_helper_thread();
+}

@@ -129,7 +129,7 @@ Rcpp::List ccf_predict_survival_cpp(const Rcpp::List& request, const Rcpp::Numer
 // [[Rcpp::export(rng = false)]]
 Rcpp::List ccf_oob_survival_cpp(const Rcpp::List& trees, const Rcpp::List& training,
                                 const Rcpp::List& source, int n_thread, const Rcpp::List& request,
-                                int feature, bool negate) {
+                                int feature, bool negate, SEXP cache) {
   const Data data = training_data(training);
   const ModelShape model = model_shape(list_value<Rcpp::List>(training, "shape"));
   if (!model.is_survival() || !data.is_survival()) Rcpp::stop("internal error: not a survival forest");
@@ -139,11 +139,18 @@ Rcpp::List ccf_oob_survival_cpp(const Rcpp::List& trees, const Rcpp::List& train
   SurvivalOutput out;
   Rcpp::List result = survival_results(asked, static_cast<R_xlen_t>(data.n_row()), model.n_cause, out);
   guarded([&] {
-    const EncodedTrees encoded = encoded_trees(trees);
     RHost host;
     const Runtime runtime = r_runtime(host, n_thread, ProgressStyle::kNone, "");
-    const ForestModel decoded = decode_forest(encoded, model, 0, encoded.size(), runtime);
-    const std::vector<char> bag = forest_in_bag(data, from, encoded.size(), runtime);
+    // The fit's model, decoded once for these estimates and its predictions
+    // (ccf_prime_cpp()), else the trees decoded here.
+    const ForestModel* prepared = prepared_model(cache, trees, model, runtime);
+    ForestModel own;
+    if (prepared == nullptr) {
+      const EncodedTrees encoded = encoded_trees(trees);
+      own = decode_forest(encoded, model, 0, encoded.size(), runtime);
+    }
+    const ForestModel& decoded = prepared != nullptr ? *prepared : own;
+    const std::vector<char> bag = forest_in_bag(data, from, static_cast<size_t>(trees.size()), runtime);
     PredictOptions options;
     options.seed = from.seed;
     options.first_tree = from.first_tree;

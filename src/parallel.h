@@ -13,16 +13,15 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
-#include <condition_variable>
 #include <cstdio>
 #include <exception>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <thread>
 
 #include "core/Runtime.h"
+#include "helper_thread.h"
 
 namespace ccforest {
 
@@ -98,8 +97,9 @@ struct RHost {
 };
 
 /**
- * The R host's runtime. Each batch runs off the main thread (on RcppParallel's
- * pool when there are several threads), while the main thread waits and
+ * The R host's runtime. Each batch runs off the main thread, on the helper
+ * thread (helper_thread.h; from there on RcppParallel's pool when there are
+ * several threads), while the main thread waits and
  * checks for Ctrl-C every 20 ms: an interrupt raises the cancel flag, which
  * trees and prediction blocks poll, and R sees the interrupt as soon as the
  * workers have stopped, not only between batches.
@@ -115,11 +115,8 @@ inline Runtime r_runtime(RHost& host, int n_thread, ProgressStyle style,
   std::atomic<bool>* cancel = &host.cancel;
   runtime.parallel_for = [threads, cancel](size_t begin, size_t end,
                                            const std::function<void(size_t)>& body) {
-    std::mutex mutex;
-    std::condition_variable finished;
-    bool done = false;
     std::exception_ptr failure;
-    std::thread worker([&] {
+    const std::function<void()> job = [&] {
       try {
         if (threads == 1 || end - begin == 1) {
           for (size_t i = begin; i < end; ++i) body(i);
@@ -130,22 +127,13 @@ inline Runtime r_runtime(RHost& host, int n_thread, ProgressStyle style,
       } catch (...) {
         failure = std::current_exception();
       }
-      std::lock_guard<std::mutex> lock(mutex);
-      done = true;
-      finished.notify_one();
-    });
+    };
     bool interrupted = false;
-    {
-      std::unique_lock<std::mutex> lock(mutex);
-      while (!finished.wait_for(lock, std::chrono::milliseconds(20), [&] { return done; })) {
-        if (interrupted) continue;
-        lock.unlock();
-        interrupted = detail::interrupt_pending();
-        if (interrupted) cancel->store(true);
-        lock.lock();
-      }
-    }
-    worker.join();
+    run_on_helper_thread(job, [&] {
+      if (interrupted) return;
+      interrupted = detail::interrupt_pending();
+      if (interrupted) cancel->store(true);
+    });
     if (interrupted || cancel->load()) throw Rcpp::internal::InterruptedException();
     if (failure) std::rethrow_exception(failure);
   };

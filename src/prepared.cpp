@@ -111,7 +111,40 @@ bool same_shape(const ModelShape& a, const ModelShape& b) {
          a.n_output_real == b.n_output_real && a.n_time == b.n_time && a.n_cause == b.n_cause;
 }
 
+/** The entry of `handle`, made (and registered for its finalizer) if it has none. */
+Prepared* entry_for(SEXP handle) {
+  Prepared* entry = entry_of(handle);
+  if (entry != nullptr) return entry;
+  auto fresh = std::make_unique<Prepared>();
+  // R allocates first, so a failure leaves nothing registered.
+  Rcpp::unwindProtect([&] {
+    SEXP holder = PROTECT(Rf_allocVector(VECSXP, 1));
+    fresh->weakref = R_MakeWeakRefC(handle, holder, finalize, FALSE);
+    fresh->holder = holder;
+    UNPROTECT(1);
+    return R_NilValue;
+  });
+  fresh->handle = handle;
+  entry = fresh.release();
+  live().insert(entry);
+  R_SetExternalPtrAddr(handle, entry);
+  return entry;
+}
+
 }  // namespace
+
+void hold_grown_trees(SEXP handle, SEXP trees, double memory_limit) {
+  if (TYPEOF(handle) != EXTPTRSXP || TYPEOF(trees) != VECSXP) return;
+  if (R_ExternalPtrAddr(handle) != nullptr) {
+    Rcpp::stop("internal error: grown trees are held by a new handle only");
+  }
+  Prepared* entry = entry_for(handle);
+  // Kept alive by the handle until mark_verified() replaces them with the
+  // sealed elements, which hold the same trees.
+  SET_VECTOR_ELT(entry->holder, 0, trees);
+  entry->trees = trees;
+  entry->memory_limit = memory_limit;
+}
 
 bool is_verified(SEXP handle, SEXP object, SEXP names) {
   const Prepared* entry = entry_of(handle);
@@ -140,22 +173,7 @@ void mark_verified(SEXP handle, SEXP object, SEXP names, double memory_limit) {
     Rcpp::stop("internal error: a fit is verified as a named list");
   }
   const R_xlen_t n = XLENGTH(names);
-  Prepared* entry = entry_of(handle);
-  if (entry == nullptr) {
-    auto fresh = std::make_unique<Prepared>();
-    // R allocates first, so a failure leaves nothing registered.
-    Rcpp::unwindProtect([&] {
-      SEXP holder = PROTECT(Rf_allocVector(VECSXP, 1));
-      fresh->weakref = R_MakeWeakRefC(handle, holder, finalize, FALSE);
-      fresh->holder = holder;
-      UNPROTECT(1);
-      return R_NilValue;
-    });
-    fresh->handle = handle;
-    entry = fresh.release();
-    live().insert(entry);
-    R_SetExternalPtrAddr(handle, entry);
-  }
+  Prepared* entry = entry_for(handle);
   SEXP kept = Rcpp::Shield<SEXP>(Rcpp::unwindProtect([&] { return Rf_allocVector(VECSXP, n); }));
   std::vector<SEXP> elements(static_cast<size_t>(n));
   std::vector<std::string> element_names(static_cast<size_t>(n));

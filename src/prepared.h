@@ -32,6 +32,16 @@ bool is_verified(SEXP handle, SEXP object, SEXP names);
 void mark_verified(SEXP handle, SEXP object, SEXP names, double memory_limit);
 
 /**
+ * Lets the fit being made from `trees`, which it has just grown, prepare
+ * their decoded model (prepared_model()) with its new, empty `handle`
+ * before it is sealed, so that its out-of-bag estimates walk the model its
+ * predictions will walk instead of decoding the trees once more. Until
+ * mark_verified() no one else holds the handle; mark_verified() keeps the
+ * model, as for any verified fit, when the sealed fit holds these trees.
+ */
+void hold_grown_trees(SEXP handle, SEXP trees, double memory_limit);
+
+/**
  * The decoded model of all of `trees`, decoded now if needed and kept with
  * the handle: only for trees that are the verified object's own, of the
  * same shape, and whose decoded size fits the handle's memory limit;

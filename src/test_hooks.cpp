@@ -2,7 +2,12 @@
 // independent R references. Not part of the package's interface.
 #include <Rcpp.h>
 
+#include <atomic>
+#include <chrono>
 #include <cmath>
+#include <functional>
+#include <mutex>
+#include <thread>
 #include <vector>
 
 #include "core/Cca.h"
@@ -10,6 +15,7 @@
 #include "core/Rotation.h"
 #include "core/ScreenRule.h"
 #include "core/SplitSearch.h"
+#include "helper_thread.h"
 #include "parallel.h"
 #include "r_convert.h"
 
@@ -205,4 +211,48 @@ Rcpp::List ccf_decide_screen_cpp(const Rcpp::NumericVector& r2, int n_row, int r
   return Rcpp::List::create(Rcpp::Named("acts") = decision.acts,
                             Rcpp::Named("standing_out") = static_cast<double>(decision.standing_out),
                             Rcpp::Named("threshold") = decision.threshold);
+}
+
+// The helper thread's ways in (helper_thread.h): a job handed from R's main
+// thread, a call made from inside a job (runs in place), and a call made
+// from the main thread while the helper is busy, as R code that the poll
+// let run would make (runs on a thread of its own). Returns, for each, the
+// thread it ran on: 0 the caller's, 1 the helper, 2 another.
+// [[Rcpp::export(rng = false)]]
+Rcpp::IntegerVector ccf_helper_thread_paths_cpp() {
+  const std::thread::id main = std::this_thread::get_id();
+  std::thread::id helper;
+  std::mutex mutex;
+  std::vector<int> ran;
+  auto record = [&] {
+    const std::thread::id id = std::this_thread::get_id();
+    std::lock_guard<std::mutex> lock(mutex);
+    ran.push_back(id == main ? 0 : (id == helper ? 1 : 2));
+  };
+  std::atomic<bool> inner_done{false};
+  bool polled = false;
+  const std::function<void()> inner = [&] {
+    record();
+    inner_done = true;
+  };
+  const std::function<void()> nested_in_job = [&] { record(); };
+  const std::function<void()> outer = [&] {
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      helper = std::this_thread::get_id();
+    }
+    record();
+    run_on_helper_thread(nested_in_job, [] {});
+    // Busy until the main thread's poll has made its call (at most 10 s).
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (!inner_done && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  };
+  run_on_helper_thread(outer, [&] {
+    if (polled) return;
+    polled = true;
+    run_on_helper_thread(inner, [] {});
+  });
+  return Rcpp::IntegerVector(ran.begin(), ran.end());
 }

@@ -95,7 +95,8 @@ ForestModel one_tree(const EncodedTrees& trees, const ModelShape& shape, size_t 
 }  // namespace
 
 OutOfBag out_of_bag(const EncodedTrees& trees, const ModelShape& shape, const Data& data,
-                    const ForestSource& source, const Runtime& runtime) {
+                    const ForestSource& source, const Runtime& runtime,
+                    const ForestModel* decoded) {
   const size_t n_tree = trees.size();
   OutOfBag out;
   out.sum = Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(data.n_row()), shape.n_value());
@@ -104,7 +105,10 @@ OutOfBag out_of_bag(const EncodedTrees& trees, const ModelShape& shape, const Da
   // summed (in tree order), so memory stays bounded by the batch.
   std::vector<std::vector<std::pair<int, std::pair<int, double>>>> found(n_tree);
   auto visit = [&](size_t t) {
-    const ForestModel model = one_tree(trees, shape, t);
+    ForestModel own;
+    if (decoded == nullptr) own = one_tree(trees, shape, t);
+    const ForestModel& model = decoded != nullptr ? *decoded : own;
+    const size_t at = decoded != nullptr ? t : 0;
     const uint64_t tree = source.first_tree + t;
     const std::vector<char> bag = in_bag(data, source.sample, source.seed, tree);
     const uint64_t key = tree_impute_key(source.seed, tree);
@@ -114,10 +118,10 @@ OutOfBag out_of_bag(const EncodedTrees& trees, const ModelShape& shape, const Da
       if (row % 4096 == 0) runtime.throw_if_cancelled();
       tree_row(data, static_cast<Eigen::Index>(row), source.impute_random, key,
                data.row_hash[row], row_values.data());
-      const int32_t leaf = find_leaf(model, 0, row_values.data());
-      const int32_t* index = model.leaf_index(0, leaf);
-      const double* value = model.leaf_values(0, leaf);
-      for (int32_t e = 0; e < model.leaf(0, leaf).count; ++e) {
+      const int32_t leaf = find_leaf(model, at, row_values.data());
+      const int32_t* index = model.leaf_index(at, leaf);
+      const double* value = model.leaf_values(at, leaf);
+      for (int32_t e = 0; e < model.leaf(at, leaf).count; ++e) {
         found[t].push_back({static_cast<int>(row), {index[e], value[e]}});
       }
       found[t].push_back({static_cast<int>(row), {-1, 0.0}});

@@ -56,7 +56,9 @@ struct ForestSource {
 /**
  * Out-of-bag sums: for each training row, the sum of the leaf values of the
  * trees whose sample left it out (added in tree order) and their
- * number. Samples are redrawn from (seed, tree).
+ * number. Samples are redrawn from (seed, tree). `decoded`, when given, is
+ * `trees` already decoded (a fit's prepared model), walked instead of
+ * decoding each tree again.
  */
 struct OutOfBag {
   Eigen::MatrixXd sum;
@@ -71,7 +73,8 @@ struct OutOfBag {
   std::vector<int> n_seen;
 };
 OutOfBag out_of_bag(const EncodedTrees& trees, const ModelShape& shape, const Data& data,
-                    const ForestSource& source, const Runtime& runtime);
+                    const ForestSource& source, const Runtime& runtime,
+                    const ForestModel* decoded = nullptr);
 
 /**
  * A tree's out-of-bag score per feature, from its global number, the tree

@@ -251,3 +251,34 @@ test_that("one row from prepared trees in huge-page blocks is the same as from a
                      all_rows[i, , drop = FALSE])
   }
 })
+
+test_that("out-of-bag estimates are the same from the trees decoded at fit time as decoded apart", {
+  skip_on_cran()
+  # A fit decodes its trees once, for its out-of-bag estimates and its
+  # predictions; under a memory limit its grown trees fit in but their
+  # decoded form does not, the estimates decode them apart, as before.
+  strip <- function(fit) {
+    fit <- unclass(fit)
+    fit[setdiff(names(fit), c("cache", "train_time", "call"))]
+  }
+  refit_unprepared <- function(fit, ...) {
+    limit <- 3.9 * sum(lengths(fit$forest$trees))
+    withr::with_options(list(ccforest.memory_limit = limit), ccforest(...))
+  }
+  lung <- survival::lung
+  sv <- ccforest(survival::Surv(time, status) ~ age + sex + ph.ecog, data = lung, n_tree = 500,
+                 seed = 1, importance = "permutation")
+  cold_sv <- refit_unprepared(sv, survival::Surv(time, status) ~ age + sex + ph.ecog,
+                              data = lung, n_tree = 500, seed = 1, importance = "permutation")
+  expect_gt(held(sv), 0)
+  expect_identical(held(cold_sv), 0)
+  expect_identical(strip(cold_sv), strip(sv))
+  set.seed(3)
+  d <- data.frame(a = rnorm(300), b = rnorm(300))
+  d$y <- factor(d$a + rnorm(300) > 0)
+  cl <- ccforest(y ~ ., d, n_tree = 200, seed = 1, sampling = "bagging")
+  cold_cl <- refit_unprepared(cl, y ~ ., d, n_tree = 200, seed = 1, sampling = "bagging")
+  expect_gt(held(cl), 0)
+  expect_identical(held(cold_cl), 0)
+  expect_identical(strip(cold_cl), strip(cl))
+})

@@ -59,8 +59,8 @@ test_that("a forest on a dgCMatrix is the forest on its cells given dense, alike
   expect_identical(ccforest:::new_forest(grown$sparse, 1L, pair$sparse)$trees, fit$forest$trees)
   # Out-of-bag predictions and permutation importance read training rows.
   source <- ccforest:::forest_source(fit$seed, 1L, grown$core$sample, grown$core$impute_random)
-  oob_sparse <- ccforest:::ccf_oob_cpp(fit$forest$trees, pair$sparse, source, 2L, TRUE)
-  oob_dense <- ccforest:::ccf_oob_cpp(fit$forest$trees, pair$dense, source, 2L, TRUE)
+  oob_sparse <- ccforest:::ccf_oob_cpp(fit$forest$trees, pair$sparse, source, 2L, TRUE, NULL)
+  oob_dense <- ccforest:::ccf_oob_cpp(fit$forest$trees, pair$dense, source, 2L, TRUE, NULL)
   expect_identical(oob_sparse, oob_dense)
   expect_true(is.finite(fit$oob_error))
   expect_setequal(names(fit$variable.importance), colnames(x))
