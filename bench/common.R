@@ -436,7 +436,9 @@ after_stamp <- function(lines) {
 
 # A CSV written by bench_write() (or before the stamp, without it).
 bench_read_csv <- function(file, ...) {
-  head <- readLines(file, n = 50L, warn = FALSE)
+  # The stamp block grows with every stamped run (survival-speed.csv's has
+  # over 300 lines), so the whole file is read to find its end.
+  head <- readLines(file, warn = FALSE)
   skip <- match(FALSE, startsWith(head, "#"), nomatch = length(head) + 1L) - 1L
   utils::read.csv(file, skip = skip, stringsAsFactors = FALSE, ...)
 }
