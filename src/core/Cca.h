@@ -54,7 +54,7 @@ struct CcaWorkspace {
   // transposed and Qx'Qy, and the SVD of the latter. A survival tree runs a
   // CCA at every node with the same few columns: kept here, the SVD and its
   // QR preconditioner are allocated again only when the ranks change, not
-  // a dozen times per node.
+  // at every node.
   Eigen::MatrixXd cross_product;
   ReducedQr y_factor;
   Buffer<double> left, right;
