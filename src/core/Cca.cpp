@@ -204,7 +204,8 @@ MatrixMap sized(Buffer<double>& storage, Index rows, Index cols) {
  * R^-T applied to the pivoted, reduced rows of m: the rows of Q' for
  * m = Xc' Z, into `out` (rank x m.cols()).
  */
-void q_transpose_times(const ReducedQr& qr, const Eigen::Ref<const MatrixXd>& m, MatrixMap out) {
+template <typename M>
+void q_transpose_times(const ReducedQr& qr, const M& m, MatrixMap out) {
   const Index r = qr.rank;
   for (Index c = 0; c < m.cols(); ++c) {
     for (Index j = 0; j < r; ++j) {
@@ -329,13 +330,17 @@ CcaResult cca(const ConstMatrixRef& x, const size_t* rows, const ConstMatrixRef&
   const Index n_dir = std::min(qx.rank, qy.rank);
   if (n_dir == 0) return empty_result(p);
   // Qx'Qy = Rx^-T (Xc Px)'(Yc Py) Ry^-1, built as (Ry^-T (Rx^-T M)')'.
-  MatrixXd left(qx.rank, product.cols()), right(qy.rank, qx.rank);
-  q_transpose_times(qx, product, MatrixMap(left.data(), left.rows(), left.cols()));  // r_x x q
-  q_transpose_times(qy, left.transpose(), MatrixMap(right.data(), right.rows(), right.cols()));
-  const MatrixXd cross = right.transpose();
+  MatrixMap left = sized(work.left, qx.rank, product.cols());  // r_x x q
+  MatrixMap right = sized(work.right, qy.rank, qx.rank);
+  q_transpose_times(qx, product, left);
+  // Read through the transposed view: a Ref would have copied it.
+  q_transpose_times(qy, left.transpose(), right);
+  MatrixXd& cross = work.cross;
+  cross = right.transpose();
   // Only the x-side singular vectors are needed, so decompose the r_x x r_y
   // cross product whichever way round it is.
-  Eigen::JacobiSVD<MatrixXd> svd(cross, Eigen::ComputeThinU);
+  Eigen::JacobiSVD<MatrixXd>& svd = work.svd;
+  svd.compute(cross, Eigen::ComputeThinU);
   return normalised(back_substitute(qx, svd.matrixU().leftCols(n_dir), p, work.column),
                     svd.singularValues().head(n_dir).cwiseMin(1.0));
 }

@@ -50,9 +50,16 @@ struct CcaWorkspace {
   Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eigen;
   ReducedQr factor;
   // The general route's cross product of the centred blocks and the second
-  // block's factor (the first's is `factor`).
+  // block's factor (the first's is `factor`); then Rx^-T times it, Qx'Qy
+  // transposed and Qx'Qy, and the SVD of the latter. A survival tree runs a
+  // CCA at every node with the same few columns: kept here, the SVD and its
+  // QR preconditioner are allocated again only when the ranks change, not
+  // at every node.
   Eigen::MatrixXd cross_product;
   ReducedQr y_factor;
+  Buffer<double> left, right;
+  Eigen::MatrixXd cross;
+  Eigen::JacobiSVD<Eigen::MatrixXd> svd;
   Buffer<double> norms, column;  // scratch of the QR and the triangular solves
 };
 

@@ -91,8 +91,8 @@ MatrixXd DirectionFinder::directions_on(const ConstMatrixRef& x, const size_t* r
 
   task_.cca_outputs(rows, n, outputs_);
   CcaResult found = outputs_.codes != nullptr
-                        ? cca_classes(x, rows, n, outputs_.codes, outputs_.n_class, tol, cca_work_)
-                        : cca(x, rows, outputs_.y, tol, cca_work_);
+                        ? cca_classes(x, rows, n, outputs_.codes, outputs_.n_class, tol, *cca_work_)
+                        : cca(x, rows, outputs_.y, tol, *cca_work_);
   if (!outputs_.ranked) return std::move(found.directions);
   return kept_strengths(std::move(found));
 }
@@ -185,6 +185,9 @@ size_t DirectionFinder::round_directions(const MatrixXd& directions, size_t n_ra
     directions_.resize(static_cast<size_t>(directions.cols()));
   }
   order_.clear();
+  // Reserved whole: grown one emplace at a time, a tree's first nodes
+  // reallocated these vectors three or four times each.
+  order_.reserve(static_cast<size_t>(p));
   for (Eigen::Index j = 0; j < p; ++j) order_.emplace_back(block_.columns[j], j);
   std::sort(order_.begin(), order_.end());
   for (Eigen::Index d = 0; d < directions.cols(); ++d) {
@@ -214,6 +217,7 @@ size_t DirectionFinder::round_directions(const MatrixXd& directions, size_t n_ra
     const double scale = a(pivot);
     Direction& out = directions_[kept];
     out.exact.clear();
+    out.exact.reserve(static_cast<size_t>(p));
     for (const auto& column_position : order_) {
       const double c = a(column_position.second) / scale;
       if (c != 0.0) out.exact.emplace_back(static_cast<int>(column_position.second), c);
@@ -228,6 +232,7 @@ size_t DirectionFinder::round_directions(const MatrixXd& directions, size_t n_ra
 void DirectionFinder::store_direction(Direction& direction, Precision precision) const {
   direction.precision = precision;
   direction.term.clear();
+  direction.term.reserve(2 * direction.exact.size());  // two terms per coefficient at most
   direction.error = 0.0;
   for (const auto& [position, c] : direction.exact) {
     float hi = 0.0f, lo = 0.0f;

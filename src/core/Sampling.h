@@ -105,6 +105,8 @@ inline void draw_sample(const Data& data, const RowSample& sample, Rng& rng,
   // Weights that are all equal only say which rows take part.
   const double* weight = data.uniform_weight ? nullptr : data.weight;
   rows.clear();
+  // Grown one row at a time, a tree's sample reallocated about log2(n) times.
+  rows.reserve(n);
   for (size_t i = 0; i < n; ++i) {
     if (data.weight == nullptr || data.weight[i] > 0.0) rows.push_back(static_cast<int>(i));
   }

@@ -28,12 +28,13 @@ SearchSettings search_settings(const TreeOptions& options, const Rules& rules) {
 }  // namespace
 
 TreeTrainer::TreeTrainer(const Data& data, const TreeOptions& options, uint64_t seed,
-                         uint64_t tree_index, const EntropyTable* entropy, const Runtime* runtime)
+                         uint64_t tree_index, const EntropyTable* entropy, const Runtime* runtime,
+                         CcaWorkspace* cca_work)
     : data_(data), options_(options), rules_(options.variant), runtime_(runtime),
       rng_(seed, tree_index), impute_key_(tree_impute_key(seed, tree_index)),
       task_(make_task(data, options, rules_)),
       search_(options.split_rule, data.n_value(), entropy, search_settings(options, rules_)),
-      finder_(options, rules_, *task_),
+      finder_(options, rules_, *task_, cca_work),
       weighted_(data.weight != nullptr && !data.uniform_weight && options.sample.every_row),
       weighted_features_(!options.feature_weights.empty()) {
   options.check();

@@ -39,9 +39,13 @@ class TreeTrainer {
    * @param tree_index the tree's global number: its random stream and its
    *   imputation key derive from (seed, tree_index) alone.
    * @param entropy the forest's shared table (entropy rule only).
+   * @param cca_work null, or a CCA workspace that outlives the trainer, lent
+   *   by the forest so that its buffers and SVD are allocated once per
+   *   thread rather than once per tree; its contents never reach the tree.
    */
   TreeTrainer(const Data& data, const TreeOptions& options, uint64_t seed, uint64_t tree_index,
-              const EntropyTable* entropy, const Runtime* runtime = nullptr);
+              const EntropyTable* entropy, const Runtime* runtime = nullptr,
+              CcaWorkspace* cca_work = nullptr);
 
   Tree grow();
   /** The limits that acted while growing the tree (after grow()). */
