@@ -24,8 +24,9 @@
 # `sets`: comma-separated names, "dev" (the ten development sets),
 # "holdout" (the five held-out ones), "holdout2" (five more, fixed once
 # the first five had been seen), "small" (five small weak-signal development
-# sets), "holdout3" (KMsurv's five, fixed with "small") or "holdout4" (five
-# of KMsurv and asaur, fixed in the fourth session); default "dev".
+# sets), "holdout3" (KMsurv's five, fixed with "small"), "holdout4" (five
+# of KMsurv and asaur, fixed in the fourth session) or "holdout5" (five of
+# smoothHR, timereg, JM and mstate, fixed in the sixth); default "dev".
 #
 # Everything runs in this one process, one thread per fit, so that the
 # machine's two cores stay shared: C-index and IPA are computed as
@@ -55,9 +56,11 @@ if (!grepl("[.]rds$", out)) stop(sprintf("the results file must end in .rds, not
 if (!file.exists(args[1])) stop(sprintf("no configuration file '%s'", args[1]), call. = FALSE)
 # KMsurv (data only) holds the third held-out sets (holdout3) and three of
 # the fourth (holdout4); asaur and TH.data (data only) the other two.
+# smoothHR, timereg, JM and mstate hold the fifth (holdout5).
 invisible(use_competitors(c("aorsf", "ranger",
                             if (any(grepl("holdout[34]", commandArgs(TRUE)))) "KMsurv",
-                            if (any(grepl("holdout4", commandArgs(TRUE)))) c("asaur", "TH.data")),
+                            if (any(grepl("holdout4", commandArgs(TRUE)))) c("asaur", "TH.data"),
+                            if (any(grepl("holdout5", commandArgs(TRUE)))) c("smoothHR", "timereg", "JM", "mstate")),
                           install = bench_update()))
 suppressPackageStartupMessages(library(ccforest))
 # Round 7's rule, shared by the configuration files that try it
@@ -95,6 +98,18 @@ HOLDOUT3_SETS <- c("larynx", "burn", "kidtran", "bmt", "tongue")
 # prostateSurvival took its place before any candidate ran; pharmacoSmoking
 # neither (everyone is censored at 182 days): TH.data's wpbc took its.
 HOLDOUT4_SETS <- c("bfeed", "std", "prostateSurvival", "wpbc", "hepatoCellular")
+# Fifth held-out sets, fixed on 2026-11-29 at 03:25 UTC, before any of them
+# was fitted, from CRAN packages no earlier round used: smoothHR's whas500
+# (Worcester heart attack study), timereg's TRACE (myocardial infarction),
+# JM's aids.id (ddC against ddI), mstate's ebmt3 (relapse-free survival
+# after transplant; factors only) and ebmt1 (survival after transplant for
+# CML). A set that cannot be scored is replaced by KMsurv's channing before
+# any result is read.
+HOLDOUT5_SETS <- c("whas500", "TRACE", "aids", "ebmt3", "ebmt1")
+# Every set's number (its subsample's and its splits' seeds); channing is
+# the fifth's reserve.
+ALL_SETS <- c(DEV_SETS, HOLDOUT_SETS, HOLDOUT2_SETS, SMALL_SETS, HOLDOUT3_SETS, HOLDOUT4_SETS,
+              HOLDOUT5_SETS, "channing")
 MAX_ROWS <- 1500L
 # --first-split k (or CCFOREST_FIRST_SPLIT=k) runs splits k, k + 1, ... (fresh
 # splits for a confirmation round); default 1.
@@ -102,7 +117,7 @@ FIRST_SPLIT <- bench_integer(BENCH_OPT, "first-split", 1L)
 sets <- if (length(args) >= 5) strsplit(args[5], ",")[[1]] else "dev"
 sets <- unlist(lapply(sets, function(s) switch(s, dev = DEV_SETS, holdout = HOLDOUT_SETS,
                                                 holdout2 = HOLDOUT2_SETS, small = SMALL_SETS, holdout3 = HOLDOUT3_SETS,
-                                                holdout4 = HOLDOUT4_SETS, s)))
+                                                holdout4 = HOLDOUT4_SETS, holdout5 = HOLDOUT5_SETS, s)))
 
 kmsurv <- function(x, package = "KMsurv") {
   e <- new.env()
@@ -279,11 +294,43 @@ defaults_data <- function(name) {
                      "Tumordifferentiation", "Vascularinvasion", "Tumormultiplicity", "Capsulation",
                      "TNM", "BCLC")])
     },
+    whas500 = {
+      # Length of stay and discharge status are left out: a death in hospital
+      # ends the follow-up at the length of stay.
+      w <- kmsurv("whas500", "smoothHR")
+      data.frame(time = w$lenfol, status = w$fstat,
+                 w[c("age", "gender", "hr", "sysbp", "diasbp", "bmi", "cvd", "afb", "sho", "chf",
+                     "av3", "miord", "mitype", "year")])
+    },
+    TRACE = {
+      # Death of any cause (status 7, 8 or 9).
+      t <- kmsurv("TRACE", "timereg")
+      data.frame(time = t$time, status = as.integer(t$status != 0L),
+                 t[c("wmi", "chf", "age", "sex", "diabetes", "vf")])
+    },
+    aids = {
+      a <- kmsurv("aids.id", "JM")
+      data.frame(time = a$Time, status = a$death, a[c("CD4", "drug", "gender", "prevOI", "AZT")])
+    },
+    ebmt3 = {
+      # prtime (platelet recovery, after transplant) is left out.
+      e <- kmsurv("ebmt3", "mstate")
+      data.frame(time = e$rfstime, status = e$rfsstat, e[c("dissub", "age", "drmatch", "tcd")])
+    },
+    ebmt1 = {
+      # yrel (the year of relapse) is known only for those who relapsed.
+      e <- kmsurv("ebmt1", "mstate")
+      data.frame(time = e$srv, status = e$srvstat, e[c("age", "score")])
+    },
+    channing = {
+      k <- kmsurv("channing")
+      data.frame(time = k$time, status = k$death, gender = factor(k$gender), ageentry = k$ageentry)
+    },
     stop("unknown data set: ", name, call. = FALSE)
   )
   d <- d[stats::complete.cases(d) & d$time > 0, ]
   if (nrow(d) > MAX_ROWS) {
-    set.seed(3800L + match(name, c(DEV_SETS, HOLDOUT_SETS, HOLDOUT2_SETS, SMALL_SETS, HOLDOUT3_SETS, HOLDOUT4_SETS)))
+    set.seed(3800L + match(name, ALL_SETS))
     d <- d[sort(sample.int(nrow(d), MAX_ROWS)), ]
   }
   rownames(d) <- NULL
@@ -342,7 +389,7 @@ cat("load average at start:", readLines("/proc/loadavg"), "\n")
 res <- list()
 for (name in sets) {
   d <- defaults_data(name)
-  set_no <- match(name, c(DEV_SETS, HOLDOUT_SETS, HOLDOUT2_SETS, SMALL_SETS, HOLDOUT3_SETS, HOLDOUT4_SETS))
+  set_no <- match(name, ALL_SETS)
   cat(sprintf("%s: %d rows, %d predictors, %d events\n", name, nrow(d), ncol(d) - 2L,
               sum(d$status)))
   for (s in FIRST_SPLIT - 1L + seq_len(n_split)) {
