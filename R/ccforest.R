@@ -266,6 +266,25 @@
 #'   coefficients flipped in every split). The last two need
 #'   `sampling = "bagging"`, since with projection bootstrapping every tree
 #'   sees every row. The result is stored as `variable.importance`.
+#' @param oob_error Whether to compute the out-of-bag estimates of a forest
+#'   whose trees are grown on samples (bagging, the default for survival, or
+#'   a `sample_fraction` below 1), as ranger's `oob.error`: `TRUE` (default)
+#'   or `FALSE`, which skips them and saves their time: about an eighth of a
+#'   default survival fit (the out-of-bag curves, C-index and integrated
+#'   Brier score), a few per cent of a bagged classification or regression
+#'   fit. The trees, and every prediction on new data, are the same either
+#'   way. With `FALSE` the fit stores none of `predictions`, `oob_error`,
+#'   its curve by number of trees, `oob_prob`, `residuals` or, for survival,
+#'   `oob_survival`, `oob_c_index` and `oob_ibs`; `print()` and `summary()`
+#'   say they were not computed, and what needs them is an error naming
+#'   `oob_error`: [fitted()][fitted.ccforest()] and
+#'   [residuals()][residuals.ccforest()], `plot(fit, which = "error")`,
+#'   `importance = "permutation"` or `"negation"` at fit time (measure them
+#'   on held-out data with [importance()] instead), the jackknife+ intervals
+#'   of [predict.ccforest()] (calibrated intervals, `interval = "cqr"`, and
+#'   standard errors, `type = "se"`, still work) and the mlr3 learners'
+#'   `$oob_error()`. It has no effect on forests grown without samples
+#'   (projection bootstrapping), which have no out-of-bag rows.
 #' @param na_action How to treat missing values in the features:
 #'   `"impute_random"` (default), `"impute_mean"`, `"fail"` or `"omit"`. See
 #'   the section on missing values.
@@ -556,7 +575,7 @@ ccforest.default <- function(x, y, ..., n_tree = 500L, mtry = NULL, min_split = 
                              min_leaf = NULL, min_events = NULL, min_statistic = NULL,
                              max_depth = NULL, split_rule = NULL,
                              sampling = "auto", sample_fraction = NULL, replace = NULL,
-                             projection = "cca", importance = "none",
+                             projection = "cca", importance = "none", oob_error = TRUE,
                              na_action = "impute_random", case_weights = NULL,
                              class_weights = NULL, quantiles = FALSE, onehot_max_levels = 32,
                              max_directions = 2L, direction_ratio = 0.9,
