@@ -269,10 +269,14 @@
 #' @param oob_error Whether to compute the out-of-bag estimates of a forest
 #'   whose trees are grown on samples (bagging, the default for survival, or
 #'   a `sample_fraction` below 1), as ranger's `oob.error`: `TRUE` (default)
-#'   or `FALSE`, which skips them and saves their time: about an eighth of a
-#'   default survival fit (the out-of-bag curves, C-index and integrated
-#'   Brier score), a few per cent of a bagged classification or regression
-#'   fit. The trees, and every prediction on new data, are the same either
+#'   or `FALSE`, which skips them and saves their time: for a default
+#'   survival fit (the out-of-bag curves, C-index and integrated Brier
+#'   score), 12% of the training time summed over 15 held-out data sets
+#'   (2-20% per set, 16% on 1,000 rows of prostateSurvival:
+#'   [`bench/results/survival-speed.md`](https://github.com/ccforest/ccforest/blob/main/bench/results/survival-speed.md),
+#'   sixth session); for bagged classification and regression (the
+#'   out-of-bag pass over the trees), 10% and 6% of 100-tree fits on 2,000
+#'   rows. The trees, and every prediction on new data, are the same either
 #'   way. With `FALSE` the fit stores none of `predictions`, `oob_error`,
 #'   its curve by number of trees, `oob_prob`, `residuals` or, for survival,
 #'   `oob_survival`, `oob_c_index` and `oob_ibs`; `print()` and `summary()`
