@@ -272,7 +272,7 @@
 #'   or `FALSE`, which skips them and saves their time: for a default
 #'   survival fit (the out-of-bag curves, C-index and integrated Brier
 #'   score), 12% of the training time summed over 15 held-out data sets
-#'   (2-20% per set, 16% on 1,000 rows of prostateSurvival:
+#'   (6-22% per set, 16% on 1,000 rows of prostateSurvival:
 #'   [`bench/results/survival-speed.md`](https://github.com/ccforest/ccforest/blob/main/bench/results/survival-speed.md),
 #'   sixth session); for bagged classification and regression (the
 #'   out-of-bag pass over the trees), 10% and 6% of 100-tree fits on 2,000
