@@ -232,7 +232,7 @@
 #'   a bootstrap sample and fits each node's CCA on all of the node's rows.
 #'   When the trees are grown on samples, out-of-bag predictions and their
 #'   error are stored in the forest (`predictions`, `oob_error`) and shown by
-#'   `print()`. With projection bootstrapping every tree is grown on every
+#'   `print()`, unless `oob_error = FALSE`. With projection bootstrapping every tree is grown on every
 #'   row, so a gross error in a regression output reaches a leaf of every
 #'   tree (bagging leaves it out of about a third of them): look for
 #'   data-entry errors in the outputs before fitting.
