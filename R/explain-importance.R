@@ -214,6 +214,14 @@ importance.ccforest <- function(x, type = NULL, new_data = NULL, y = NULL, n_rep
       return(stored)
     }
     measure <- paste0(toupper(substring(type, 1L, 1L)), substring(type, 2L))
+    if (oob_skipped(x$options)) {
+      stop(sprintf(paste0(
+        "%s importance needs held-out data: call importance(fit, new_data = ...%s) with data ",
+        "not used to fit the forest%s. `x` was fitted with oob_error = FALSE, so it has no ",
+        "out-of-bag importance (importance = \"%s\" at fit time needs out-of-bag estimates)."),
+        measure, if (type == "negation") ", type = \"negation\"" else "",
+        if (is.null(x$formula)) " and its outputs in `y`" else "", type), call. = FALSE)
+    }
     stop(sprintf(paste0(
       "%s importance needs held-out data: call importance(fit, new_data = ...%s) ",
       "with data not used to fit the forest%s. With projection bootstrapping every tree is ",

@@ -83,6 +83,10 @@ no_error_curve_reason <- function(x) {
                   "have; this one was grown with projection bootstrapping (every tree sees every ",
                   "row)."))
   }
+  if (oob_skipped(x$options)) {
+    return(paste0("which this forest does not have: it was fitted with oob_error = FALSE, which ",
+                  "skips the out-of-bag estimates (refit without it to have the curve)."))
+  }
   reason <- task_record(x$task)$no_error_curve(x)
   if (!is.null(reason)) {
     return(reason)

@@ -32,6 +32,21 @@ check_importance_sampling <- function(importance, options) {
   importance
 }
 
+#' oob_error = FALSE skips the out-of-bag rows that importance
+#' "permutation" and "negation" are measured on at fit time
+#' @noRd
+check_oob_error <- function(oob_error, importance) {
+  oob_error <- check_flag(oob_error, "oob_error")
+  if (!oob_error && importance %in% c("permutation", "negation")) {
+    stop(sprintf(paste0(
+      "importance = \"%s\" at fit time is measured on the out-of-bag rows, whose estimates ",
+      "oob_error = FALSE skips: drop oob_error = FALSE, or measure it on held-out data with ",
+      "importance(fit, type = \"%s\", new_data = <held-out data>)."), importance, importance),
+      call. = FALSE)
+  }
+  oob_error
+}
+
 #' `y` is needed, and is not the formula
 #' @noRd
 check_y <- function(y, missing_y) {

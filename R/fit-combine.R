@@ -41,7 +41,10 @@ check_first_tree <- function(first_tree, n_tree) {
 #' data, which a forest does not store: the combined forest has none, and a
 #' message says so. To have them, grow the whole forest in one call
 #' (`backend = "future"` spreads it over workers and computes them after
-#' merging), or use [importance()] with held-out data.
+#' merging), or use [importance()] with held-out data. Ranges that differ
+#' only in `oob_error` are ranges of one forest, since it does not change
+#' the trees: grow them with `oob_error = FALSE` to skip estimates the
+#' combination drops anyway.
 #'
 #' @param ... Forests (`"ccforest"` objects), or a single list of them.
 #' @return A `"ccforest"` with the trees of all of them. `train_time` is the
@@ -116,6 +119,11 @@ combine_forests <- function(...) {
                                    recursive = FALSE, use.names = FALSE)
   }
   fit$options$n_tree <- n_tree
+  # Said to be skipped only where every range skipped its estimates; a
+  # combination has none either way.
+  if (!all(vapply(forests, function(f) oob_skipped(f$options), logical(1)))) {
+    fit$options$oob_error <- NULL
+  }
   fit$train_time <- sum(vapply(forests, function(f) as.double(f$train_time), numeric(1)))
   fit$call <- combined_call(reference$call, n_tree, reference$forest$first_tree)
   if (length(forests) > 1L) {
@@ -195,8 +203,9 @@ check_same_forest <- function(f, label, reference, reference_label) {
     refuse("were fitted on different data",
            ": grow every range from the same rows, in the same order.")
   }
-  a <- f$options[setdiff(names(f$options), "n_tree")]
-  b <- reference$options[setdiff(names(reference$options), "n_tree")]
+  # oob_error changes what a fit computes after its trees, not the trees.
+  a <- f$options[setdiff(names(f$options), c("n_tree", "oob_error"))]
+  b <- reference$options[setdiff(names(reference$options), c("n_tree", "oob_error"))]
   if (!identical(a, b)) {
     names <- union(names(a), names(b))
     differ <- names[!vapply(names, function(n) identical(a[[n]], b[[n]]), logical(1))]

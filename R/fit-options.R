@@ -191,6 +191,11 @@ option_table <- list(
   option("importance", "none", choice_type(c("none", "projection", "permutation", "negation")),
          check = function(value, context) check_importance(value),
          mlr3 = list(tags = "train")),
+  # Stored by the pipeline only where it acts (FALSE, trees grown on
+  # samples): a fit with out-of-bag estimates is the one it always was.
+  option("oob_error", TRUE, flag_type(),
+         check = function(value, context) check_oob_error(value, context$importance),
+         stored = FALSE, mlr3 = list(tags = "train")),
   option("na_action", "impute_random",
          choice_type(c("impute_random", "impute_mean", "fail", "omit")),
          core = function(value, options, training) {

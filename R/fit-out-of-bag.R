@@ -11,9 +11,28 @@ add_out_of_bag <- function(fit, training, core, n_thread, importance, kept_rows,
   if (!has_out_of_bag(fit$options)) {
     return(fit)
   }
+  if (oob_skipped(fit$options)) {
+    # The record of the samples costs nothing to keep, and standard errors
+    # (type = "se") redraw the samples from it without any estimate.
+    fit$bagging <- bagging_record(training, kept_rows, core$sample)
+    return(fit)
+  }
   task_record(fit$task)$out_of_bag(fit, training, core, n_thread, importance, kept_rows, response,
                                    cache)
 }
+
+#' Whether the out-of-bag estimates of a forest grown on samples were
+#' skipped (oob_error = FALSE; fit$options records it only then)
+#' @noRd
+oob_skipped <- function(options) {
+  isFALSE(options$oob_error)
+}
+
+#' What is said where an estimate skipped by oob_error = FALSE is asked for
+#' @noRd
+oob_skipped_advice <- paste0(
+  "`object` was fitted with oob_error = FALSE, which skips the out-of-bag estimates: refit ",
+  "it without oob_error = FALSE (the trees are the same)")
 
 #' Out-of-bag estimates of classes and values (see add_out_of_bag())
 #' @noRd

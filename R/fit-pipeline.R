@@ -88,6 +88,8 @@ prepare_training <- function(x, y, spec, x_arg, y_arg) {
     case_weights = !is.null(case_weights), class_weights = class_weights
   ))
   options <- task_record(task)$task_options(options, response, opt)
+  # Recorded only where it acts, for print() and what needs the estimates.
+  if (!opt$oob_error && has_out_of_bag(options)) options$oob_error <- FALSE
   check_importance_sampling(opt$importance, options)
   training <- training_set(matrix_x, blueprint, response, weights)
   # Stored only when given: a fit without them samples uniformly, as before.
@@ -122,13 +124,15 @@ grow_fit <- function(prepared) {
   matrix_x <- prepared$matrix_x
   weights <- prepared$weights
   n_sample <- if (is.null(weights)) nrow(matrix_x) else sum(weights > 0)
+  # Out-of-bag estimates skipped (oob_error = FALSE) need no memory.
+  with_oob <- prepared$bagging && opt$oob_error
   extra <- fit_extra_bytes(
     nrow(matrix_x), n_sample, prediction_width(response), opt$n_tree, opt$n_thread,
-    prepared$bagging, opt$quantiles, opt$min_leaf, opt$max_depth
+    with_oob, opt$quantiles, opt$min_leaf, opt$max_depth
   )
   if (prepared$sparse) extra[["sparse"]] <- sparse_rows_bytes(matrix_x, opt$n_thread)
   # A task whose out-of-bag estimates hold more than the common ones says so.
-  oob <- if (prepared$bagging) task_record(prepared$task)$oob_bytes(nrow(matrix_x), opt$n_tree, response)
+  oob <- if (with_oob) task_record(prepared$task)$oob_bytes(nrow(matrix_x), opt$n_tree, response)
   if (!is.null(oob)) extra[["oob"]] <- oob
   tree_limit <- memory_for_trees(extra)
   started <- proc.time()[["elapsed"]]

@@ -323,8 +323,7 @@ ranger_names <- list(
     keep.inbag = paste0("has no counterpart in ccforest: each tree's sample is redrawn from ",
                         "the seed when needed"),
     write.forest = "has no counterpart in ccforest: the forest is always kept",
-    oob.error = paste0("has no counterpart in ccforest: the out-of-bag error is computed ",
-                       "whenever the trees are grown on samples"),
+    oob.error = "is `oob_error` in ccforest",
     dependent.variable.name = "has no counterpart in ccforest: give `y`, or a formula"
   ),
   predict = c(

@@ -226,6 +226,11 @@ deviance.ccforest <- function(object, ...) {
 #' Out-of-bag values exist only for forests whose trees are grown on samples
 #' @noRd
 check_out_of_bag <- function(object, fn) {
+  if (oob_skipped(object$options)) {
+    stop(sprintf("%s() gives out-of-bag predictions, but %s, or use predict(object, ", fn,
+                 oob_skipped_advice),
+         "<held-out data>).", call. = FALSE)
+  }
   if (is.null(object$predictions) && identical(object$options$sampling, "bagging")) {
     stop(sprintf("%s() needs out-of-bag predictions, which `object` does not have: it ", fn),
          "joins forests grown apart (combine_forests()), and out-of-bag predictions need ",

@@ -5,8 +5,9 @@
 #' that change this fit (`max_directions` only where a node can have more
 #' directions, `onehot_max_levels` only where a factor has more levels,
 #' `bootstrap_max_rows` only where a tree has more rows), the
-#' data's size, the mean tree size and the training time. `summary()` adds the options and the spread of
-#' tree sizes and depths.
+#' data's size, the mean tree size, the out-of-bag estimates (or that they
+#' were not computed, with `oob_error = FALSE`) and the training time.
+#' `summary()` adds the options and the spread of tree sizes and depths.
 #'
 #' @param x,object A `"ccforest"`.
 #' @param ... Not used.
@@ -60,7 +61,9 @@ summary.ccforest <- function(object, ...) {
       seed = object$seed,
       n_obs = object$n_obs,
       train_time = object$train_time,
-      outputs = response$names
+      outputs = response$names,
+      oob_label = task_record(object$task)$oob_label,
+      oob = format_oob_error(object)
     ),
     class = "summary.ccforest"
   )
@@ -80,9 +83,11 @@ print.summary.ccforest <- function(x, ...) {
     "Seed:" = format(x$seed, scientific = FALSE),
     "Leaves per tree:" = five_numbers(x$leaves),
     "Depth:" = five_numbers(x$depth),
+    "OOB error:" = x$oob %||% NA_character_,
     "Training time:" = format_seconds(x$train_time)
   )
   rows <- rows[!is.na(rows)]
+  names(rows)[names(rows) == "OOB error:"] <- x$oob_label %||% "OOB error:"
   cat(sprintf("%-21s %s", names(rows), rows), sep = "\n")
   invisible(x)
 }
@@ -159,6 +164,9 @@ projection_label <- function(projection) {
 
 #' @noRd
 format_oob_error <- function(x) {
+  if (oob_skipped(x$options)) {
+    return("not computed (oob_error = FALSE)")
+  }
   if (is.null(x$oob_error)) {
     return(NA_character_)
   }

@@ -145,6 +145,12 @@ format_se <- function(se, object, n_tree) {
 #' @noRd
 jackknife_plus_interval <- function(object, matrix_x, level, n_tree, n_thread, impute_random) {
   record <- bagging_of(object, "interval = \"jackknife+\"")
+  if (oob_skipped(object$options)) {
+    stop(paste0("interval = \"jackknife+\" (a bagged forest's default without `calibration`) ",
+                "builds intervals from the out-of-bag residuals, but ", oob_skipped_advice,
+                ", or use interval = \"cqr\" with a calibration set and quantiles = TRUE."),
+         call. = FALSE)
+  }
   total <- n_trees(object)
   if (n_tree != total) {
     stop(sprintf(paste0(

@@ -355,7 +355,8 @@ rows_counted <- function(matrix_x, weights) {
 #' the integrated Brier score (`oob_ibs`; inverse probability of censoring
 #' weighted, over the same times, next to the Kaplan-Meier or
 #' Aalen-Johansen estimate's, `oob_ibs_null`) are stored in the fit and
-#' shown by `print()`; `oob_error` is 1 - C, averaged over causes. C depends
+#' shown by `print()` (unless `oob_error = FALSE`, which skips them and about
+#' a tenth of the fit's time); `oob_error` is 1 - C, averaged over causes. C depends
 #' only on the order of the times (it is the same in any unit); a cause with
 #' no out-of-bag event has no C (`NA`, which `print()` says), and the error
 #' averages the causes that have one. `importance = "permutation"` or

@@ -55,7 +55,9 @@
 #' needs trees grown on samples (`sampling = "bagging"`, or
 #' `sample_fraction` below 1): with projection bootstrapping, the default
 #' when `mtry` is less than the number of features, every tree sees every row
-#' and there is none, which is an error.
+#' and there is none, which is an error. The parameter `oob_error = FALSE`
+#' (ranger's `oob.error`) skips the out-of-bag estimates to save their time;
+#' `$oob_error()` is then an error, and mlr3 stores none.
 #'
 #' mlr3proba, which defines survival tasks and learners in mlr3, is not on
 #' CRAN, so there is no `"surv.ccforest"`: fit survival forests with
@@ -254,6 +256,10 @@ mlr3_importance <- function(model) {
 #' @noRd
 mlr3_oob_error <- function(model) {
   error <- model$oob_error
+  if (oob_skipped(model$options)) {
+    stop("This forest has no out-of-bag error: it was trained with oob_error = FALSE, which ",
+         "skips the out-of-bag estimates. Drop that parameter to have one.", call. = FALSE)
+  }
   if (is.null(error) || is.na(error)) {
     stop("This forest has no out-of-bag error: with projection bootstrapping every tree is ",
          "grown on every row. Set sampling = \"bagging\" (or a sample_fraction below 1) ",

@@ -157,6 +157,26 @@ test_that("sampling arguments pass through caret, and its fits are quiet", {
                    c(setosa = 0.1, versicolor = 0.1, virginica = 0.1))
 })
 
+test_that("oob_error = FALSE passes through caret to the forest", {
+  param <- data.frame(mtry = 2, min_split = 2)
+  fit <- ccforest_caret()$fit(iris[, 1:4], iris$Species, wts = NULL, param = param,
+                              n_tree = 5, seed = 1, sampling = "bagging", oob_error = FALSE)
+  expect_false(fit$options$oob_error)
+  expect_null(fit$oob_error)
+  with <- ccforest_caret()$fit(iris[, 1:4], iris$Species, wts = NULL, param = param,
+                               n_tree = 5, seed = 1, sampling = "bagging")
+  expect_identical(fit$forest, with$forest)
+  set.seed(3)
+  trained <- caret::train(iris[, 1:4], iris$Species, method = ccforest_caret(),
+                          tuneGrid = param, n_tree = 5, sample_fraction = 0.7,
+                          oob_error = FALSE,
+                          trControl = caret::trainControl(method = "cv", number = 2))
+  # (caret's own `sampling` is another thing: sample_fraction gives the
+  # trees samples here.)
+  expect_false(trained$finalModel$options$oob_error)
+  expect_identical(levels(predict(trained, iris[1:3, ])), levels(iris$Species))
+})
+
 test_that("caret::train() passes weights through to the final model", {
   skip_on_cran()
   w <- rep(c(1, 4), length.out = nrow(mtcars))

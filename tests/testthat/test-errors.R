@@ -167,12 +167,15 @@ test_that("ranger's argument names point to ccforest's", {
                       "`n_thread` in ccforest), `sample.fraction` (ranger's `sample.fraction` is ",
                       "`sample_fraction` in ccforest)."), fixed = TRUE)
   for (name in c("case.weights", "class.weights", "splitrule", "max.depth", "min.bucket",
-                 "quantreg", "keep.inbag", "holdout", "write.forest", "oob.error",
+                 "quantreg", "keep.inbag", "holdout", "write.forest",
                  "respect.unordered.factors", "dependent.variable.name")) {
     args <- stats::setNames(list(NULL), name)
     expect_error(do.call(ccforest, c(list(Species ~ ., data = iris), args)),
                  sprintf("ranger's `%s` ", name), fixed = TRUE)
   }
+  expect_error(ccforest(Species ~ ., data = iris, oob.error = FALSE),
+               "Unknown argument `oob.error` in ccforest(): ranger's `oob.error` is `oob_error` in ccforest.",
+               fixed = TRUE)
   expect_error(ccforest(Species ~ ., data = iris, importance = "impurity"),
                "importance = \"impurity\" is ranger's; ccforest's split-gain importance is \"projection\"")
   expect_error(ccforest(Species ~ ., data = iris, split_rule = "extratrees"),

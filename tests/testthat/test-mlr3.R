@@ -166,6 +166,29 @@ test_that("importance() is the forest's importance, named and sorted; oob_error(
   expect_equal(learner$importance()[["wt"]], learner$model$variable.importance[["wt"]])
 })
 
+test_that("oob_error = FALSE, ranger's oob.error, skips the estimates; $oob_error() says so", {
+  params <- mlr3::lrn("classif.ccforest")$param_set
+  expect_identical(params$default$oob_error, TRUE)
+  expect_identical(params$class[["oob_error"]], "ParamLgl")
+  expect_identical(params$tags$oob_error, "train")
+  task <- mlr3::tsk("mtcars")
+  learner <- mlr3::lrn("regr.ccforest", n_tree = 20, seed = 1, sampling = "bagging",
+                       oob_error = FALSE)
+  learner$train(task)
+  expect_false(learner$model$options$oob_error)
+  expect_null(learner$model$oob_error)
+  expect_null(learner$state$oob_error)
+  expect_error(learner$oob_error(), paste0(
+    "This forest has no out-of-bag error: it was trained with oob_error = FALSE, which skips ",
+    "the out-of-bag estimates. Drop that parameter to have one."), fixed = TRUE)
+  # The same forest as with the estimates, which predicts the same.
+  with <- mlr3::lrn("regr.ccforest", n_tree = 20, seed = 1, sampling = "bagging")
+  with$train(task)
+  expect_identical(learner$model$forest, with$model$forest)
+  expect_identical(learner$predict(task)$response, with$predict(task)$response)
+  expect_error(mlr3::lrn("regr.ccforest", oob_error = NA), "oob_error")
+})
+
 test_that("missing values, factors and standard errors pass through", {
   data <- airquality
   data$Month <- factor(data$Month)

@@ -127,6 +127,20 @@ test_that("engine arguments are passed on, and set.seed() makes fits reproducibl
   expect_identical(paper$fit$options$max_directions, 0L)
 })
 
+test_that("oob_error = FALSE is an engine argument, as ranger's oob.error", {
+  spec <- parsnip::set_engine(
+    parsnip::set_mode(parsnip::rand_forest(trees = 10), "regression"),
+    "ccforest", sampling = "bagging", oob_error = FALSE, seed = 2
+  )
+  fitted <- parsnip::fit(spec, mpg ~ ., data = mtcars)
+  expect_false(fitted$fit$options$oob_error)
+  expect_null(fitted$fit$oob_error)
+  with <- ccforest(mpg ~ ., data = mtcars, n_tree = 10, sampling = "bagging", seed = 2,
+                   n_thread = 1)
+  expect_identical(fitted$fit$forest, with$forest)
+  expect_equal(predict(fitted, mtcars)$.pred, unname(predict(with, mtcars)))
+})
+
 test_that("tune_grid() tunes mtry and min_n with cross-validation", {
   skip_on_cran()
   set.seed(2024)
