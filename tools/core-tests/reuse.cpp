@@ -143,6 +143,31 @@ void test_trainer_reuse() {
   TreeOptions small_sparse = plain;
   small_sparse.mtry = 1;
   splits += check_reuse(sparse, small_sparse, "sparse, one feature a node");
+  // Stumps on columns of two stored cells each: every tree's last marked
+  // node is its root, the same range as the next tree's root over other
+  // rows, whose marks must not be the last tree's.
+  const int q = 30;
+  std::vector<int> thin_start(1, 0), thin_row;
+  std::vector<double> thin_value;
+  for (int j = 0; j < q; ++j) {
+    const int a = static_cast<int>(unit(gen) * n), b = static_cast<int>(unit(gen) * n);
+    for (int i = 0; i < n; ++i) {
+      if (i != a && i != b) continue;
+      thin_row.push_back(i);
+      thin_value.push_back(1.0 + normal(gen));
+    }
+    thin_start.push_back(static_cast<int>(thin_row.size()));
+  }
+  std::vector<int> thin_features(q + 1);
+  for (int j = 0; j <= q; ++j) thin_features[j] = j;
+  SparseColumns thin_columns;
+  thin_columns.start = thin_start.data();
+  thin_columns.row = thin_row.data();
+  thin_columns.value = thin_value.data();
+  const Data thin(thin_columns, n, q, thin_features, std::vector<char>(q, 0),
+                  IntMatrixMap(y.data(), n, 1), {2}, MatrixMap(no_real.data(), n, 0));
+  TreeOptions stumps = tree_options(6, 2, 1, 1, SplitRule::kGini, Projection::kCca, false, true);
+  splits += check_reuse(thin, stumps, "sparse stumps");
   TreeOptions regression = tree_options(3, 5, 2, 0, SplitRule::kVariance, Projection::kCca, true, true);
   splits += check_reuse(values, regression, "regression");
   regression.variant = Variant::kPaper;
