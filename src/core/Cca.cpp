@@ -317,6 +317,15 @@ void cross_product(const double* x, const double* y, Index n, Index p, Index q, 
   out.noalias() = Eigen::Map<const MatrixXd>(x, n, p).transpose() * Eigen::Map<const MatrixXd>(y, n, q);
 }
 
+CcaWorkspace::CrossSvd& CcaWorkspace::cross_svd(Index rows, Index cols) {
+  for (auto& shape_svd : svds) {
+    if (shape_svd.first.first == rows && shape_svd.first.second == cols) return *shape_svd.second;
+  }
+  if (svds.size() == kMaxShapes) return *svds.back().second;
+  svds.emplace_back(std::make_pair(rows, cols), std::make_unique<CrossSvd>());
+  return *svds.back().second;
+}
+
 CcaResult cca(const ConstMatrixRef& x, const size_t* rows, const ConstMatrixRef& y,
               double tolerance, CcaWorkspace& work) {
   const Index p = x.cols();
@@ -335,11 +344,12 @@ CcaResult cca(const ConstMatrixRef& x, const size_t* rows, const ConstMatrixRef&
   q_transpose_times(qx, product, left);
   // Read through the transposed view: a Ref would have copied it.
   q_transpose_times(qy, left.transpose(), right);
-  MatrixXd& cross = work.cross;
+  CcaWorkspace::CrossSvd& cross_svd = work.cross_svd(qx.rank, qy.rank);
+  MatrixXd& cross = cross_svd.cross;
   cross = right.transpose();
   // Only the x-side singular vectors are needed, so decompose the r_x x r_y
   // cross product whichever way round it is.
-  Eigen::JacobiSVD<MatrixXd>& svd = work.svd;
+  Eigen::JacobiSVD<MatrixXd>& svd = cross_svd.svd;
   svd.compute(cross, Eigen::ComputeThinU);
   return normalised(back_substitute(qx, svd.matrixU().leftCols(n_dir), p, work.column),
                     svd.singularValues().head(n_dir).cwiseMin(1.0));

@@ -2,6 +2,8 @@
 #define CCFOREST_CCA_H_
 
 #include <Eigen/Dense>
+#include <memory>
+#include <utility>
 #include <vector>
 
 #include "Buffer.h"
@@ -50,16 +52,27 @@ struct CcaWorkspace {
   Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eigen;
   ReducedQr factor;
   // The general route's cross product of the centred blocks and the second
-  // block's factor (the first's is `factor`); then Rx^-T times it, Qx'Qy
-  // transposed and Qx'Qy, and the SVD of the latter. A survival tree runs a
-  // CCA at every node with the same few columns: kept here, the SVD and its
-  // QR preconditioner are allocated again only when the ranks change, not
-  // at every node.
+  // block's factor (the first's is `factor`); then Rx^-T times it and Qx'Qy
+  // transposed.
   Eigen::MatrixXd cross_product;
   ReducedQr y_factor;
   Buffer<double> left, right;
-  Eigen::MatrixXd cross;
-  Eigen::JacobiSVD<Eigen::MatrixXd> svd;
+  /** Qx'Qy (r_x x r_y) and its SVD. */
+  struct CrossSvd {
+    Eigen::MatrixXd cross;
+    Eigen::JacobiSVD<Eigen::MatrixXd> svd;
+  };
+  /**
+   * The CrossSvd of an r_x x r_y Qx'Qy. Eigen's SVD and its QR
+   * preconditioner allocate their matrices again whenever the shape
+   * changes, and a survival tree's nodes move between a few ranks (twenty
+   * thousand allocations a small fit): one is kept per shape seen, the first
+   * kMaxShapes of them (later shapes share the last). An SVD overwrites all
+   * it computes from, so which one runs never shows in its result.
+   */
+  CrossSvd& cross_svd(Eigen::Index rows, Eigen::Index cols);
+  static constexpr size_t kMaxShapes = 16;
+  std::vector<std::pair<std::pair<Eigen::Index, Eigen::Index>, std::unique_ptr<CrossSvd>>> svds;
   Buffer<double> norms, column;  // scratch of the QR and the triangular solves
 };
 

@@ -91,8 +91,8 @@ MatrixXd DirectionFinder::directions_on(const ConstMatrixRef& x, const size_t* r
 
   task_.cca_outputs(rows, n, outputs_);
   CcaResult found = outputs_.codes != nullptr
-                        ? cca_classes(x, rows, n, outputs_.codes, outputs_.n_class, tol, *cca_work_)
-                        : cca(x, rows, outputs_.y, tol, *cca_work_);
+                        ? cca_classes(x, rows, n, outputs_.codes, outputs_.n_class, tol, cca_work_)
+                        : cca(x, rows, outputs_.y, tol, cca_work_);
   if (!outputs_.ranked) return std::move(found.directions);
   return kept_strengths(std::move(found));
 }

@@ -57,15 +57,11 @@ struct Direction {
  */
 class DirectionFinder {
  public:
-  /**
-   * @param cca_work null, or a workspace for the CCAs that outlives the
-   *   finder (see grow_forest()); null gives the finder its own.
-   */
-  DirectionFinder(const TreeOptions& options, const Rules& rules, TreeTask& task,
-                  CcaWorkspace* cca_work = nullptr)
-      : options_(options), rules_(rules), task_(task),
-        own_cca_work_(cca_work != nullptr ? nullptr : std::make_unique<CcaWorkspace>()),
-        cca_work_(cca_work != nullptr ? cca_work : own_cca_work_.get()) {}
+  DirectionFinder(const TreeOptions& options, const Rules& rules, TreeTask& task)
+      : options_(options), rules_(rules), task_(task) {}
+
+  /** Starts a tree: the limit counts are the tree's own. */
+  void start_tree() { counts_ = LimitCounts(); }
 
   /** Finds and stores the node's candidates; returns how many (direction(0), ...). */
   size_t find(const NodeBlock& block, Rng& rng);
@@ -136,8 +132,9 @@ class DirectionFinder {
   std::vector<double> cumulative_;  // running totals of weights, for weighted draws
   Buffer<double> boot_;             // the bootstrap sample of the block, for principal components
   CcaOutputs outputs_;              // the task's block for the CCA
-  std::unique_ptr<CcaWorkspace> own_cca_work_;
-  CcaWorkspace* cca_work_;
+  // The CCAs' buffers and SVD, kept from node to node and from tree to tree
+  // (each CCA overwrites what it reads).
+  CcaWorkspace cca_work_;
   // The canonical correlations of the ranked directions found at this
   // classification node, strongest first; empty where direction_ratio does
   // not act (other tasks, principal components, two distinct rows).

@@ -16,18 +16,24 @@
 
 namespace ccforest {
 
-std::vector<double> tree_projection_importance(const Tree& tree, const Data& data) {
-  std::vector<double> importance(data.n_feature(), 0.0);
+std::vector<int> column_features(const Data& data) {
   std::vector<int> feature_of(static_cast<size_t>(data.feature_start.back()));
   for (size_t d = 0; d < data.n_feature(); ++d) {
     for (int c = data.feature_start[d]; c < data.feature_start[d + 1]; ++c) {
       feature_of[static_cast<size_t>(c)] = static_cast<int>(d);
     }
   }
+  return feature_of;
+}
+
+std::vector<double> tree_projection_importance(const Tree& tree, const std::vector<int>& feature_of,
+                                               size_t n_feature) {
+  std::vector<double> importance(n_feature, 0.0);
   // A feature's weight in a split is the Euclidean norm of its coefficients:
   // |w| for a numeric column, and for a factor's indicator columns a value
   // that does not grow with its number of levels (a sum of |w| would).
   std::vector<std::pair<int, double>> weight;  // (feature, sum of w^2), columns increase
+  weight.reserve(std::min(n_feature, tree.column.size()));  // at most one entry per term
   for (size_t s = 0; s < tree.n_splits(); ++s) {
     weight.clear();
     // A column's terms are consecutive (two of them at double precision).
@@ -62,33 +68,42 @@ void grow_forest(const Data& data, const ForestOptions& options, const ModelShap
   std::vector<std::vector<double>> importance(n_tree);
   std::vector<LimitCounts> limits(n_tree);
 
-  // CCA workspaces, one per tree growing at once: a tree borrows one and
-  // gives it back, so the SVD and the node-sized buffers are allocated a few
-  // times per fit instead of again for every tree (about eighteen
-  // allocations per tree of a small survival fit, heaptrack). Each CCA
-  // overwrites what it reads, so which workspace a tree gets never shows in
-  // the tree (tools/forest-identity.R; test-reproducibility.R across thread
-  // counts).
+  const std::vector<int> feature_of = column_features(data);
+
+  // Trainers, one per tree growing at once: a tree borrows one and gives it
+  // back, so a trainer's buffers (its task's, split search's, direction
+  // finder's and CCA workspace's) are filled a few times per fit instead of
+  // again for every tree, about two hundred allocations a small survival
+  // tree (heaptrack). A reused trainer grows the tree a fresh one grows (see
+  // TreeTrainer), so which trainer a tree gets never shows in the tree
+  // (tools/forest-identity.R; test-reproducibility.R across thread counts).
+  // A tree that throws takes its trainer with it.
+  struct Slot {
+    Slot(const Data& data, const TreeOptions& options, const EntropyTable* entropy,
+         const Runtime* runtime)
+        : trainer(data, options, entropy, runtime) {}
+    TreeTrainer trainer;
+    std::vector<uint8_t> bytes;  // a tree encoded, then copied out at its size
+  };
   std::mutex pool_mutex;
-  std::vector<std::unique_ptr<CcaWorkspace>> pool;
+  std::vector<std::unique_ptr<Slot>> pool;
   auto grow = [&](size_t i) {
-    const uint64_t t = options.first_tree + i;
-    std::unique_ptr<CcaWorkspace> work;
+    std::unique_ptr<Slot> slot;
     {
       std::lock_guard<std::mutex> lock(pool_mutex);
       if (!pool.empty()) {
-        work = std::move(pool.back());
+        slot = std::move(pool.back());
         pool.pop_back();
       }
     }
-    if (!work) work = std::make_unique<CcaWorkspace>();
-    TreeTrainer trainer(data, options.tree, options.seed, t, entropy.get(), &runtime, work.get());
-    const Tree tree = trainer.grow();
-    limits[i] = trainer.limit_counts();
-    importance[i] = tree_projection_importance(tree, data);
-    encoded[i] = encode_tree(tree, shape);
+    if (!slot) slot = std::make_unique<Slot>(data, options.tree, entropy.get(), &runtime);
+    const Tree& tree = slot->trainer.grow(options.seed, options.first_tree + i);
+    limits[i] = slot->trainer.limit_counts();
+    importance[i] = tree_projection_importance(tree, feature_of, n_feature);
+    encode_tree(tree, shape, slot->bytes);
+    encoded[i].assign(slot->bytes.begin(), slot->bytes.end());
     std::lock_guard<std::mutex> lock(pool_mutex);
-    pool.push_back(std::move(work));
+    pool.push_back(std::move(slot));
   };
   auto hand_over = [&](size_t begin, size_t end) {
     GrownBatch batch;

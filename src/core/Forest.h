@@ -38,12 +38,17 @@ using BatchSink = std::function<void(size_t begin, GrownBatch& batch)>;
 void grow_forest(const Data& data, const ForestOptions& options, const ModelShape& shape,
                  const Runtime& runtime, const BatchSink& sink);
 
+/** The feature (of data.n_feature()) of each column of data's matrix. */
+std::vector<int> column_features(const Data& data);
+
 /**
  * A split's gain shared among the original features of its hyperplane in
  * proportion to the norm of each feature's coefficients (|coefficient| for a
- * numeric column), summed per feature over the tree.
+ * numeric column), summed per feature over the tree; `feature_of` is
+ * column_features() of the data the tree was grown on.
  */
-std::vector<double> tree_projection_importance(const Tree& tree, const Data& data);
+std::vector<double> tree_projection_importance(const Tree& tree, const std::vector<int>& feature_of,
+                                               size_t n_feature);
 
 /** Where the stored trees of a forest came from, to redraw what was not stored. */
 struct ForestSource {

@@ -203,6 +203,13 @@ void encode_survival(const Tree& tree, const ModelShape& shape, std::vector<uint
   bool whole = true;
   for (double v : tree.leaf_value) whole = whole && v == std::floor(v) && v >= 0.0 && v < kWholeLimit;
   std::vector<uint64_t> jumps, steps, at_risk, events;
+  // Sized whole: grown entry by entry, these took a dozen allocations a tree.
+  size_t n_time = 0;
+  for (int index : tree.leaf_index) n_time += index % (k + 1) == 0;
+  jumps.reserve(tree.n_leaves());
+  steps.reserve(n_time);
+  at_risk.reserve(n_time);
+  events.reserve(n_time * static_cast<size_t>(k));
   for (size_t l = 0; l < tree.n_leaves(); ++l) {
     const int first = tree.leaf_begin[l], last = tree.leaf_begin[l + 1];
     uint64_t n_jumps = 0;

@@ -94,7 +94,10 @@ class SplitSearch {
    */
   void random_cut(const double* u, size_t min_leaf, int direction, Rng& rng, BestSplit& best);
 
-  /** Directions searched binned so far (see LimitCounts). */
+  /** Starts a tree: the count of binned searches is the tree's own. */
+  void start_tree() { binned_searches_ = 0; }
+
+  /** Directions searched binned in the tree so far (see LimitCounts). */
   uint64_t binned_searches() const { return binned_searches_; }
 
   /** The gain of sending the rows with u <= threshold left; -inf if a child has no weight. */

@@ -18,7 +18,12 @@ class ValueTask : public TreeTask {
   ValueTask(const Data& data, const TreeOptions& options, const Rules& rules)
       : data_(data), rules_(rules), output_bins_(options.output_bins) {}
 
-  void start_tree(int* rows, size_t n) override { (void)rows; (void)n; }
+  /** The root's variance is the tree's own (its stops() computes it). */
+  void start_tree(int* rows, size_t n) override {
+    (void)rows;
+    (void)n;
+    root_variance_.clear();
+  }
   void gather(const int* rows, size_t begin, size_t end, const double* weights) override;
   /** Pure (every row has the same outputs), or with the authors' rules varying too little. */
   bool stops(size_t n, int depth) override;

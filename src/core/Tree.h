@@ -34,6 +34,20 @@ struct Tree {
   std::vector<int> leaf_index;
   std::vector<double> leaf_value;
 
+  /** Empties the tree, keeping the vectors' memory for the next one a trainer grows. */
+  void clear() {
+    is_split.clear();
+    threshold.clear();
+    gain.clear();
+    precision.clear();
+    split_begin.assign(1, 0);
+    column.clear();
+    coef.clear();
+    leaf_begin.assign(1, 0);
+    leaf_index.clear();
+    leaf_value.clear();
+  }
+
   size_t n_nodes() const { return is_split.size(); }
   size_t n_splits() const { return threshold.size(); }
   size_t n_leaves() const { return leaf_begin.size() - 1; }

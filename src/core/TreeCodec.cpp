@@ -36,6 +36,12 @@ SplitRange split_range(const Tree& tree, size_t s) {
 
 std::vector<uint8_t> encode_tree(const Tree& tree, const ModelShape& shape) {
   std::vector<uint8_t> out;
+  encode_tree(tree, shape, out);
+  return out;
+}
+
+void encode_tree(const Tree& tree, const ModelShape& shape, std::vector<uint8_t>& out) {
+  out.clear();
   out.reserve(64 + tree.n_nodes() / 8 + tree.column.size() * 4 + tree.n_splits() * 10 +
               tree.n_leaves() * 2);
   out.push_back(kFormat);
@@ -59,6 +65,16 @@ std::vector<uint8_t> encode_tree(const Tree& tree, const ModelShape& shape) {
   }
   std::vector<uint16_t> codes;
   std::vector<uint32_t> floats;
+  {
+    size_t n_short = 0;
+    for (size_t s = 0; s < n_split; ++s) {
+      if (static_cast<Precision>(tree.precision[s]) == Precision::kShort) {
+        n_short += static_cast<size_t>(tree.split_begin[s + 1] - tree.split_begin[s]);
+      }
+    }
+    codes.reserve(n_short);
+    floats.reserve(tree.column.size() - n_short);
+  }
   for (size_t s = 0; s < n_split; ++s) {
     const SplitRange split = split_range(tree, s);
     const int step = terms_per_coefficient(split.precision);
@@ -81,7 +97,6 @@ std::vector<uint8_t> encode_tree(const Tree& tree, const ModelShape& shape) {
   for (size_t s = 0; s < n_split; ++s) threshold_bits[s] = bits_of(tree.threshold[s]);
   put_planes(out, threshold_bits, 8);
   leaf_codec(shape).encode(tree, shape, out);
-  return out;
 }
 
 namespace {

@@ -35,6 +35,8 @@ namespace ccforest {
  * kShort; it is still read.
  */
 std::vector<uint8_t> encode_tree(const Tree& tree, const ModelShape& shape);
+/** The same into `out`, replacing its contents: reused from tree to tree, it keeps its memory. */
+void encode_tree(const Tree& tree, const ModelShape& shape, std::vector<uint8_t>& out);
 
 /**
  * Parses one encoded tree (format 2 or 3) into the trainer's form (for

@@ -27,15 +27,24 @@ SearchSettings search_settings(const TreeOptions& options, const Rules& rules) {
 
 }  // namespace
 
-TreeTrainer::TreeTrainer(const Data& data, const TreeOptions& options, uint64_t seed,
-                         uint64_t tree_index, const EntropyTable* entropy, const Runtime* runtime,
-                         CcaWorkspace* cca_work)
+namespace {
+
+std::shared_ptr<const std::vector<int>> every_feature(size_t n_feature) {
+  auto all = std::make_shared<std::vector<int>>(n_feature);
+  std::iota(all->begin(), all->end(), 0);
+  return all;
+}
+
+}  // namespace
+
+TreeTrainer::TreeTrainer(const Data& data, const TreeOptions& options, const EntropyTable* entropy,
+                         const Runtime* runtime)
     : data_(data), options_(options), rules_(options.variant), runtime_(runtime),
-      rng_(seed, tree_index), impute_key_(tree_impute_key(seed, tree_index)),
-      task_(make_task(data, options, rules_)),
+      rng_(0, 0), task_(make_task(data, options, rules_)),
       search_(options.split_rule, data.n_value(), entropy, search_settings(options, rules_)),
-      finder_(options, rules_, *task_, cca_work),
+      finder_(options, rules_, *task_),
       weighted_(data.weight != nullptr && !data.uniform_weight && options.sample.every_row),
+      all_features_(every_feature(data.n_feature())),
       weighted_features_(!options.feature_weights.empty()) {
   options.check();
   if (weighted_features_) {
@@ -46,29 +55,35 @@ TreeTrainer::TreeTrainer(const Data& data, const TreeOptions& options, uint64_t 
   }
 }
 
-Tree TreeTrainer::grow() {
-  size_t n = 0;
-  {
-    std::vector<int> sample;
-    draw_sample(data_, options_.sample, rng_, sample);
-    rows_.assign(sample.begin(), sample.end());
-    n = sample.size();
-  }
-  task_->start_tree(rows_.data(), n);
-  auto all = std::make_shared<std::vector<int>>(data_.n_feature());
-  std::iota(all->begin(), all->end(), 0);
+const Tree& TreeTrainer::grow(uint64_t seed, uint64_t tree_index) {
+  // What the tree draws on starts from (seed, tree_index) alone (see the
+  // class comment); the rest is scratch.
+  rng_ = Rng(seed, tree_index);
+  impute_key_ = tree_impute_key(seed, tree_index);
+  tree_.clear();
+  search_.start_tree();
+  finder_.start_tree();
+  // The marks of the last node of the previous tree describe its rows, not
+  // this tree's at the same positions.
+  marked_begin_ = marked_end_ = kNoNode;
 
-  std::vector<NodeTask> level{{0, n, 0, all}}, next;
-  while (!level.empty()) {
-    next.clear();
-    for (const NodeTask& task : level) {
+  draw_sample(data_, options_.sample, rng_, sample_);
+  rows_.assign(sample_.begin(), sample_.end());
+  const size_t n = sample_.size();
+  task_->start_tree(rows_.data(), n);
+
+  level_.clear();
+  level_.push_back({0, n, 0, all_features_});
+  while (!level_.empty()) {
+    next_.clear();
+    for (const NodeTask& task : level_) {
       // A slow tree must not hold up Ctrl-C until it is finished.
       if (runtime_ != nullptr) runtime_->throw_if_cancelled();
-      grow_node(task, next);
+      grow_node(task, next_);
     }
-    level.swap(next);
+    level_.swap(next_);
   }
-  return std::move(tree_);
+  return tree_;
 }
 
 LimitCounts TreeTrainer::limit_counts() const {

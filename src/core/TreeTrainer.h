@@ -21,7 +21,8 @@
 namespace ccforest {
 
 /**
- * Grows one canonical correlation tree (the paper's Algorithms 4 and 5).
+ * Grows canonical correlation trees (the paper's Algorithms 4 and 5), one
+ * at a time.
  *
  * Nodes are grown breadth first from a queue rather than by recursion, so a
  * deep tree cannot overflow the stack, and nodes are finished in index order.
@@ -32,23 +33,39 @@ namespace ccforest {
  * tasks is the task's, what differs between variants is asked of the
  * Rules (Rules.h). All randomness comes from the tree's own stream, in a
  * fixed order.
+ *
+ * One trainer grows any number of trees of one fit, one after another (the
+ * forest keeps one per tree growing at once). A small survival tree has a
+ * handful of nodes, and filling the buffers of a fresh trainer, task, split
+ * search and direction finder cost it about two hundred allocations, a good
+ * share of its time. The contract that makes reuse invisible: grow(seed, t)
+ * gives the tree a fresh trainer gives, bit for bit, whatever trees the
+ * trainer grew before. What a tree draws on (its random stream, imputation
+ * key, limit counts, tree under construction, sparse-column marks) is set
+ * from (seed, t) alone when it starts; everything else the trainer keeps is
+ * scratch that each node overwrites before reading, or marks cleared by the
+ * node that set them (dropped features, the weighted feature sampler), as
+ * between the nodes of one tree. Buffers are aligned (Buffer.h), so where
+ * they lie cannot reach a sum. tools/core-tests compares reused trainers
+ * with fresh ones. A trainer whose grow() threw is discarded: it may hold a
+ * node's marks.
  */
 class TreeTrainer {
  public:
   /**
-   * @param tree_index the tree's global number: its random stream and its
-   *   imputation key derive from (seed, tree_index) alone.
    * @param entropy the forest's shared table (entropy rule only).
-   * @param cca_work null, or a CCA workspace that outlives the trainer, lent
-   *   by the forest so that its buffers and SVD are allocated once per
-   *   thread rather than once per tree; its contents never reach the tree.
+   * @param runtime null, or the fit's runtime (cancellation between nodes).
    */
-  TreeTrainer(const Data& data, const TreeOptions& options, uint64_t seed, uint64_t tree_index,
-              const EntropyTable* entropy, const Runtime* runtime = nullptr,
-              CcaWorkspace* cca_work = nullptr);
+  TreeTrainer(const Data& data, const TreeOptions& options, const EntropyTable* entropy,
+              const Runtime* runtime = nullptr);
 
-  Tree grow();
-  /** The limits that acted while growing the tree (after grow()). */
+  /**
+   * Grows tree `tree_index` of the forest with `seed`: its random stream and
+   * its imputation key derive from (seed, tree_index) alone. The tree lives
+   * in the trainer until the next call (its vectors keep their capacity).
+   */
+  const Tree& grow(uint64_t seed, uint64_t tree_index);
+  /** The limits that acted while growing the last tree. */
   LimitCounts limit_counts() const;
 
  private:
@@ -89,13 +106,16 @@ class TreeTrainer {
   const Rules rules_;
   const Runtime* runtime_;
   Rng rng_;
-  uint64_t impute_key_;
+  uint64_t impute_key_ = 0;
   Tree tree_;
   std::unique_ptr<TreeTask> task_;
   SplitSearch search_;
   DirectionFinder finder_;
 
   const bool weighted_;             // rows weighted within the tree (see Data::weight)
+  const FeatureSet all_features_;   // the root's: every feature
+  std::vector<int> sample_;         // the tree's sample, as drawn
+  std::vector<NodeTask> level_, next_;  // the nodes of one depth, and of the next
   Buffer<int> rows_;                // sample indices; each node owns a contiguous range
   Buffer<double> weights_;          // node row weights, in node order (weighted trees)
   std::vector<int> selected_;       // features sampled at the node
@@ -107,7 +127,8 @@ class TreeTrainer {
   // has a stored cell in the rows [marked_begin_, marked_end_).
   std::vector<int> column_mark_;
   int mark_ = 0;
-  size_t marked_begin_ = 0, marked_end_ = 0;
+  static constexpr size_t kNoNode = static_cast<size_t>(-1);
+  size_t marked_begin_ = kNoNode, marked_end_ = kNoNode;
   std::vector<int> dropped_;        // features found constant at the node
   Buffer<double> xs_;               // node rows x selected columns, column-major
   size_t xs_used_ = 0;              // entries of xs_ in use

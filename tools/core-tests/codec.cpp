@@ -210,8 +210,8 @@ void test_precision() {
     const TreeOptions options =
         tree_options(3, 2, 1, 1, SplitRule::kEntropy, Projection::kCca, false, false, tolerance);
     const EntropyTable entropy(n);
-    TreeTrainer trainer(data, options, 5, 0, &entropy);
-    const Tree tree = trainer.grow();
+    TreeTrainer trainer(data, options, &entropy);
+    const Tree& tree = trainer.grow(5, 0);
     const Eigen::MatrixXd a = cca_classes(MatrixMap(x.data(), n, 3), y.data(), 2, tolerance).directions;
     if (tree.n_splits() != 1 || a.cols() != 1) {
       check(false, "a stump splits on the one canonical direction, s = " + std::to_string(s));

@@ -87,6 +87,8 @@ void test_paper_rules();
 void test_per_tree_and_bagging();
 // sparse.cpp
 void test_sparse_data();
+// reuse.cpp
+void test_trainer_reuse();
 // quantiles.cpp
 void test_quantiles();
 // codec.cpp

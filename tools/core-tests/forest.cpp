@@ -151,7 +151,7 @@ void test_limit_counts() {
   bool refused = false;
   try {
     const EntropyTable entropy(static_cast<size_t>(n));
-    TreeTrainer(data, bins, 1, 0, &entropy);
+    TreeTrainer(data, bins, &entropy);
   } catch (const std::invalid_argument&) {
     refused = true;
   }
@@ -239,8 +239,8 @@ void test_paper_rules() {
     const int first = static_cast<int>(rng.index(2));
     for (Variant variant : {Variant::kPaper, Variant::kCcforest}) {
       options.variant = variant;
-      TreeTrainer trainer(data, options, 17, t, &entropy);
-      const Tree tree = trainer.grow();
+      TreeTrainer trainer(data, options, &entropy);
+      const Tree& tree = trainer.grow(17, t);
       const bool is_first = tree.n_splits() == 1 && tree.column[0] == first;
       (variant == Variant::kPaper ? first_paper : first_ccforest) += is_first;
     }
@@ -260,10 +260,10 @@ void test_paper_rules() {
                   MatrixMap(y_real.data(), n, 0));
   options = tree_options(1, 2, 1, 0, SplitRule::kEntropy, Projection::kCca, false, false);
   options.variant = Variant::kPaper;
-  check(TreeTrainer(flat, options, 1, 0, &entropy).grow().n_splits() == 0,
+  check(TreeTrainer(flat, options, &entropy).grow(1, 0).n_splits() == 0,
         "the authors' rules see no variation below 1e-10");
   options.variant = Variant::kCcforest;
-  const Tree exact = TreeTrainer(flat, options, 1, 0, &entropy).grow();
+  const Tree exact = TreeTrainer(flat, options, &entropy).grow(1, 0);
   check(exact.n_splits() == 1 && exact.threshold[0] > 1.0 && exact.threshold[0] < 1.0 + 1e-11,
         "ccforest's rules split between any two distinct values");
 
@@ -274,7 +274,7 @@ void test_paper_rules() {
     y[i] = i % 7 < 3;
   }
   options.variant = Variant::kPaper;
-  const Tree paper = TreeTrainer(flat, options, 1, 0, &entropy).grow();
+  const Tree paper = TreeTrainer(flat, options, &entropy).grow(1, 0);
   check(paper.n_splits() == 1 && paper.threshold[0] == 0.1 + 0.37 * 2 + 0.5 * 0.37,
         "the authors' rules split halfway between adjacent values");
 }

@@ -3,7 +3,7 @@
 // these files with AddressSanitizer and UndefinedBehaviorSanitizer, and again
 // optimised with fused multiply-add contraction. One file per area:
 // numerics.cpp, sampling.cpp, split.cpp, projection.cpp, forest.cpp, codec.cpp,
-// sparse.cpp, quantiles.cpp.
+// sparse.cpp, quantiles.cpp, reuse.cpp.
 #include "core_test.h"
 
 namespace ccforest_test {
@@ -84,6 +84,7 @@ int main() {
   test_exact_sum();
   test_per_tree_and_bagging();
   test_sparse_data();
+  test_trainer_reuse();
   test_quantiles();
   std::printf("%d passed, %d failed\n", checks - failures, failures);
   return failures == 0 ? 0 : 1;
