@@ -44,7 +44,8 @@ censoring_survival <- function(time, status) {
 #' integral over the times divided by their range (the integrated Brier
 #' score). For one cause, the incidence is 1 - S.
 #'
-#' @param cif Predicted incidence, rows x times.
+#' @param cif Predicted incidence, rows x times, or one row x times that is
+#'   every row's (a null model's).
 #' @param cause The cause's code (1..K) in `status`.
 #' @noRd
 integrated_brier <- function(cif, time, status, cause, times, G) {
@@ -138,21 +139,26 @@ survival_out_of_bag <- function(fit, training, core, n_thread, importance, kept_
   causes <- survival$causes
   n_cause <- length(causes)
   scored <- counted & oob$count > 0L
+  # Usually every row: then the curves are scored where they lie (subsetting
+  # the rows of a 3-d array was a third of the scores' cost).
+  every <- all(scored)
   c_index <- ibs <- ibs_null <- stats::setNames(rep(NA_real_, n_cause), causes)
   if (sum(scored) >= 2L) {
     G <- censoring_survival(time[counted], status[counted])
     null <- null_incidence(time[counted], status[counted], n_cause, times)
     for (k in seq_len(n_cause)) {
+      cif <- cause_curves(oob$cif, k)
       c_index[[k]] <- harrell_c(oob$risk[scored, k], time[scored], status[scored], k)
-      ibs[[k]] <- integrated_brier(matrix(oob$cif[scored, , k], sum(scored)), time[scored],
+      ibs[[k]] <- integrated_brier(if (every) cif else cif[scored, , drop = FALSE], time[scored],
                                    status[scored], k, times, G)
-      ibs_null[[k]] <- integrated_brier(matrix(null[, k], sum(scored), length(times), byrow = TRUE),
-                                        time[scored], status[scored], k, times, G)
+      # The null model's one curve is every row's.
+      ibs_null[[k]] <- integrated_brier(matrix(null[, k], 1L), time[scored], status[scored], k,
+                                        times, G)
     }
   }
   risk <- if (n_cause == 1L) oob$risk[, 1L] else structure(oob$risk, dimnames = list(NULL, causes))
   curves <- if (n_cause == 1L) {
-    list(times = times, survival = 1 - matrix(oob$cif[, , 1L], response$n))
+    list(times = times, survival = 1 - cause_curves(oob$cif, 1L))
   } else {
     list(times = times, cif = structure(oob$cif, dimnames = list(NULL, format(times), causes)))
   }
@@ -183,6 +189,18 @@ survival_out_of_bag <- function(fit, training, core, n_thread, importance, kept_
                                                        c_index, time, status, scored, cache)
   }
   fit
+}
+
+#' The rows x times matrix of cause k's curves in the core's rows x times x
+#' causes array
+#' @noRd
+cause_curves <- function(cif, k) {
+  d <- dim(cif)
+  if (d[[3L]] == 1L) {
+    dim(cif) <- d[1:2]
+    return(cif)
+  }
+  matrix(cif[, , k], d[[1L]], d[[2L]])
 }
 
 #' Out-of-bag permutation (or negation) importance by Harrell's C: the mean
