@@ -88,34 +88,52 @@ class Reducer {
 class LeafIncrements {
  public:
   LeafIncrements(int k, size_t j, bool hazard, bool incidence)
-      : k_(k), j_(j), hazard_(hazard), incidence_(incidence) {}
+      : k_(k), j_(j), hazard_(hazard), incidence_(incidence),
+        incidence_at_(hazard ? static_cast<size_t>(k) * j : 0) {}
 
   /** Forgets the previous tree's leaves. */
   void start_tree(int32_t n_leaf) {
     first_.assign(static_cast<size_t>(n_leaf), -1);
     last_.resize(static_cast<size_t>(n_leaf));
-    position_.clear();
-    value_.clear();
+    increment_.clear();
   }
 
   /** Adds leaf record `leaf` of tree t to a row's buffer. */
   void add(const ForestModel& model, size_t t, int32_t leaf, double* row) {
     const size_t number = static_cast<size_t>(model.leaf(t, leaf).number);
     if (first_[number] < 0) {
-      first_[number] = static_cast<int32_t>(position_.size());
+      first_[number] = static_cast<int32_t>(increment_.size());
       if (k_ == 1) {
         compute<1>(model, t, leaf);
       } else {
         compute<0>(model, t, leaf);
       }
-      last_[number] = static_cast<int32_t>(position_.size());
+      last_[number] = static_cast<int32_t>(increment_.size());
     }
-    const int32_t* position = position_.data();
-    const double* value = value_.data();
-    for (int32_t e = first_[number]; e < last_[number]; ++e) row[position[e]] += value[e];
+    const Increment* from = increment_.data() + first_[number];
+    const Increment* end = increment_.data() + last_[number];
+    // Both kinds at once: one entry read per cause and time.
+    double* incidence = row + incidence_at_;
+    if (hazard_ && incidence_) {
+      for (; from < end; ++from) {
+        row[from->position] += from->hazard;
+        incidence[from->position] += from->incidence;
+      }
+    } else if (hazard_) {
+      for (; from < end; ++from) row[from->position] += from->hazard;
+    } else {
+      for (; from < end; ++from) incidence[from->position] += from->incidence;
+    }
   }
 
  private:
+  /** Cause c's increments at time k (position c J + k in either half of a row's buffer). */
+  struct Increment {
+    int32_t position;
+    double hazard;
+    double incidence;
+  };
+
   /**
    * A leaf's event time is its rows at risk, then its events per cause.
    * kCauses: the number of causes k, or 0 for any: with one cause the
@@ -127,8 +145,6 @@ class LeafIncrements {
     const int32_t* index = model.leaf_index(t, leaf);
     const double* value = model.leaf_values(t, leaf);
     const int32_t stride = (kCauses > 0 ? kCauses : k_) + 1;
-    const size_t width = static_cast<size_t>(k_) * j_;
-    const size_t incidence_at = hazard_ ? width : 0;
     double leaf_survival = 1.0;
     for (int32_t e = 0; e < entries;) {
       const size_t time = static_cast<size_t>(index[e] / stride);
@@ -137,25 +153,19 @@ class LeafIncrements {
       for (; e < entries && index[e] % stride != 0; ++e) {
         const size_t cause = static_cast<size_t>(index[e] % stride - 1);
         const double increment = value[e] / at_risk;
-        if (hazard_) push(cause * j_ + time, increment);
-        if (incidence_) push(incidence_at + cause * j_ + time, leaf_survival * increment);
+        increment_.push_back({static_cast<int32_t>(cause * j_ + time), increment, leaf_survival * increment});
         total += increment;
       }
       leaf_survival *= 1.0 - total;
     }
   }
 
-  void push(size_t position, double value) {
-    position_.push_back(static_cast<int32_t>(position));
-    value_.push_back(value);
-  }
-
   int k_;
   size_t j_;
   bool hazard_, incidence_;
+  size_t incidence_at_;                // where a row's incidences start in its buffer
   std::vector<int32_t> first_, last_;  // per leaf number: its increments, or -1 before its first row
-  std::vector<int32_t> position_;
-  std::vector<double> value_;
+  std::vector<Increment> increment_;
 };
 
 }  // namespace
