@@ -69,7 +69,8 @@ integrated_brier <- function(cif, time, status, cause, times, G) {
 #' Harrell's C of a risk score (larger = earlier events of `cause`); other
 #' causes count as never having the event (Wolbers et al. 2009)
 #'
-#' Only the order of the times matters, so C is computed on their ranks: the
+#' Only the order of the times matters, so C is computed from comparisons of
+#' the times (below 3,000 rows) or of their ranks: the
 #' same in days, years or nanoseconds. (survival::concordance()'s default
 #' `timefix = TRUE` merges times less than about 1.5e-8 apart, absolutely or
 #' relative to their mean, which in small units ties most of them; ranks are
@@ -79,23 +80,28 @@ integrated_brier <- function(cif, time, status, cause, times, G) {
 #'   undefined_c_index().
 #' @noRd
 harrell_c <- function(risk, time, status, cause = 1L) {
-  distinct <- sort(unique(time))
-  rank <- match(time, distinct)
-  rank[status > 0L & status != cause] <- length(distinct) + 1L
   event <- status == cause
   if (!any(event)) {
     return(NA_real_)
   }
+  # A row with another cause outlives every row.
+  other <- status > 0L & status != cause
   if (length(risk) <= 3000L && !anyNA(risk)) {
     # The pairs counted in C++ (a few milliseconds less per small fit), C
-    # as concordance() computes it: Somers' d of the unreversed counts.
-    counts <- ccf_concordance_counts_cpp(as.double(risk), as.integer(rank), event)
+    # as concordance() computes it: Somers' d of the unreversed counts. The
+    # counts compare times only by order, so they are the ranks' counts.
+    order_time <- as.double(time)
+    order_time[other] <- Inf
+    counts <- ccf_concordance_counts_cpp(as.double(risk), order_time, event)
     npair <- sum(counts[c(2L, 1L, 3L)])
     if (npair == 0) {
       return(NA_real_)
     }
     return(1 - ((counts[[2L]] - counts[[1L]]) / npair + 1) / 2)
   }
+  distinct <- sort(unique(time))
+  rank <- match(time, distinct)
+  rank[other] <- length(distinct) + 1L
   fit <- survival::concordance(survival::Surv(rank, event) ~ risk, reverse = TRUE,
                                timefix = FALSE)
   counts <- fit$count

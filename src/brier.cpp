@@ -116,14 +116,14 @@ double ccf_integrated_brier_cpp(const Rcpp::NumericMatrix& cif, const Rcpp::Nume
 //' counts, without a branch: which way a pair goes is a coin toss.
 //' @noRd
 // [[Rcpp::export(rng = false)]]
-Rcpp::NumericVector ccf_concordance_counts_cpp(Rcpp::NumericVector risk, Rcpp::IntegerVector time,
+Rcpp::NumericVector ccf_concordance_counts_cpp(Rcpp::NumericVector risk, Rcpp::NumericVector time,
                                                Rcpp::LogicalVector event) {
   const R_xlen_t n = risk.size();
   if (time.size() != n || event.size() != n) Rcpp::stop("ccf_concordance_counts_cpp: inconsistent sizes");
   int64_t concordant = 0, discordant = 0, tied = 0;
   for (R_xlen_t i = 0; i < n; ++i) {
     if (event[i] != TRUE) continue;
-    const int ti = time[i];
+    const double ti = time[i];
     const double ri = risk[i];
     for (R_xlen_t j = 0; j < n; ++j) {
       // Row j outlived row i: a later time, or the same time censored.
