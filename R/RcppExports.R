@@ -109,7 +109,8 @@ ccf_martingale_residuals_cpp <- function(rank, event, weights, n_cause, interval
     .Call(`_ccforest_ccf_martingale_residuals_cpp`, rank, event, weights, n_cause, intervals)
 }
 
-#' The integrated Brier score of incidences `cif` (rows x times) of one
+#' The integrated Brier score of incidences `cif` (rows x times, or one row
+#' that is every row's: a null model's) of one
 #' cause (R/task-survival-oob.R's integrated_brier(), whose arithmetic this
 #' is, operation for operation): the weights from the censoring survival
 #' (g_time, g_surv), the score at each of `times` (brier_scores()), then
@@ -125,7 +126,8 @@ ccf_integrated_brier_cpp <- function(cif, time, status, cause, times, g_time, g_
 #' j that outlived it (a later time, or the same time censored), whether
 #' i's risk is larger (concordant), smaller (discordant) or equal (tied).
 #' Every pair is visited: for the small sets where concordance()'s set-up
-#' costs more than the count.
+#' costs more than the count. Each pair adds its comparisons to whole
+#' counts, without a branch: which way a pair goes is a coin toss.
 #' @noRd
 ccf_concordance_counts_cpp <- function(risk, time, event) {
     .Call(`_ccforest_ccf_concordance_counts_cpp`, risk, time, event)

@@ -21,7 +21,16 @@ survival_oob_bytes <- function(n_row, n_tree, n_cause) {
 #' the 75th percentile of the observed times
 #' @noRd
 brier_times <- function(time) {
-  q <- stats::quantile(time, c(0.10, 0.75), names = FALSE, type = 7)
+  # The percentiles as stats::quantile(type = 7) computes them, step for
+  # step: its checks and generality took longer than the computation.
+  x <- sort(time)
+  index <- 1 + max(length(x) - 1, 0) * c(0.10, 0.75)
+  lo <- floor(index)
+  hi <- ceiling(index)
+  q <- x[lo]
+  i <- which(index > lo & x[hi] != q)
+  h <- (index - lo)[i]
+  q[i] <- (1 - h) * q[i] + h * x[hi[i]]
   if (!(q[[2L]] > q[[1L]])) {
     return(q[[1L]])
   }
@@ -44,7 +53,8 @@ censoring_survival <- function(time, status) {
 #' integral over the times divided by their range (the integrated Brier
 #' score). For one cause, the incidence is 1 - S.
 #'
-#' @param cif Predicted incidence, rows x times.
+#' @param cif Predicted incidence, rows x times, or one row x times that is
+#'   every row's (a null model's).
 #' @param cause The cause's code (1..K) in `status`.
 #' @noRd
 integrated_brier <- function(cif, time, status, cause, times, G) {
@@ -59,7 +69,8 @@ integrated_brier <- function(cif, time, status, cause, times, G) {
 #' Harrell's C of a risk score (larger = earlier events of `cause`); other
 #' causes count as never having the event (Wolbers et al. 2009)
 #'
-#' Only the order of the times matters, so C is computed on their ranks: the
+#' Only the order of the times matters, so C is computed from comparisons of
+#' the times (below 3,000 rows) or of their ranks: the
 #' same in days, years or nanoseconds. (survival::concordance()'s default
 #' `timefix = TRUE` merges times less than about 1.5e-8 apart, absolutely or
 #' relative to their mean, which in small units ties most of them; ranks are
@@ -69,23 +80,28 @@ integrated_brier <- function(cif, time, status, cause, times, G) {
 #'   undefined_c_index().
 #' @noRd
 harrell_c <- function(risk, time, status, cause = 1L) {
-  distinct <- sort(unique(time))
-  rank <- match(time, distinct)
-  rank[status > 0L & status != cause] <- length(distinct) + 1L
   event <- status == cause
   if (!any(event)) {
     return(NA_real_)
   }
+  # A row with another cause outlives every row.
+  other <- status > 0L & status != cause
   if (length(risk) <= 3000L && !anyNA(risk)) {
     # The pairs counted in C++ (a few milliseconds less per small fit), C
-    # as concordance() computes it: Somers' d of the unreversed counts.
-    counts <- ccf_concordance_counts_cpp(as.double(risk), as.integer(rank), event)
+    # as concordance() computes it: Somers' d of the unreversed counts. The
+    # counts compare times only by order, so they are the ranks' counts.
+    order_time <- as.double(time)
+    order_time[other] <- Inf
+    counts <- ccf_concordance_counts_cpp(as.double(risk), order_time, event)
     npair <- sum(counts[c(2L, 1L, 3L)])
     if (npair == 0) {
       return(NA_real_)
     }
     return(1 - ((counts[[2L]] - counts[[1L]]) / npair + 1) / 2)
   }
+  distinct <- sort(unique(time))
+  rank <- match(time, distinct)
+  rank[other] <- length(distinct) + 1L
   fit <- survival::concordance(survival::Surv(rank, event) ~ risk, reverse = TRUE,
                                timefix = FALSE)
   counts <- fit$count
@@ -138,21 +154,26 @@ survival_out_of_bag <- function(fit, training, core, n_thread, importance, kept_
   causes <- survival$causes
   n_cause <- length(causes)
   scored <- counted & oob$count > 0L
+  # Usually every row: then the curves are scored where they lie (subsetting
+  # the rows of a 3-d array was a third of the scores' cost).
+  every <- all(scored)
   c_index <- ibs <- ibs_null <- stats::setNames(rep(NA_real_, n_cause), causes)
   if (sum(scored) >= 2L) {
     G <- censoring_survival(time[counted], status[counted])
     null <- null_incidence(time[counted], status[counted], n_cause, times)
     for (k in seq_len(n_cause)) {
+      cif <- cause_curves(oob$cif, k)
       c_index[[k]] <- harrell_c(oob$risk[scored, k], time[scored], status[scored], k)
-      ibs[[k]] <- integrated_brier(matrix(oob$cif[scored, , k], sum(scored)), time[scored],
+      ibs[[k]] <- integrated_brier(if (every) cif else cif[scored, , drop = FALSE], time[scored],
                                    status[scored], k, times, G)
-      ibs_null[[k]] <- integrated_brier(matrix(null[, k], sum(scored), length(times), byrow = TRUE),
-                                        time[scored], status[scored], k, times, G)
+      # The null model's one curve is every row's.
+      ibs_null[[k]] <- integrated_brier(matrix(null[, k], 1L), time[scored], status[scored], k,
+                                        times, G)
     }
   }
   risk <- if (n_cause == 1L) oob$risk[, 1L] else structure(oob$risk, dimnames = list(NULL, causes))
   curves <- if (n_cause == 1L) {
-    list(times = times, survival = 1 - matrix(oob$cif[, , 1L], response$n))
+    list(times = times, survival = 1 - cause_curves(oob$cif, 1L))
   } else {
     list(times = times, cif = structure(oob$cif, dimnames = list(NULL, format(times), causes)))
   }
@@ -183,6 +204,18 @@ survival_out_of_bag <- function(fit, training, core, n_thread, importance, kept_
                                                        c_index, time, status, scored, cache)
   }
   fit
+}
+
+#' The rows x times matrix of cause k's curves in the core's rows x times x
+#' causes array
+#' @noRd
+cause_curves <- function(cif, k) {
+  d <- dim(cif)
+  if (d[[3L]] == 1L) {
+    dim(cif) <- d[1:2]
+    return(cif)
+  }
+  matrix(cif[, , k], d[[1L]], d[[2L]])
 }
 
 #' Out-of-bag permutation (or negation) importance by Harrell's C: the mean

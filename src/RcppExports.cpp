@@ -369,12 +369,12 @@ BEGIN_RCPP
 END_RCPP
 }
 // ccf_concordance_counts_cpp
-Rcpp::NumericVector ccf_concordance_counts_cpp(Rcpp::NumericVector risk, Rcpp::IntegerVector time, Rcpp::LogicalVector event);
+Rcpp::NumericVector ccf_concordance_counts_cpp(Rcpp::NumericVector risk, Rcpp::NumericVector time, Rcpp::LogicalVector event);
 RcppExport SEXP _ccforest_ccf_concordance_counts_cpp(SEXP riskSEXP, SEXP timeSEXP, SEXP eventSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::traits::input_parameter< Rcpp::NumericVector >::type risk(riskSEXP);
-    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type time(timeSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type time(timeSEXP);
     Rcpp::traits::input_parameter< Rcpp::LogicalVector >::type event(eventSEXP);
     rcpp_result_gen = Rcpp::wrap(ccf_concordance_counts_cpp(risk, time, event));
     return rcpp_result_gen;

@@ -14,7 +14,6 @@ namespace {
 // reads its few columns from one cache line or two instead of from one
 // column of the matrix each.
 constexpr size_t kRowBlock = 1024;
-constexpr size_t kGroup = 32;
 // Trees walked at once by a block of at most kInlineRows rows.
 constexpr size_t kTreeGroup = 16;
 
@@ -80,8 +79,7 @@ void add_tree_predictions(const ForestModel& model, const MatrixMap& x,
       const bool missing = k < with_na.size() && with_na[k] == begin + i;
       row[i] = missing ? imputed.data() + (k++) * p : rows.data() + i * p;
     }
-    auto add_leaf_of = [&](size_t t, int32_t reference, size_t i) {
-      const int32_t leaf = ~reference;
+    auto add_leaf_of = [&](size_t t, int32_t leaf, size_t i) {
       const int32_t count = model.leaf(t, leaf).count;
       const int32_t* index = model.leaf_index(t, leaf);
       const double* value = model.leaf_values(t, leaf);
@@ -133,69 +131,25 @@ void add_tree_predictions(const ForestModel& model, const MatrixMap& x,
             __builtin_prefetch(ahead + 8);
           }
         }
-        for (size_t s = 0; s < n_slot; ++s) add_leaf_of(t0 + s / m, at[s], s % m);
+        for (size_t s = 0; s < n_slot; ++s) add_leaf_of(t0 + s / m, ~at[s], s % m);
       }
       return;
     }
     // Trees outermost within the block keeps one tree's nodes in cache; each
     // row still adds its trees' values in tree order.
+    std::vector<uint32_t> every_row(m);
+    for (size_t i = 0; i < m; ++i) every_row[i] = static_cast<uint32_t>(i);
     for (size_t t = 0; t < n_tree; ++t) {
       // A block of a large forest takes long: look for Ctrl-C between trees.
       if (t % 16 == 15) runtime.throw_if_cancelled();
-      const uint64_t* tree = model.tree(t);
-      const int32_t root = model.root(t);
-      const uint64_t* leaves = model.leaves(t);
       const uint64_t key = tree_impute_key(options.seed, options.first_tree + t);
       for (size_t k = 0; k < with_na.size(); ++k) {
         tree_row(x, static_cast<Eigen::Index>(with_na[k]), options.impute_random, key,
                  row_hash[with_na[k]], imputed.data() + k * p);
         negate_columns(options, imputed.data() + k * p);
       }
-      auto add_leaf = [&](int32_t reference, size_t i) { add_leaf_of(t, reference, i); };
-      if (is_leaf(root)) {
-        for (size_t i = 0; i < m; ++i) add_leaf(root, i);
-        continue;
-      }
-      // Up to kGroup rows walk the tree at once, their steps interleaved so
-      // that one row's wait for memory overlaps the others' work; a row that
-      // reaches its leaf hands its slot to the block's next row, so the
-      // slots stay full however uneven the rows' depths.
-      int32_t at[kGroup];
-      uint32_t who[kGroup];
-      size_t n_slot = std::min(kGroup, m), next_row = n_slot;
-      for (size_t w = 0; w < n_slot; ++w) {
-        at[w] = root;
-        who[w] = static_cast<uint32_t>(w);
-      }
-      while (n_slot > 0) {
-        for (size_t w = 0; w < n_slot;) {
-          if (is_leaf(at[w])) {
-            // Reached on the slot's last turn, which asked for its record.
-            add_leaf(at[w], who[w]);
-            if (next_row == m) {
-              --n_slot;
-              at[w] = at[n_slot];
-              who[w] = who[n_slot];
-              continue;
-            }
-            at[w] = root;
-            who[w] = static_cast<uint32_t>(next_row++);
-          }
-          const NodeHead& head = ForestModel::head(tree, at[w]);
-          const double u = project_row(ForestModel::terms(tree, at[w]), head.count, row[who[w]], 1);
-          // Which side is a coin toss the branch predictor would lose:
-          // select the child arithmetically instead.
-          const int32_t go_right = -static_cast<int32_t>(!(u <= head.threshold));
-          const int32_t child = head.left ^ ((head.left ^ head.right) & go_right);
-          at[w] = child;
-          // The slot comes back after the others' turns: ask for what it
-          // reads next now, so that the wait for memory overlaps them.
-          const uint64_t* ahead = is_leaf(child) ? leaves + ~child : tree + child;
-          __builtin_prefetch(ahead);
-          __builtin_prefetch(ahead + 8);
-          ++w;
-        }
-      }
+      walk_tree(model, t, row.data(), every_row.data(), m,
+                [&](uint32_t i, int32_t leaf) { add_leaf_of(t, leaf, i); });
     }
   });
 }

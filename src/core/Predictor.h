@@ -32,6 +32,67 @@ inline int32_t find_leaf(const ForestModel& model, size_t t, const double* row) 
   return ~at;
 }
 
+/** Rows walk_tree() walks at once. */
+constexpr size_t kWalkSlots = 32;
+
+/**
+ * Walks rows list[0], ..., list[count - 1] (indices into `row`, each row's
+ * values as the tree reads them) down tree t, and calls visit(i, leaf) with
+ * each row's leaf record (as find_leaf() returns it) when the row reaches
+ * it. Up to kWalkSlots rows walk at once, their steps interleaved so that
+ * one row's wait for memory overlaps the others' work; a row that reaches
+ * its leaf hands its slot to the next row of the list, so the slots stay
+ * full however uneven the rows' depths. Each step is find_leaf()'s
+ * projection and comparison, so every row ends in the same leaf.
+ */
+template <typename Visit>
+void walk_tree(const ForestModel& model, size_t t, const double* const* row, const uint32_t* list,
+               size_t count, Visit&& visit) {
+  const int32_t root = model.root(t);
+  if (is_leaf(root)) {
+    for (size_t k = 0; k < count; ++k) visit(list[k], ~root);
+    return;
+  }
+  const uint64_t* tree = model.tree(t);
+  const uint64_t* leaves = model.leaves(t);
+  int32_t at[kWalkSlots];
+  uint32_t who[kWalkSlots];
+  size_t n_slot = std::min(kWalkSlots, count), next = n_slot;
+  for (size_t w = 0; w < n_slot; ++w) {
+    at[w] = root;
+    who[w] = list[w];
+  }
+  while (n_slot > 0) {
+    for (size_t w = 0; w < n_slot;) {
+      if (is_leaf(at[w])) {
+        // Reached on the slot's last turn, which asked for its record.
+        visit(who[w], ~at[w]);
+        if (next == count) {
+          --n_slot;
+          at[w] = at[n_slot];
+          who[w] = who[n_slot];
+          continue;
+        }
+        at[w] = root;
+        who[w] = list[next++];
+      }
+      const NodeHead& head = ForestModel::head(tree, at[w]);
+      const double u = project_row(ForestModel::terms(tree, at[w]), head.count, row[who[w]], 1);
+      // Which side is a coin toss the branch predictor would lose: select
+      // the child arithmetically instead.
+      const int32_t go_right = -static_cast<int32_t>(!(u <= head.threshold));
+      const int32_t child = head.left ^ ((head.left ^ head.right) & go_right);
+      at[w] = child;
+      // The slot comes back after the others' turns: ask for what it reads
+      // next now, so that the wait for memory overlaps them.
+      const uint64_t* ahead = is_leaf(child) ? leaves + ~child : tree + child;
+      __builtin_prefetch(ahead);
+      __builtin_prefetch(ahead + 8);
+      ++w;
+    }
+  }
+}
+
 /** Trees find_leaves() walks at once. */
 constexpr size_t kLeafGroup = 16;
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <numeric>
 #include <stdexcept>
 #include <utility>
 #include <vector>
@@ -105,10 +106,16 @@ inline void draw_sample(const Data& data, const RowSample& sample, Rng& rng,
   // Weights that are all equal only say which rows take part.
   const double* weight = data.uniform_weight ? nullptr : data.weight;
   rows.clear();
-  // Grown one row at a time, a tree's sample reallocated about log2(n) times.
-  rows.reserve(n);
-  for (size_t i = 0; i < n; ++i) {
-    if (data.weight == nullptr || data.weight[i] > 0.0) rows.push_back(static_cast<int>(i));
+  if (data.weight == nullptr) {
+    // Every row takes part (a quarter of redrawing a sample went to pushing
+    // them one by one).
+    rows.resize(n);
+    std::iota(rows.begin(), rows.end(), 0);
+  } else {
+    rows.reserve(n);
+    for (size_t i = 0; i < n; ++i) {
+      if (data.weight[i] > 0.0) rows.push_back(static_cast<int>(i));
+    }
   }
   if (sample.every_row || rows.empty()) return;
   if (sample.class_size.empty()) {

@@ -78,31 +78,95 @@ class Reducer {
 };
 
 /**
- * Adds a leaf's hazard increments (to h) and incidence increments (to f),
- * K x J each, either null when not needed. kCauses: the number of causes
- * k, or 0 for any: with one cause the entries' time and cause are a shift
- * and a bit, not divisions, which took a third of out-of-bag estimates.
+ * The increments a tree's leaves add to a row's buffer (K x J hazard
+ * increments, then K x J incidence increments; either may be absent), each
+ * leaf's computed at its first row of a block and kept until the next tree:
+ * one division per entry per leaf, not per row that reaches it (the
+ * divisions and the leaf's survival chain took a third of out-of-bag
+ * estimates). Each increment is the same arithmetic whichever row asks.
  */
-template <int kCauses>
-void add_leaf(const int32_t* index, const double* value, int32_t entries, int k, size_t j,
-              double* h, double* f) {
-  const int32_t stride = (kCauses > 0 ? kCauses : k) + 1;
-  double leaf_survival = 1.0;
-  for (int32_t e = 0; e < entries;) {
-    // A leaf's event time: its rows at risk, then its events per cause.
-    const size_t time = static_cast<size_t>(index[e] / stride);
-    const double at_risk = value[e++];
-    double total = 0.0;
-    for (; e < entries && index[e] % stride != 0; ++e) {
-      const size_t cause = static_cast<size_t>(index[e] % stride - 1);
-      const double increment = value[e] / at_risk;
-      if (h != nullptr) h[cause * j + time] += increment;
-      if (f != nullptr) f[cause * j + time] += leaf_survival * increment;
-      total += increment;
-    }
-    leaf_survival *= 1.0 - total;
+class LeafIncrements {
+ public:
+  LeafIncrements(int k, size_t j, bool hazard, bool incidence)
+      : k_(k), j_(j), hazard_(hazard), incidence_(incidence),
+        incidence_at_(hazard ? static_cast<size_t>(k) * j : 0) {}
+
+  /** Forgets the previous tree's leaves. */
+  void start_tree(int32_t n_leaf) {
+    first_.assign(static_cast<size_t>(n_leaf), -1);
+    last_.resize(static_cast<size_t>(n_leaf));
+    increment_.clear();
   }
-}
+
+  /** Adds leaf record `leaf` of tree t to a row's buffer. */
+  void add(const ForestModel& model, size_t t, int32_t leaf, double* row) {
+    const size_t number = static_cast<size_t>(model.leaf(t, leaf).number);
+    if (first_[number] < 0) {
+      first_[number] = static_cast<int32_t>(increment_.size());
+      if (k_ == 1) {
+        compute<1>(model, t, leaf);
+      } else {
+        compute<0>(model, t, leaf);
+      }
+      last_[number] = static_cast<int32_t>(increment_.size());
+    }
+    const Increment* from = increment_.data() + first_[number];
+    const Increment* end = increment_.data() + last_[number];
+    // Both kinds at once: one entry read per cause and time.
+    double* incidence = row + incidence_at_;
+    if (hazard_ && incidence_) {
+      for (; from < end; ++from) {
+        row[from->position] += from->hazard;
+        incidence[from->position] += from->incidence;
+      }
+    } else if (hazard_) {
+      for (; from < end; ++from) row[from->position] += from->hazard;
+    } else {
+      for (; from < end; ++from) incidence[from->position] += from->incidence;
+    }
+  }
+
+ private:
+  /** Cause c's increments at time k (position c J + k in either half of a row's buffer). */
+  struct Increment {
+    int32_t position;
+    double hazard;
+    double incidence;
+  };
+
+  /**
+   * A leaf's event time is its rows at risk, then its events per cause.
+   * kCauses: the number of causes k, or 0 for any: with one cause the
+   * entries' time and cause are a shift and a bit, not divisions.
+   */
+  template <int kCauses>
+  void compute(const ForestModel& model, size_t t, int32_t leaf) {
+    const int32_t entries = model.leaf(t, leaf).count;
+    const int32_t* index = model.leaf_index(t, leaf);
+    const double* value = model.leaf_values(t, leaf);
+    const int32_t stride = (kCauses > 0 ? kCauses : k_) + 1;
+    double leaf_survival = 1.0;
+    for (int32_t e = 0; e < entries;) {
+      const size_t time = static_cast<size_t>(index[e] / stride);
+      const double at_risk = value[e++];
+      double total = 0.0;
+      for (; e < entries && index[e] % stride != 0; ++e) {
+        const size_t cause = static_cast<size_t>(index[e] % stride - 1);
+        const double increment = value[e] / at_risk;
+        increment_.push_back({static_cast<int32_t>(cause * j_ + time), increment, leaf_survival * increment});
+        total += increment;
+      }
+      leaf_survival *= 1.0 - total;
+    }
+  }
+
+  int k_;
+  size_t j_;
+  bool hazard_, incidence_;
+  size_t incidence_at_;                // where a row's incidences start in its buffer
+  std::vector<int32_t> first_, last_;  // per leaf number: its increments, or -1 before its first row
+  std::vector<Increment> increment_;
+};
 
 }  // namespace
 
@@ -144,56 +208,70 @@ void predict_survival(const ForestModel& model, const MatrixMap& x,
       }
       negate_columns(options, rows.data() + i * p);
     }
+    // Rows with missing values are refilled for every tree, each in a place
+    // of its own, so that all the rows can walk a tree together.
+    std::vector<uint32_t> missing;
+    for (size_t i = 0; i < m; ++i) {
+      if (imputed[i]) missing.push_back(static_cast<uint32_t>(i));
+    }
+    std::vector<double> filled(missing.size() * p);
+    std::vector<const double*> row_at(m);
+    for (size_t i = 0, q = 0; i < m; ++i) row_at[i] = imputed[i] ? filled.data() + (q++) * p : rows.data() + i * p;
+    auto refill = [&](size_t row, uint64_t key, double* values) {
+      tree_row(x, static_cast<Eigen::Index>(row), options.impute_random, key, row_hash[row], values);
+      if (swapping) {
+        const size_t partner = static_cast<size_t>(swap.partner[row]);
+        tree_row(x, static_cast<Eigen::Index>(partner), options.impute_random, key,
+                 row_hash[partner], partner_row.data());
+        std::copy(partner_row.begin() + swap.first_column, partner_row.begin() + swap.last_column,
+                  values + swap.first_column);
+      }
+      negate_columns(options, values);
+    };
     std::vector<double> hazard(m * per_row, 0.0);
     std::vector<int> count(m, 0);
-    std::vector<double> values(p);
     // A few rows (a served request) walk kLeafGroup trees at once, their
     // steps interleaved (see find_leaves()), so that the trees' waits for
-    // memory overlap; the leaves are then read in tree order as before.
+    // memory overlap; more walk each tree together (walk_tree()). Either
+    // way a row adds its leaves in tree order.
     const bool grouped = m <= kInlineRows;
     std::vector<int32_t> group_leaf(grouped ? kLeafGroup * m : 0);
+    std::vector<uint32_t> walking(m);
+    LeafIncrements increments(k, j, need_hazard, need_incidence);
     for (size_t t = 0; t < n_tree; ++t) {
+      increments.start_tree(model.n_leaves[t]);
       const uint64_t key = tree_impute_key(options.seed, options.first_tree + t);
       const char* bag = in_bag != nullptr ? in_bag->data() + t * n : nullptr;
-      if (grouped && t % kLeafGroup == 0) {
-        const size_t g = std::min(kLeafGroup, n_tree - t);
-        for (size_t i = 0; i < m; ++i) {
-          if (!imputed[i]) find_leaves(model, t, g, rows.data() + i * p, group_leaf.data() + i * kLeafGroup);
-        }
-      }
-      for (size_t i = 0; i < m; ++i) {
-        const size_t row = begin + i;
-        if (bag != nullptr && bag[row]) continue;
-        const double* at = rows.data() + i * p;
-        if (grouped && !imputed[i]) {
-          at = nullptr;
-        } else if (imputed[i]) {
-          tree_row(x, static_cast<Eigen::Index>(row), options.impute_random, key, row_hash[row],
-                   values.data());
-          if (swapping) {
-            const size_t partner = static_cast<size_t>(swap.partner[row]);
-            tree_row(x, static_cast<Eigen::Index>(partner), options.impute_random, key,
-                     row_hash[partner], partner_row.data());
-            std::copy(partner_row.begin() + swap.first_column,
-                      partner_row.begin() + swap.last_column, values.begin() + swap.first_column);
-          }
-          negate_columns(options, values.data());
-          at = values.data();
-        }
-        const int32_t leaf = at == nullptr ? group_leaf[i * kLeafGroup + t % kLeafGroup]
-                                           : find_leaf(model, t, at);
-        const int32_t entries = model.leaf(t, leaf).count;
-        const int32_t* index = model.leaf_index(t, leaf);
-        const double* value = model.leaf_values(t, leaf);
-        double* h = need_hazard ? hazard.data() + i * per_row : nullptr;
-        double* f = need_incidence ? hazard.data() + i * per_row + (need_hazard ? width : 0) : nullptr;
-        if (k == 1) {
-          add_leaf<1>(index, value, entries, k, j, h, f);
-        } else {
-          add_leaf<0>(index, value, entries, k, j, h, f);
-        }
+      auto reached = [&](uint32_t i, int32_t leaf) {
+        increments.add(model, t, leaf, hazard.data() + i * per_row);
         ++count[i];
+      };
+      for (size_t q = 0; q < missing.size(); ++q) {
+        const size_t row = begin + missing[q];
+        if (bag == nullptr || !bag[row]) refill(row, key, filled.data() + q * p);
       }
+      if (grouped) {
+        if (t % kLeafGroup == 0) {
+          const size_t g = std::min(kLeafGroup, n_tree - t);
+          for (size_t i = 0; i < m; ++i) {
+            if (!imputed[i]) find_leaves(model, t, g, rows.data() + i * p, group_leaf.data() + i * kLeafGroup);
+          }
+        }
+        for (size_t i = 0; i < m; ++i) {
+          if (bag != nullptr && bag[begin + i]) continue;
+          reached(static_cast<uint32_t>(i), imputed[i] ? find_leaf(model, t, row_at[i])
+                                                       : group_leaf[i * kLeafGroup + t % kLeafGroup]);
+        }
+        continue;
+      }
+      // Every row is written and the out-of-bag ones kept: a branch on the
+      // flag would be a coin toss.
+      size_t n_walking = 0;
+      for (size_t i = 0; i < m; ++i) {
+        walking[n_walking] = static_cast<uint32_t>(i);
+        n_walking += bag == nullptr || !bag[begin + i];
+      }
+      walk_tree(model, t, row_at.data(), walking.data(), n_walking, reached);
     }
     Reducer reducer(request, k, j);
     for (size_t i = 0; i < m; ++i) {

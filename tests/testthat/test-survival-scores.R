@@ -84,9 +84,14 @@ test_that("the integrated Brier score is bitwise the R code's, NA where G reache
     q <- stats::quantile(y$time, c(0.1, 0.75), names = FALSE)
     times <- if (case %% 7 == 0) q[[1]] else seq(q[[1]], q[[2]], length.out = 50)
     cif <- matrix(stats::runif(n * length(times)), n)
+    # A null model's one curve, given once, is every row's.
+    curve <- matrix(stats::runif(length(times)), 1L)
+    every_row <- curve[rep(1L, n), , drop = FALSE]
     for (cause in seq_len(n_cause)) {
       expect_identical(ns$integrated_brier(cif, y$time, y$status, cause, times, G),
                        reference_brier(cif, y$time, y$status, cause, times, G))
+      expect_identical(ns$integrated_brier(curve, y$time, y$status, cause, times, G),
+                       reference_brier(every_row, y$time, y$status, cause, times, G))
     }
   }
   # The last row censored last: G is 0 from its time on.
@@ -95,6 +100,35 @@ test_that("the integrated Brier score is bitwise the R code's, NA where G reache
   G <- ns$censoring_survival(time, status)
   expect_identical(ns$integrated_brier(matrix(0.5, 4, 2), time, status, 1L, c(2, 4), G), NA_real_)
   expect_false(is.na(ns$integrated_brier(matrix(0.5, 4, 2), time, status, 1L, c(1, 3), G)))
+})
+
+test_that("the Brier score's times are quantile()'s percentiles, bitwise", {
+  set.seed(22)
+  for (case in 1:300) {
+    n <- sample(c(1:4, 10, 37, 500), 1)
+    time <- switch(case %% 4 + 1, stats::rexp(n), round(stats::rexp(n) * 10),
+                   sample.int(20L, n, replace = TRUE), rep(3.5, n))
+    q <- stats::quantile(time, c(0.10, 0.75), names = FALSE, type = 7)
+    expected <- if (q[[2]] > q[[1]]) seq(q[[1]], q[[2]], length.out = 50L) else q[[1]]
+    expect_identical(ns$brier_times(time), expected)
+  }
+})
+
+test_that("Harrell's C's pair counts are those of every pair compared in R", {
+  set.seed(23)
+  for (case in 1:40) {
+    n <- sample(c(2, 15, 120), 1)
+    time <- sample.int(max(2L, n %/% 3L), n, replace = TRUE)
+    event <- stats::runif(n) < 0.6
+    risk <- round(stats::runif(n) * 5) / 5
+    outlived <- outer(time, time, function(ti, tj) tj > ti) |
+      (outer(time, time, `==`) & matrix(!event, n, n, byrow = TRUE))
+    pair <- outlived & event
+    above <- outer(risk, risk, `>`)
+    below <- outer(risk, risk, `<`)
+    expect_identical(ns$ccf_concordance_counts_cpp(risk, time, event),
+                     c(sum(pair & above), sum(pair & below), sum(pair & !above & !below)) + 0)
+  }
 })
 
 test_that("the curves agree with survival::survfit()'s Kaplan-Meier estimates", {
