@@ -60,6 +60,16 @@ TreeOptions tree_options(int mtry, int min_split, int min_leaf, int max_depth, S
 Grown grow(const Data& data, const ForestOptions& options, const ModelShape& shape,
            const Runtime& runtime);
 
+/** A view of compressed columns (start, row, value), as the R bindings pass a dgCMatrix. */
+inline SparseColumns sparse_columns(const std::vector<int>& start, const std::vector<int>& row,
+                                    const std::vector<double>& value) {
+  SparseColumns columns;
+  columns.start = start.data();
+  columns.row = row.data();
+  columns.value = value.data();
+  return columns;
+}
+
 // numerics.cpp
 void test_rng();
 void test_sorter();

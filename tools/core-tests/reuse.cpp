@@ -115,12 +115,8 @@ void test_trainer_reuse() {
     }
     start.push_back(static_cast<int>(row.size()));
   }
-  SparseColumns columns;
-  columns.start = start.data();
-  columns.row = row.data();
-  columns.value = value.data();
-  const Data sparse(columns, n, p, feature_start, indicators, IntMatrixMap(y.data(), n, 1), {2},
-                    MatrixMap(no_real.data(), n, 0));
+  const Data sparse(sparse_columns(start, row, value), n, p, feature_start, indicators,
+                    IntMatrixMap(y.data(), n, 1), {2}, MatrixMap(no_real.data(), n, 0));
 
   TreeOptions plain = tree_options(3, 2, 1, 0, SplitRule::kEntropy, Projection::kCca, true, true);
   size_t splits = check_reuse(classes, plain, "classification, bagged");
@@ -160,12 +156,9 @@ void test_trainer_reuse() {
   }
   std::vector<int> thin_features(q + 1);
   for (int j = 0; j <= q; ++j) thin_features[j] = j;
-  SparseColumns thin_columns;
-  thin_columns.start = thin_start.data();
-  thin_columns.row = thin_row.data();
-  thin_columns.value = thin_value.data();
-  const Data thin(thin_columns, n, q, thin_features, std::vector<char>(q, 0),
-                  IntMatrixMap(y.data(), n, 1), {2}, MatrixMap(no_real.data(), n, 0));
+  const Data thin(sparse_columns(thin_start, thin_row, thin_value), n, q, thin_features,
+                  std::vector<char>(q, 0), IntMatrixMap(y.data(), n, 1), {2},
+                  MatrixMap(no_real.data(), n, 0));
   TreeOptions stumps = tree_options(6, 2, 1, 1, SplitRule::kGini, Projection::kCca, false, true);
   splits += check_reuse(thin, stumps, "sparse stumps");
   TreeOptions regression = tree_options(3, 5, 2, 0, SplitRule::kVariance, Projection::kCca, true, true);

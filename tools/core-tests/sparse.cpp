@@ -39,12 +39,8 @@ void test_sparse_data() {
   const std::vector<char> flags(p, 0);
   const Data full(MatrixMap(dense.data(), n, p), feature_start, flags,
                   IntMatrixMap(y.data(), n, 1), {2}, MatrixMap(no_real.data(), n, 0));
-  SparseColumns columns;
-  columns.start = start.data();
-  columns.row = row.data();
-  columns.value = value.data();
-  const Data sparse(columns, n, p, feature_start, flags, IntMatrixMap(y.data(), n, 1), {2},
-                    MatrixMap(no_real.data(), n, 0));
+  const Data sparse(sparse_columns(start, row, value), n, p, feature_start, flags,
+                    IntMatrixMap(y.data(), n, 1), {2}, MatrixMap(no_real.data(), n, 0));
 
   check(sparse.is_sparse() && !full.is_sparse(), "a Data knows whether it is sparse");
   check(sparse.row_hash == full.row_hash, "sparse row hashes equal the dense ones");
