@@ -79,20 +79,25 @@ class Reducer {
 
 /**
  * The increments a tree's leaves add to a row's buffer (K x J hazard
- * increments, then K x J incidence increments; either may be absent), each
- * leaf's computed at its first row of a block and kept until the next tree:
- * one division per entry per leaf, not per row that reaches it (the
- * divisions and the leaf's survival chain took a third of out-of-bag
- * estimates). Each increment is the same arithmetic whichever row asks.
+ * increments, then K x J incidence increments; either may be absent).
+ * With `cached`, each leaf's are computed at its first row of a block and
+ * kept until the next tree: one division per entry per leaf, not per row
+ * that reaches it (the divisions and the leaf's survival chain took a third
+ * of out-of-bag estimates). A few rows (a served request) rarely share a
+ * leaf, and there filling the cache cost more than it saved (a third more
+ * time for one row of a 500-tree forest), so they add each leaf's
+ * increments as they are computed. Each increment is the same arithmetic
+ * either way, whichever row asks.
  */
 class LeafIncrements {
  public:
-  LeafIncrements(int k, size_t j, bool hazard, bool incidence)
-      : k_(k), j_(j), hazard_(hazard), incidence_(incidence),
+  LeafIncrements(int k, size_t j, bool hazard, bool incidence, bool cached)
+      : k_(k), j_(j), hazard_(hazard), incidence_(incidence), cached_(cached),
         incidence_at_(hazard ? static_cast<size_t>(k) * j : 0) {}
 
   /** Forgets the previous tree's leaves. */
   void start_tree(int32_t n_leaf) {
+    if (!cached_) return;
     first_.assign(static_cast<size_t>(n_leaf), -1);
     last_.resize(static_cast<size_t>(n_leaf));
     increment_.clear();
@@ -100,20 +105,25 @@ class LeafIncrements {
 
   /** Adds leaf record `leaf` of tree t to a row's buffer. */
   void add(const ForestModel& model, size_t t, int32_t leaf, double* row) {
+    double* incidence = row + incidence_at_;
+    if (!cached_) {
+      each_increment(model, t, leaf, [&](int32_t position, double h, double f) {
+        if (hazard_) row[position] += h;
+        if (incidence_) incidence[position] += f;
+      });
+      return;
+    }
     const size_t number = static_cast<size_t>(model.leaf(t, leaf).number);
     if (first_[number] < 0) {
       first_[number] = static_cast<int32_t>(increment_.size());
-      if (k_ == 1) {
-        compute<1>(model, t, leaf);
-      } else {
-        compute<0>(model, t, leaf);
-      }
+      each_increment(model, t, leaf, [&](int32_t position, double h, double f) {
+        increment_.push_back({position, h, f});
+      });
       last_[number] = static_cast<int32_t>(increment_.size());
     }
     const Increment* from = increment_.data() + first_[number];
     const Increment* end = increment_.data() + last_[number];
     // Both kinds at once: one entry read per cause and time.
-    double* incidence = row + incidence_at_;
     if (hazard_ && incidence_) {
       for (; from < end; ++from) {
         row[from->position] += from->hazard;
@@ -134,13 +144,23 @@ class LeafIncrements {
     double incidence;
   };
 
+  /** Calls sink(position, hazard increment, incidence increment) for each of a leaf's entries. */
+  template <typename Sink>
+  void each_increment(const ForestModel& model, size_t t, int32_t leaf, Sink&& sink) const {
+    if (k_ == 1) {
+      each_increment<1>(model, t, leaf, sink);
+    } else {
+      each_increment<0>(model, t, leaf, sink);
+    }
+  }
+
   /**
    * A leaf's event time is its rows at risk, then its events per cause.
    * kCauses: the number of causes k, or 0 for any: with one cause the
    * entries' time and cause are a shift and a bit, not divisions.
    */
-  template <int kCauses>
-  void compute(const ForestModel& model, size_t t, int32_t leaf) {
+  template <int kCauses, typename Sink>
+  void each_increment(const ForestModel& model, size_t t, int32_t leaf, Sink& sink) const {
     const int32_t entries = model.leaf(t, leaf).count;
     const int32_t* index = model.leaf_index(t, leaf);
     const double* value = model.leaf_values(t, leaf);
@@ -153,7 +173,7 @@ class LeafIncrements {
       for (; e < entries && index[e] % stride != 0; ++e) {
         const size_t cause = static_cast<size_t>(index[e] % stride - 1);
         const double increment = value[e] / at_risk;
-        increment_.push_back({static_cast<int32_t>(cause * j_ + time), increment, leaf_survival * increment});
+        sink(static_cast<int32_t>(cause * j_ + time), increment, leaf_survival * increment);
         total += increment;
       }
       leaf_survival *= 1.0 - total;
@@ -162,7 +182,7 @@ class LeafIncrements {
 
   int k_;
   size_t j_;
-  bool hazard_, incidence_;
+  bool hazard_, incidence_, cached_;
   size_t incidence_at_;                // where a row's incidences start in its buffer
   std::vector<int32_t> first_, last_;  // per leaf number: its increments, or -1 before its first row
   std::vector<Increment> increment_;
@@ -237,7 +257,7 @@ void predict_survival(const ForestModel& model, const MatrixMap& x,
     const bool grouped = m <= kInlineRows;
     std::vector<int32_t> group_leaf(grouped ? kLeafGroup * m : 0);
     std::vector<uint32_t> walking(m);
-    LeafIncrements increments(k, j, need_hazard, need_incidence);
+    LeafIncrements increments(k, j, need_hazard, need_incidence, !grouped);
     for (size_t t = 0; t < n_tree; ++t) {
       increments.start_tree(model.n_leaves[t]);
       const uint64_t key = tree_impute_key(options.seed, options.first_tree + t);

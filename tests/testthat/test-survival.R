@@ -116,6 +116,21 @@ test_that("a row's prediction does not depend on its companions", {
   rows <- which(!stats::complete.cases(d))[1:3]
   expect_identical(predict(fit, d[rev(rows), ], type = "survival", times = c(100, 400)),
                    all[rev(rows), , drop = FALSE])
+  # A few rows (up to four) add each leaf's increments as they are computed,
+  # a block of more rows keeps each leaf's for the rows that reach it: the
+  # same arithmetic, for hazards and incidences alike.
+  expect_identical(predict(fit, d[rows, ], type = "chf", times = c(100, 400)),
+                   predict(fit, d, type = "chf", times = c(100, 400))[rows, , drop = FALSE])
+  expect_identical(predict(fit, d[rows, ], type = "risk"), predict(fit, d, type = "risk")[rows])
+  m <- mgus_data()
+  competing <- ccforest(Surv(time, event) ~ ., data = m, n_tree = 15, seed = 7)
+  for (type in c("cif", "chf")) {
+    many <- predict(competing, m, type = type, times = c(24, 120))
+    for (i in c(2L, 300L)) {
+      expect_identical(predict(competing, m[i, ], type = type, times = c(24, 120)),
+                       many[i, , , drop = FALSE])
+    }
+  }
 })
 
 test_that("rows of weight 0 take no part", {
